@@ -1,0 +1,209 @@
+/**
+ * What every command of the toolkit shares: the exit-status table, the
+ * options every tool takes, argument parsing with yargs, warnings on stderr,
+ * and running a tool's stream from the inputs to stdout.
+ */
+import yargs from 'yargs';
+import type { Argv, Options } from 'yargs';
+import { formatProblem } from '../io/input.js';
+import type { InputProblem } from '../io/input.js';
+import { openSources, describeError } from '../io/sources.js';
+import { toolStream, StrictError } from '../io/tool-stream.js';
+import type { ToolCore } from '../io/tool-stream.js';
+import { runOutput, guardOutput } from '../io/output.js';
+import { VERSION } from '../version.js';
+
+/** The toolkit's exit statuses: one table, in every man page and `--help`. */
+export const EXIT = {
+  /** Success. */
+  OK: 0,
+  /** Bad usage: an unknown option, a bad value. */
+  USAGE: 1,
+  /** An input could not be read, `--strict` met a line that is not an event, or the output could not be written. */
+  INPUT: 2,
+  /** A failure was reported: the agent's result says the run failed, a check failed. */
+  FAILED: 3,
+  /** No result: the stream ended without a terminal `result` event. */
+  NO_RESULT: 4,
+} as const;
+
+/** The exit-status table as text rows, for `--help` and the man pages. */
+export const EXIT_TABLE: ReadonlyArray<readonly [number, string]> = [
+  [EXIT.OK, 'success'],
+  [EXIT.USAGE, 'bad usage (unknown option, bad value)'],
+  [EXIT.INPUT, 'an input could not be read, --strict met a bad line, or output failed'],
+  [EXIT.FAILED, 'failure reported: a failed result, a failed check'],
+  [EXIT.NO_RESULT, 'no result: the stream ended before a terminal result event'],
+  [130, 'interrupted (SIGINT); 143 terminated (SIGTERM)'],
+];
+
+/** Where a command reads and writes: the process's streams, or a test's. */
+export interface Io {
+  stdin: NodeJS.ReadableStream;
+  stdout: NodeJS.WritableStream & { isTTY?: boolean };
+  stderr: NodeJS.WritableStream & { isTTY?: boolean };
+  env: NodeJS.ProcessEnv;
+}
+
+/** The process's own streams and environment. */
+export function processIo(): Io {
+  return { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env };
+}
+
+/** Options every tool takes. */
+export const commonOptions = {
+  strict: {
+    type: 'boolean',
+    default: false,
+    describe: 'Fail (status 2) at the first line that is not a JSON object event',
+  },
+  quiet: {
+    alias: 'q',
+    type: 'boolean',
+    default: false,
+    describe: 'Do not warn about lines that are not events',
+  },
+} as const satisfies Record<string, Options>;
+
+/** Arguments every tool receives. */
+export interface CommonArgs {
+  strict: boolean;
+  quiet: boolean;
+  /** Input files; empty means stdin. */
+  files: string[];
+}
+
+/** A command's description for {@link parseArgs}. */
+export interface CommandSpec<O extends Record<string, Options>> {
+  name: string;
+  /** One line: what the command does. */
+  summary: string;
+  /** The command's own options (the common ones are added). */
+  options: O;
+  /** Two or three one-line pipeline examples: [command, what it does]. */
+  examples: ReadonlyArray<readonly [string, string]>;
+  /** Checks that go beyond one option's type; returns an error message or undefined. */
+  check?: (argv: Record<string, unknown>) => string | undefined;
+}
+
+/** The epilogue of every `--help`: the exit-status table. */
+function exitEpilogue(): string {
+  return ['Exit status:', ...EXIT_TABLE.map(([code, text]) => `  ${String(code).padEnd(4)}${text}`)].join('\n');
+}
+
+function configure<O extends Record<string, Options>>(spec: CommandSpec<O>, args: string[]): Argv {
+  let y = yargs(args)
+    .scriptName(spec.name)
+    .usage(`Usage: $0 [options] [file ...]\n\n${spec.summary}\nWith no file, or when file is -, read standard input.`)
+    .options({ ...spec.options, ...commonOptions })
+    .strictOptions()
+    .exitProcess(false)
+    .version(VERSION)
+    .alias('V', 'version')
+    .help()
+    .alias('h', 'help')
+    .parserConfiguration({ 'populate--': true, 'boolean-negation': true })
+    .epilogue(exitEpilogue())
+    .wrap(Math.min(100, process.stdout.columns ?? 80));
+  for (const [command, text] of spec.examples) y = y.example(command, text);
+  return y;
+}
+
+/** The `--help` text of a command (for tests and the man page check). */
+export async function helpText<O extends Record<string, Options>>(spec: CommandSpec<O>): Promise<string> {
+  return configure(spec, ['--help']).getHelp();
+}
+
+/** Outcome of parsing: the arguments, or an exit status when parsing already answered (help, version, usage error). */
+export type Parsed<A> = { args: A & CommonArgs; rest: string[] } | { code: number };
+
+/**
+ * Parses `argv` for a command. `--help` and `--version` are printed to stdout;
+ * a usage error is one line on stderr and status 1.
+ */
+export function parseArgs<O extends Record<string, Options>, A>(spec: CommandSpec<O>, argv: string[], io: Io): Parsed<A> {
+  let failure: string | null = null;
+  let output = '';
+  const y = configure(spec, argv).fail((msg, err) => {
+    failure = msg ?? err?.message ?? 'bad usage';
+  });
+  let parsed: Record<string, unknown>;
+  try {
+    parsed = y.parse(argv, {}, (_err: Error | undefined, _argv: unknown, out: string) => {
+      output = out;
+    }) as Record<string, unknown>;
+  } catch (error) {
+    failure ??= (error as Error).message;
+    parsed = {};
+  }
+  if (failure === null && (parsed.help || parsed.version)) {
+    io.stdout.write(output.endsWith('\n') ? output : `${output}\n`);
+    return { code: EXIT.OK };
+  }
+  if (failure === null && spec.check) failure = spec.check(parsed) ?? null;
+  if (failure !== null) {
+    io.stderr.write(`${spec.name}: ${failure}\nTry '${spec.name} --help' for more information.\n`);
+    return { code: EXIT.USAGE };
+  }
+  const files = (parsed._ as unknown[]).map(String);
+  const rest = ((parsed['--'] as unknown[] | undefined) ?? []).map(String);
+  return { args: { ...(parsed as A & CommonArgs), files }, rest };
+}
+
+/** Writes a warning line `name: message` on stderr. */
+export function warn(io: Io, name: string, message: string): void {
+  io.stderr.write(`${name}: ${message}\n`);
+}
+
+/** Outcome of running a tool over its inputs. */
+export interface RunResult {
+  /** The exit status the I/O alone calls for: 0, or 2 for an input, strict or write error. */
+  code: number;
+  /** The reader went away (EPIPE): the tool must not report anything more. */
+  closed: boolean;
+  /** How many lines were not events. */
+  problems: number;
+}
+
+/**
+ * Reads the inputs through a tool's core into stdout: files in order (stdin
+ * for none or `-`), warnings for lines that are not events, `--strict`, and
+ * every I/O error mapped to the exit-status table.
+ */
+export async function runTool(
+  name: string,
+  core: ToolCore,
+  args: CommonArgs,
+  io: Io,
+  onProblem?: (p: InputProblem) => void,
+): Promise<RunResult> {
+  guardOutput(io.stdout);
+  let inputError = false;
+  let problems = 0;
+  const sources = openSources(args.files, io.stdin, (source, error) => {
+    inputError = true;
+    warn(io, name, `${source}: ${describeError(error)}`);
+  });
+  const stream = toolStream(core, {
+    strict: args.strict,
+    onProblem: (p) => {
+      problems++;
+      onProblem?.(p);
+      if (!args.quiet || args.strict) warn(io, name, formatProblem(p));
+    },
+  });
+  const outcome = await runOutput(sources, stream, io.stdout);
+  switch (outcome.kind) {
+    case 'done':
+      return { code: inputError ? EXIT.INPUT : EXIT.OK, closed: false, problems };
+    case 'closed':
+      return { code: EXIT.OK, closed: true, problems };
+    case 'write-error':
+      warn(io, name, `write error: ${outcome.message}`);
+      return { code: EXIT.INPUT, closed: true, problems };
+    case 'failed':
+      if (outcome.error instanceof StrictError) return { code: EXIT.INPUT, closed: false, problems };
+      warn(io, name, outcome.error.message);
+      return { code: EXIT.INPUT, closed: false, problems };
+  }
+}

@@ -1,0 +1,320 @@
+/**
+ * The input layer: bytes in, events out, each with its origin (`file:line`) and
+ * the raw bytes it was read from. Every quirk of real input lives here:
+ *
+ * - one event per line (the fast path: one `JSON.parse` per line), blank
+ *   lines, CRLF line ends, a UTF-8 byte-order mark, lines of any length, chunks
+ *   split anywhere (a line is only decoded once it is whole, so a multi-byte
+ *   character split between chunks is never torn);
+ * - values glued together (`}{`), pretty-printed over several lines, or with
+ *   literal newlines inside strings: a line that fails the fast path and looks
+ *   like JSON goes to stream-json's streaming tokenizer, which reads on across
+ *   lines until the value closes, then hands back to the fast path;
+ * - lines that are not JSON (`Update available: …`), JSON values that are not
+ *   objects, and a truncated last line: reported as problems, and the reading
+ *   goes on with the next line. Invalid UTF-8 is decoded with U+FFFD, never a
+ *   crash.
+ */
+import { jsonParser } from 'stream-json/parser.js';
+import Assembler from 'stream-json/assembler.js';
+import type { AgentEvent } from '../events.js';
+import { isObject } from '../events.js';
+
+/** One event read from the input. */
+export interface EventRecord {
+  /** The parsed event (always a JSON object). */
+  event: AgentEvent;
+  /**
+   * The event's bytes as read, without the line end (and without a leading
+   * byte-order mark). For events read from glued or pretty-printed input, the
+   * compact JSON text of the value.
+   */
+  raw: Buffer;
+  /** Where it came from: a file name, or `stdin`. */
+  source: string;
+  /** The 1-based line the event starts on. */
+  line: number;
+}
+
+/** Why an input line is not an event. */
+export type ProblemReason = 'not JSON' | 'not an object' | 'truncated' | 'line too long';
+
+/** A line of input that is not an event. */
+export interface InputProblem {
+  source: string;
+  line: number;
+  reason: ProblemReason;
+  /** The start of the offending line, made safe to print. */
+  excerpt: string;
+  /** The offending line's bytes (without its line end). */
+  raw: Buffer;
+}
+
+/** Formats a problem as `file:line: reason: excerpt`. */
+export function formatProblem(p: InputProblem): string {
+  return p.excerpt ? `${p.source}:${p.line}: ${p.reason}: ${p.excerpt}` : `${p.source}:${p.line}: ${p.reason}`;
+}
+
+/** Receives what the reader finds, in input order. */
+export interface ReaderSink {
+  record(rec: EventRecord): void;
+  problem(p: InputProblem): void;
+}
+
+const EXCERPT_CHARS = 60;
+
+/** The first characters of a line, with control characters made visible, for messages. */
+export function excerptOf(buf: Buffer): string {
+  const head = buf.toString('utf8', 0, Math.min(buf.length, EXCERPT_CHARS * 4));
+  const chars = Array.from(head.trim());
+  let text = chars.slice(0, EXCERPT_CHARS).join('');
+  // eslint-disable-next-line no-control-regex
+  text = text.replace(/[\x00-\x1f\x7f-\x9f\u2028\u2029]/g, (c) => {
+    const code = c.charCodeAt(0);
+    return code < 0x100 ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
+  });
+  return chars.length > EXCERPT_CHARS || buf.length > EXCERPT_CHARS * 4 ? `${text}…` : text;
+}
+
+const NONE = Symbol.for('object-stream.none');
+type Token = { name: string; value?: unknown };
+type TokenFn = (input: string | symbol) => unknown;
+
+function tokensOf(result: unknown): Token[] {
+  if (result && typeof result === 'object' && Array.isArray((result as { values?: unknown }).values)) {
+    return (result as { values: Token[] }).values;
+  }
+  return [];
+}
+
+interface PendingLine {
+  buf: Buffer;
+  no: number;
+}
+
+/** The state of the slow path: one streaming tokenizer reading across lines. */
+interface SlowState {
+  tokenize: TokenFn;
+  assembler: Assembler;
+  /** The lines fed since the current value started (the first is where it started). */
+  lines: PendingLine[];
+  /** The line the current value started on. */
+  valueLine: number;
+  /** A value has begun and not yet closed. */
+  open: boolean;
+  /** The tokenizer is inside a string. */
+  inString: boolean;
+}
+
+const MAX_STRING = (1 << 29) - 24;
+
+function isSpace(b: number): boolean {
+  return b === 0x20 || b === 0x09 || b === 0x0d || b === 0x0a;
+}
+
+/**
+ * Turns bytes into events, synchronously. Feed it with {@link write}, mark the
+ * end of each source with {@link endSource}; events and problems go to the
+ * sink in input order. Several sources may be read one after the other, each
+ * with its own line numbers.
+ */
+export class EventReader {
+  private source = 'stdin';
+  private lineNo = 0;
+  private carry: Buffer[] = [];
+  private slow: SlowState | null = null;
+
+  constructor(private readonly sink: ReaderSink) {}
+
+  /** Starts a new source (a file name, or `stdin`), ending the current one. */
+  startSource(source: string): void {
+    if (this.lineNo > 0 || this.carry.length > 0 || this.slow) this.endSource();
+    this.source = source;
+    this.lineNo = 0;
+  }
+
+  /** The source being read. */
+  get currentSource(): string {
+    return this.source;
+  }
+
+  /** Feeds bytes of the current source. */
+  write(chunk: Buffer): void {
+    let start = 0;
+    for (;;) {
+      const nl = chunk.indexOf(10, start);
+      if (nl === -1) {
+        if (start < chunk.length) this.carry.push(start === 0 ? chunk : chunk.subarray(start));
+        return;
+      }
+      let line: Buffer;
+      if (this.carry.length > 0) {
+        this.carry.push(chunk.subarray(start, nl));
+        line = Buffer.concat(this.carry);
+        this.carry = [];
+      } else {
+        line = chunk.subarray(start, nl);
+      }
+      this.line(line, ++this.lineNo);
+      start = nl + 1;
+    }
+  }
+
+  /** Ends the current source: a last line without a newline is read, an unclosed value is reported as truncated. */
+  endSource(): void {
+    if (this.carry.length > 0) {
+      const line = Buffer.concat(this.carry);
+      this.carry = [];
+      this.line(line, ++this.lineNo);
+    }
+    while (this.slow) this.slowFail(true);
+    this.lineNo = 0;
+  }
+
+  /** Handles one physical line (its `\n` removed). */
+  private line(buf: Buffer, no: number): void {
+    let end = buf.length;
+    if (end > 0 && buf[end - 1] === 0x0d) end--;
+    let begin = 0;
+    if (no === 1 && end >= 3 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf) begin = 3;
+    const raw = begin === 0 && end === buf.length ? buf : buf.subarray(begin, end);
+    if (this.slow) {
+      this.slowFeed(raw, no);
+      return;
+    }
+    let i = 0;
+    while (i < raw.length && isSpace(raw[i]!)) i++;
+    if (i === raw.length) return; // blank line
+    if (raw.length > MAX_STRING) {
+      this.problem('line too long', raw, no);
+      return;
+    }
+    const first = raw[i];
+    const text = raw.toString('utf8');
+    if (first === 0x7b /* { */) {
+      let value: unknown;
+      try {
+        value = JSON.parse(text);
+      } catch {
+        this.slowStart(raw, no);
+        return;
+      }
+      this.sink.record({ event: value as AgentEvent, raw, source: this.source, line: no });
+      return;
+    }
+    if (first === 0x5b /* [ */) {
+      try {
+        JSON.parse(text);
+      } catch {
+        this.slowStart(raw, no);
+        return;
+      }
+      this.problem('not an object', raw, no);
+      return;
+    }
+    try {
+      JSON.parse(text);
+    } catch {
+      this.problem('not JSON', raw, no);
+      return;
+    }
+    this.problem('not an object', raw, no);
+  }
+
+  private problem(reason: ProblemReason, raw: Buffer, no: number): void {
+    this.sink.problem({ source: this.source, line: no, reason, excerpt: excerptOf(raw), raw });
+  }
+
+  private slowStart(raw: Buffer, no: number): void {
+    this.slow = {
+      tokenize: jsonParser({
+        jsonStreaming: true,
+        packValues: true,
+        streamKeys: false,
+        streamNumbers: false,
+        streamStrings: true,
+      }) as unknown as TokenFn,
+      assembler: new Assembler(),
+      lines: [],
+      valueLine: no,
+      open: false,
+      inString: false,
+    };
+    this.slowFeed(raw, no);
+  }
+
+  /** Feeds one line to the tokenizer; leaves the slow path when no value is open at its end. */
+  private slowFeed(raw: Buffer, no: number): void {
+    const slow = this.slow!;
+    slow.lines.push({ buf: raw, no });
+    try {
+      this.slowTokens(slow, slow.tokenize(raw.toString('utf8')), no);
+      // A line end inside a string is a literal newline in the value: read it as `\n`.
+      this.slowTokens(slow, slow.tokenize(slow.inString ? '\\n' : '\n'), no);
+    } catch {
+      this.slowFail(false);
+      return;
+    }
+    if (!slow.open) this.slow = null;
+  }
+
+  private slowTokens(slow: SlowState, result: unknown, no: number): void {
+    for (const token of tokensOf(result)) {
+      switch (token.name) {
+        case 'startString':
+          slow.inString = true;
+          continue;
+        case 'endString':
+          slow.inString = false;
+          continue;
+        case 'stringChunk':
+          continue;
+      }
+      if (!slow.open) {
+        slow.open = true;
+        slow.valueLine = no;
+        // The value starts on this line: earlier lines are done with.
+        while (slow.lines.length > 1) slow.lines.shift();
+      }
+      slow.assembler.consume(token as never);
+      if (slow.assembler.done) {
+        slow.open = false;
+        const value = slow.assembler.current;
+        const first = slow.lines[0]!;
+        if (isObject(value)) {
+          this.sink.record({
+            event: value as AgentEvent,
+            raw: Buffer.from(JSON.stringify(value)),
+            source: this.source,
+            line: slow.valueLine,
+          });
+        } else {
+          this.problem('not an object', first.buf, slow.valueLine);
+        }
+        slow.lines = [{ buf: slow.lines[slow.lines.length - 1]!.buf, no }];
+      }
+    }
+  }
+
+  /**
+   * The tokenizer met an error (or the input ended inside a value): the value
+   * is reported at the line it started on, and the lines after that one are
+   * read again from the fast path, since an event may follow a torn line.
+   */
+  private slowFail(atEnd: boolean): void {
+    const slow = this.slow!;
+    this.slow = null;
+    if (atEnd) {
+      try {
+        this.slowTokens(slow, slow.tokenize(NONE), slow.valueLine);
+        if (!slow.open) return;
+      } catch {
+        // reported below
+      }
+    }
+    const [first, ...rest] = slow.lines;
+    if (!first) return;
+    this.problem(atEnd ? 'truncated' : 'not JSON', first.buf, first.no);
+    for (const line of rest) this.line(line.buf, line.no);
+  }
+}

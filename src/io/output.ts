@@ -1,0 +1,60 @@
+/**
+ * The output layer: runs a tool's pipeline into stdout with backpressure, and
+ * turns what can go wrong on the way out into one outcome. A closed stdout
+ * (`| head -1`) is not an error: the tool stops quietly. Any other write error
+ * is reported once, without a stack trace.
+ */
+import { pipeline } from 'node:stream/promises';
+import type { Readable, Transform } from 'node:stream';
+
+/** How writing ended. */
+export type OutputOutcome =
+  | { kind: 'done' }
+  /** The reader went away (EPIPE): stop quietly, status 0. */
+  | { kind: 'closed' }
+  /** Writing failed for another reason. */
+  | { kind: 'write-error'; message: string }
+  /** The tool stream failed (for instance under --strict). */
+  | { kind: 'failed'; error: Error };
+
+function isEpipe(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  return code === 'EPIPE' || code === 'ERR_STREAM_DESTROYED' || code === 'ERR_STREAM_PREMATURE_CLOSE';
+}
+
+/**
+ * Makes a stream's later EPIPE errors harmless: once the reader has gone, any
+ * further error on it must not surface as an uncaught exception.
+ */
+export function guardOutput(stream: NodeJS.WritableStream): void {
+  if ((stream as { __ndjsonGuarded?: boolean }).__ndjsonGuarded) return;
+  (stream as { __ndjsonGuarded?: boolean }).__ndjsonGuarded = true;
+  stream.on('error', () => {});
+}
+
+/**
+ * Pipes `source` through `tool` into `out` without ending `out` (it may be
+ * stdout), and waits until everything written has been handed to the system.
+ */
+export async function runOutput(source: Readable, tool: Transform, out: NodeJS.WritableStream): Promise<OutputOutcome> {
+  let writeError: unknown = null;
+  const onError = (error: unknown): void => {
+    writeError ??= error;
+  };
+  out.on('error', onError);
+  try {
+    await pipeline(source, tool, out, { end: false });
+    await new Promise<void>((resolve, reject) => {
+      out.write('', (error) => (error ? reject(error) : resolve()));
+    });
+    return { kind: 'done' };
+  } catch (error) {
+    const cause = writeError ?? error;
+    if (isEpipe(cause)) return { kind: 'closed' };
+    if (writeError !== null) return { kind: 'write-error', message: (cause as Error).message ?? String(cause) };
+    return { kind: 'failed', error: error as Error };
+  } finally {
+    out.off('error', onError);
+    source.destroy();
+  }
+}

@@ -1,0 +1,64 @@
+/**
+ * Opens the inputs named on the command line, in order, as one object stream
+ * of chunks tagged with their source. `-` (or no file at all) is stdin. A file
+ * that cannot be read is reported through `onError` and skipped, like cat(1).
+ */
+import { createReadStream } from 'node:fs';
+import { Readable } from 'node:stream';
+
+/** A chunk of one input, or the end of one input. */
+export type SourceChunk = { source: string; data: Buffer } | { source: string; end: true };
+
+/** Shown as the source of standard input in messages (`stdin:12: …`). */
+export const STDIN = 'stdin';
+
+const READ_SIZE = 256 * 1024;
+
+/**
+ * The chunks of every input in order. `stdin` is the stream read for `-`.
+ * Errors opening or reading a file go to `onError`; reading goes on with the next file.
+ */
+export function openSources(
+  files: readonly string[],
+  stdin: NodeJS.ReadableStream,
+  onError: (source: string, error: NodeJS.ErrnoException) => void,
+): Readable {
+  const names = files.length > 0 ? files : ['-'];
+  async function* chunks(): AsyncGenerator<SourceChunk> {
+    for (const name of names) {
+      const source = name === '-' ? STDIN : name;
+      const stream = name === '-' ? stdin : createReadStream(name, { highWaterMark: READ_SIZE });
+      try {
+        for await (const data of stream) {
+          yield { source, data: typeof data === 'string' ? Buffer.from(data) : (data as Buffer) };
+        }
+      } catch (error) {
+        onError(source, error as NodeJS.ErrnoException);
+      }
+      yield { source, end: true };
+    }
+  }
+  return Readable.from(chunks(), { objectMode: true, highWaterMark: 4 });
+}
+
+/** A one-line description of a system error, like the C library's (`No such file or directory`). */
+export function describeError(error: NodeJS.ErrnoException): string {
+  switch (error.code) {
+    case 'ENOENT':
+      return 'No such file or directory';
+    case 'EACCES':
+    case 'EPERM':
+      return 'Permission denied';
+    case 'EISDIR':
+      return 'Is a directory';
+    case 'ENOTDIR':
+      return 'Not a directory';
+    case 'EMFILE':
+    case 'ENFILE':
+      return 'Too many open files';
+    case 'EIO':
+      return 'Input/output error';
+    default:
+      return error.message.split('\n')[0] ?? String(error);
+  }
+}

@@ -1,0 +1,125 @@
+/**
+ * The Transform every tool is: chunks of input in, the tool's output bytes out.
+ * It runs the shared {@link EventReader} and hands each event to the tool's
+ * core; what the core emits while one chunk is read leaves as one buffer, so
+ * a delta that arrives is written at once and big inputs cost one push per
+ * chunk, not per event.
+ */
+import { transform } from 'through2';
+import type { Transform } from 'node:stream';
+import { EventReader, formatProblem } from './input.js';
+import type { EventRecord, InputProblem } from './input.js';
+import type { SourceChunk } from './sources.js';
+import { STDIN } from './sources.js';
+
+/** Emits output: text (UTF-8) or bytes. */
+export type Emit = (data: string | Buffer) => void;
+
+/** The pure part of a tool: events in, output out, small state. */
+export interface ToolCore {
+  /** One event of the input, in order. */
+  record(rec: EventRecord, emit: Emit): void;
+  /** A line that is not an event (already reported unless the core says otherwise). */
+  problem?(p: InputProblem, emit: Emit): void;
+  /** The end of one input source. */
+  endSource?(source: string, emit: Emit): void;
+  /** The end of all input. */
+  end(emit: Emit): void;
+}
+
+/** Options shared by every tool stream. */
+export interface ToolStreamOptions {
+  /** Make the first line that is not an event an error (the stream fails with a {@link StrictError}). */
+  strict?: boolean;
+  /** Called for each line that is not an event. Default: none (the line is skipped). */
+  onProblem?: (p: InputProblem) => void;
+  /** The name of the input in messages when plain bytes are written. Default `stdin`. */
+  source?: string;
+}
+
+/** The error a tool stream fails with under `strict`. */
+export class StrictError extends Error {
+  constructor(readonly problem: InputProblem) {
+    super(formatProblem(problem));
+    this.name = 'StrictError';
+  }
+}
+
+function isSourceChunk(chunk: unknown): chunk is SourceChunk {
+  return typeof chunk === 'object' && chunk !== null && !Buffer.isBuffer(chunk) && typeof (chunk as SourceChunk).source === 'string';
+}
+
+/**
+ * Wraps a core in a Transform. It accepts bytes (one input, named by
+ * `options.source`) or {@link SourceChunk}s (several inputs, as `openSources`
+ * makes them), and pushes Buffers.
+ */
+export function toolStream(core: ToolCore, options: ToolStreamOptions = {}): Transform {
+  let parts: Buffer[] = [];
+  const emit: Emit = (data) => {
+    parts.push(typeof data === 'string' ? Buffer.from(data, 'utf8') : data);
+  };
+  const reader = new EventReader({
+    record: (rec) => core.record(rec, emit),
+    problem: (p) => {
+      options.onProblem?.(p);
+      if (options.strict) throw new StrictError(p);
+      core.problem?.(p, emit);
+    },
+  });
+  let current: string | null = null;
+  const endCurrent = (): void => {
+    if (current === null) return;
+    reader.endSource();
+    core.endSource?.(current, emit);
+    current = null;
+  };
+  const take = (): Buffer | null => {
+    if (parts.length === 0) return null;
+    const out = parts.length === 1 ? parts[0]! : Buffer.concat(parts);
+    parts = [];
+    return out;
+  };
+  return transform(
+    { writableObjectMode: true, readableObjectMode: false },
+    function (chunk: unknown, _enc: BufferEncoding, cb: (err?: Error | null, data?: unknown) => void) {
+      try {
+        if (isSourceChunk(chunk)) {
+          if ('end' in chunk) {
+            if (current === null) current = chunk.source;
+            endCurrent();
+          } else {
+            if (current !== chunk.source) {
+              endCurrent();
+              current = chunk.source;
+              reader.startSource(chunk.source);
+            }
+            reader.write(chunk.data);
+          }
+        } else {
+          if (current === null) {
+            current = options.source ?? STDIN;
+            reader.startSource(current);
+          }
+          reader.write(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
+        }
+      } catch (error) {
+        cb(error as Error);
+        return;
+      }
+      cb(null, take() ?? undefined);
+    },
+    function (this: Transform, cb: (err?: Error | null) => void) {
+      try {
+        endCurrent();
+        core.end(emit);
+      } catch (error) {
+        cb(error as Error);
+        return;
+      }
+      const out = take();
+      if (out) this.push(out);
+      cb();
+    },
+  ) as unknown as Transform;
+}

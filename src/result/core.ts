@@ -1,0 +1,109 @@
+/**
+ * ndjson-result's core: finds each session's terminal `result` event and
+ * judges the run: success, a failure the result reports, or no result at all.
+ */
+import type { EventRecord } from '../io/input.js';
+import type { ToolCore, Emit } from '../io/tool-stream.js';
+import { getPath, isResult, resultFailed, resultText, sessionId, str } from '../events.js';
+import { visible } from '../safe-text.js';
+
+/** What ndjson-result found for one session. */
+export interface SessionVerdict {
+  /** The session id ('' for events without one). */
+  session: string;
+  /** Where the session was first seen. */
+  source: string;
+  line: number;
+  /** How many events of the session were read. */
+  events: number;
+  /** The session's last result event, if it had one. */
+  result?: EventRecord;
+  /** The result reports failure. */
+  failed: boolean;
+}
+
+/** Options of the result core. */
+export interface ResultOptions {
+  /** Every session's result, not only the last session's. */
+  all?: boolean;
+  /** Print the result event itself (its line as read) instead of its text. */
+  json?: boolean;
+  /** Print these fields (dot paths) of the result instead of its text, one per line. */
+  fields?: readonly string[];
+  /** With `fields`: one line per result, the fields separated by tabs. */
+  tsv?: boolean;
+  /** Make control characters in printed text visible (for a terminal). */
+  escape?: boolean;
+  /** Called when a session's verdict is given. */
+  onVerdict?: (verdict: SessionVerdict) => void;
+}
+
+function fieldText(value: unknown): string {
+  if (value === undefined) return '';
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}
+
+function tsvCell(text: string): string {
+  return text.replace(/[\\\t\n\r]/g, (c) => (c === '\\' ? '\\\\' : c === '\t' ? '\\t' : c === '\n' ? '\\n' : '\\r'));
+}
+
+/** The output for one session's result, as the options ask. Nothing for a session without a result, or a failed result's text. */
+export function formatVerdict(verdict: SessionVerdict, options: ResultOptions): string | Buffer | undefined {
+  const rec = verdict.result;
+  if (rec === undefined) return undefined;
+  if (options.json) return Buffer.concat([rec.raw, Buffer.from('\n')]);
+  const safe = options.escape ? visible : (s: string) => s;
+  if (options.fields && options.fields.length > 0) {
+    const values = options.fields.map((path) => fieldText(getPath(rec.event, path)));
+    return options.tsv ? `${values.map((v) => safe(tsvCell(v))).join('\t')}\n` : values.map((v) => `${safe(v)}\n`).join('');
+  }
+  if (verdict.failed) return undefined;
+  return `${safe(resultText(rec.event) ?? '')}\n`;
+}
+
+/**
+ * Tracks sessions and their results. With `all`, a session's verdict is given
+ * as soon as its result is read (and at the end for sessions without one);
+ * otherwise only the last session's verdict is given, at the end.
+ */
+export class ResultCore implements ToolCore {
+  private readonly sessions = new Map<string, SessionVerdict>();
+  private last: SessionVerdict | null = null;
+  /** The verdicts given, in order. */
+  readonly verdicts: SessionVerdict[] = [];
+
+  constructor(private readonly options: ResultOptions = {}) {}
+
+  record(rec: EventRecord, emit: Emit): void {
+    const event = rec.event;
+    // Events without a session id belong to the session being read.
+    const id = str(event, 'session_id') !== undefined ? sessionId(event) : (this.last?.session ?? '');
+    let state = this.sessions.get(id);
+    if (state === undefined) {
+      state = { session: id, source: rec.source, line: rec.line, events: 0, failed: false };
+      this.sessions.set(id, state);
+    }
+    state.events++;
+    this.last = state;
+    if (!isResult(event)) return;
+    state.result = rec;
+    state.failed = resultFailed(event);
+    if (this.options.all) this.give(state, emit);
+  }
+
+  end(emit: Emit): void {
+    if (this.options.all) {
+      for (const state of this.sessions.values()) if (state.result === undefined) this.give(state, emit);
+    } else if (this.last) {
+      this.give(this.last, emit);
+    }
+  }
+
+  private give(state: SessionVerdict, emit: Emit): void {
+    const verdict: SessionVerdict = { ...state };
+    this.verdicts.push(verdict);
+    this.options.onVerdict?.(verdict);
+    const out = formatVerdict(verdict, this.options);
+    if (out !== undefined) emit(out);
+  }
+}

@@ -1,0 +1,31 @@
+/**
+ * Text from the stream is written by someone else: an agent, or a file the
+ * agent read. Printed raw to a terminal, an escape sequence in it can move the
+ * cursor, rewrite the screen, or set the clipboard (OSC 52); a carriage return
+ * can hide what came before it. These helpers make such characters visible.
+ */
+
+// C0 controls but tab and newline, DEL, C1 controls, and the Unicode line/paragraph separators.
+// eslint-disable-next-line no-control-regex
+const UNSAFE = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]/g;
+// eslint-disable-next-line no-control-regex
+const UNSAFE_ONE_LINE = /[\x00-\x1f\x7f-\x9f\u2028\u2029]/g;
+
+function escapeChar(c: string): string {
+  const code = c.charCodeAt(0);
+  return code < 0x100 ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
+}
+
+/** Makes control characters visible (`\x1b`), keeping newlines and tabs: for text meant to span lines. */
+export function visible(text: string): string {
+  UNSAFE.lastIndex = 0;
+  return UNSAFE.test(text) ? text.replace(UNSAFE, escapeChar) : text;
+}
+
+/** Makes every control character visible, newlines and tabs too: for a value shown on one line (a path, a command, a call id). */
+export function visibleOneLine(text: string): string {
+  UNSAFE_ONE_LINE.lastIndex = 0;
+  return UNSAFE_ONE_LINE.test(text)
+    ? text.replace(UNSAFE_ONE_LINE, (c) => (c === '\n' ? '\\n' : c === '\t' ? '\\t' : c === '\r' ? '\\r' : escapeChar(c)))
+    : text;
+}

@@ -1,0 +1,139 @@
+import t from 'tap';
+import { EventReader, formatProblem } from '../src/io/input.js';
+import type { EventRecord, InputProblem } from '../src/io/input.js';
+
+interface Seen {
+  events: Array<{ line: number; event: unknown; raw: string }>;
+  problems: string[];
+}
+
+/** Reads `input` through an EventReader in chunks of `size` bytes (0: one chunk). */
+function read(input: Buffer | string, size = 0, source = 'in.ndjson'): Seen {
+  const seen: Seen = { events: [], problems: [] };
+  const reader = new EventReader({
+    record: (r: EventRecord) => seen.events.push({ line: r.line, event: r.event, raw: r.raw.toString('utf8') }),
+    problem: (p: InputProblem) => seen.problems.push(formatProblem(p)),
+  });
+  reader.startSource(source);
+  const buf = Buffer.isBuffer(input) ? input : Buffer.from(input);
+  if (size <= 0) reader.write(buf);
+  else for (let i = 0; i < buf.length; i += size) reader.write(buf.subarray(i, i + size));
+  reader.endSource();
+  return seen;
+}
+
+const tricky = Buffer.concat([
+  Buffer.from([0xef, 0xbb, 0xbf]),
+  Buffer.from(
+    [
+      '{"type":"system","subtype":"init","session_id":"s"}\r',
+      '',
+      '   ',
+      'Update available: 1.2.3 → 1.2.4',
+      '{"type":"assistant","message":{"content":[{"type":"text","text":"héllo ✓ 😀"}]}}',
+      '{"a":1}{"b":2}',
+      '{',
+      '  "type": "result",',
+      '  "result": "ok"',
+      '}',
+      '42',
+      '[]',
+      '{"type":"assistant","text":"two',
+      'lines"}',
+      '{"type":"cut","text":"never end',
+      '{"type":"after"}',
+      '{"type":"last","partial":',
+    ].join('\n'),
+  ),
+]);
+
+t.test('reads every quirk of real input', async (t) => {
+  const seen = read(tricky);
+  t.same(
+    seen.events.map((e) => [e.line, e.event]),
+    [
+      [1, { type: 'system', subtype: 'init', session_id: 's' }],
+      [5, { type: 'assistant', message: { content: [{ type: 'text', text: 'héllo ✓ 😀' }] } }],
+      [6, { a: 1 }],
+      [6, { b: 2 }],
+      [7, { type: 'result', result: 'ok' }],
+      [13, { type: 'assistant', text: 'two\nlines' }],
+      [16, { type: 'after' }],
+    ],
+  );
+  t.equal(seen.events[0]!.raw, '{"type":"system","subtype":"init","session_id":"s"}', 'raw bytes without BOM or CR');
+  t.equal(seen.events[2]!.raw, '{"a":1}', 'glued values become compact lines');
+  t.same(seen.problems, [
+    'in.ndjson:4: not JSON: Update available: 1.2.3 → 1.2.4',
+    'in.ndjson:11: not an object: 42',
+    'in.ndjson:12: not an object: []',
+    'in.ndjson:15: not JSON: {"type":"cut","text":"never end',
+    'in.ndjson:17: truncated: {"type":"last","partial":',
+  ]);
+});
+
+t.test('the same at every chunk size', async (t) => {
+  const whole = read(tricky);
+  for (let size = 1; size <= tricky.length; size++) {
+    const seen = read(tricky, size);
+    if (JSON.stringify(seen) !== JSON.stringify(whole)) {
+      t.same(seen, whole, `chunk size ${size}`);
+      return;
+    }
+  }
+  t.pass(`all ${tricky.length} chunk sizes agree`);
+});
+
+t.test('a last line without a newline is an event when it is whole', async (t) => {
+  const seen = read('{"a":1}\n{"b":2}');
+  t.same(seen.events.map((e) => e.event), [{ a: 1 }, { b: 2 }]);
+  t.same(seen.problems, []);
+});
+
+t.test('the documentation example, glued without newlines', async (t) => {
+  const glued = '{"type":"system","session_id":"x"}{"type":"user","session_id":"x"}{"type":"result","result":"r","session_id":"x"}';
+  for (const size of [0, 1, 5, 17]) {
+    const seen = read(glued, size);
+    t.same(seen.events.map((e) => (e.event as { type: string }).type), ['system', 'user', 'result'], `chunk ${size}`);
+    t.same(seen.problems, []);
+  }
+});
+
+t.test('invalid UTF-8 never crashes the reader', async (t) => {
+  const bad = Buffer.concat([Buffer.from('{"text":"a'), Buffer.from([0xff, 0xc3]), Buffer.from('b"}\n'), Buffer.from([0x80, 0x81, 0x0a])]);
+  const seen = read(bad, 1);
+  t.equal(seen.events.length, 1);
+  t.equal((seen.events[0]!.event as { text: string }).text, 'a\ufffd\ufffdb');
+  t.same(seen.problems, ['in.ndjson:2: not JSON: \ufffd\ufffd']);
+});
+
+t.test('several sources keep their own line numbers', async (t) => {
+  const seen: string[] = [];
+  const reader = new EventReader({
+    record: (r) => seen.push(`${r.source}:${r.line}`),
+    problem: (p) => seen.push(formatProblem(p)),
+  });
+  reader.startSource('a');
+  reader.write(Buffer.from('{}\n{"x":'));
+  reader.startSource('b');
+  reader.write(Buffer.from('\n{}\n'));
+  reader.endSource();
+  t.same(seen, ['a:1', 'a:2: truncated: {"x":', 'b:2']);
+});
+
+t.test('a 64 MiB line', async (t) => {
+  const big = 'x'.repeat(64 * 1024 * 1024);
+  const line = Buffer.from(`{"type":"tool_call","content":"${big}"}\n{"type":"result"}\n`);
+  const seen: EventRecord[] = [];
+  const reader = new EventReader({ record: (r) => seen.push(r), problem: () => t.fail('no problem expected') });
+  for (let i = 0; i < line.length; i += 65536) reader.write(line.subarray(i, i + 65536));
+  reader.endSource();
+  t.equal(seen.length, 2);
+  t.equal((seen[0]!.event as { content: string }).content.length, big.length);
+  t.equal(seen[1]!.line, 2);
+});
+
+t.test('control characters in excerpts are made visible', async (t) => {
+  const seen = read('\x1b]52;c;aGVsbG8=\x07 not json\n');
+  t.same(seen.problems, ['in.ndjson:1: not JSON: \\x1b]52;c;aGVsbG8=\\x07 not json']);
+});
