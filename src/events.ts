@@ -206,3 +206,390 @@ export function resultFailureMessage(e: unknown): string {
   if (detail && detail.length > 200) detail = `${detail.slice(0, 200)}…`;
   return detail ? `${subtype}: ${detail}` : subtype;
 }
+
+// ---------------------------------------------------------------------------
+// Tool calls: which tool a `tool_call` event names, its arguments, its result,
+// and the facts a reader wants from it (paths, command, figures, reason).
+// ---------------------------------------------------------------------------
+
+/**
+ * Keys that newer builds put beside the tool inside `tool_call`: metadata,
+ * never the tool itself (`result` is where `function` calls may keep theirs).
+ */
+export const TOOL_CALL_METADATA_KEYS: ReadonlySet<string> = new Set([
+  'toolCallId',
+  'startedAtMs',
+  'completedAtMs',
+  'hookAdditionalContexts',
+  'result',
+]);
+
+/** The phase of a `tool_call` event: `started`, `completed`, or another subtype (read as neither). */
+export type ToolCallPhase = 'started' | 'completed' | 'other';
+
+/** The phase of a `tool_call` event, from its `subtype`. */
+export function toolCallPhase(e: unknown): ToolCallPhase {
+  const subtype = eventSubtype(e);
+  return subtype === 'started' || subtype === 'completed' ? subtype : 'other';
+}
+
+/** The tool a `tool_call` event names, as the stream spells it. */
+export interface ToolCallEntry {
+  /** The key that names the tool: `readToolCall`, `mcpToolCall`, `function`, … */
+  key: string;
+  /**
+   * The tool's name: the key without its `ToolCall` suffix (`read`,
+   * `updateTodos`), or the `name` of a `function` call (`function` when it
+   * has none).
+   */
+  name: string;
+  /** The object under the key (`{args, result}`, or `{name, arguments}`). */
+  body: JsonObject;
+  /** The `tool_call` object itself (where the metadata keys live). */
+  toolCall: JsonObject;
+}
+
+/**
+ * Finds the tool in a `tool_call` event. The tool is the key ending in
+ * `ToolCall` whose value is an object (the first key is not always the tool:
+ * `toolCallId`, `startedAtMs` and others may come before it); else `function`
+ * (`{name, arguments}`); else, so that no call is dropped, the first
+ * non-metadata key holding an object with `args` or `result`. Undefined when
+ * the event has no `tool_call` object or none of these.
+ */
+export function toolCallEntry(e: unknown): ToolCallEntry | undefined {
+  const toolCall = obj(e, 'tool_call');
+  if (toolCall === undefined) return undefined;
+  let fallback: string | undefined;
+  for (const key in toolCall) {
+    if (TOOL_CALL_METADATA_KEYS.has(key)) continue;
+    const value = toolCall[key];
+    if (!isObject(value)) continue;
+    if (key.endsWith('ToolCall') && key.length > 'ToolCall'.length) {
+      return { key, name: key.slice(0, -'ToolCall'.length), body: value, toolCall };
+    }
+    if (fallback === undefined && key !== 'function' && (has(value, 'args') || has(value, 'result'))) fallback = key;
+  }
+  const fn = obj(toolCall, 'function');
+  if (fn !== undefined) {
+    const name = str(fn, 'name');
+    return { key: 'function', name: name !== undefined && name !== '' ? name : 'function', body: fn, toolCall };
+  }
+  if (fallback !== undefined) return { key: fallback, name: fallback, body: toolCall[fallback] as JsonObject, toolCall };
+  return undefined;
+}
+
+/**
+ * The call id of a `tool_call` event: its `call_id`, else the `toolCallId`
+ * beside the tool or in its args. Ids may hold newlines: print them with
+ * `visibleOneLine`.
+ */
+export function toolCallId(e: unknown, entry: ToolCallEntry | undefined = toolCallEntry(e)): string | undefined {
+  const id = str(e, 'call_id');
+  if (id !== undefined) return id;
+  if (entry === undefined) return undefined;
+  return str(entry.toolCall, 'toolCallId') ?? str(entry.body, 'toolCallId') ?? str(obj(entry.body, 'args'), 'toolCallId');
+}
+
+/** A call's arguments, as far as they could be read. */
+export interface ToolCallArgs {
+  /** The arguments object; undefined when the event carries none (a `completed` may not). */
+  args: JsonObject | undefined;
+  /**
+   * Set when a `function` call's `arguments` string is not a JSON object:
+   * `not JSON` or `not an object`. `args` then holds only the string fields of
+   * known path, command and url keys that could be picked out of the text.
+   */
+  error?: 'not JSON' | 'not an object';
+}
+
+// Keys whose string values are worth salvaging from broken `arguments` text.
+const SALVAGE_KEYS = [
+  'path',
+  'file_path',
+  'filePath',
+  'target_file',
+  'targetFile',
+  'file',
+  'relative_workspace_path',
+  'target_directory',
+  'targetDirectory',
+  'directory',
+  'command',
+  'url',
+];
+const SALVAGE_RE = new RegExp(`"(${SALVAGE_KEYS.join('|')})"\\s*:\\s*("(?:[^"\\\\]|\\\\.)*")`, 'g');
+
+function salvageArguments(text: string): JsonObject {
+  const out: JsonObject = {};
+  SALVAGE_RE.lastIndex = 0;
+  for (let m = SALVAGE_RE.exec(text); m !== null; m = SALVAGE_RE.exec(text)) {
+    try {
+      const value = JSON.parse(m[2]!) as unknown;
+      // The first value for a key wins, like the tools that read these arguments.
+      if (typeof value === 'string' && !(m[1]! in out)) out[m[1]!] = value;
+    } catch {
+      // an escape the regex let through but JSON does not: skip this field
+    }
+  }
+  return out;
+}
+
+/**
+ * The arguments of a call: `args` of a `*ToolCall`, or the `arguments` of a
+ * `function` (a JSON string, parsed; an object is taken as is). A broken
+ * `arguments` string never throws: see {@link ToolCallArgs.error}.
+ */
+export function toolCallArgs(entry: ToolCallEntry): ToolCallArgs {
+  if (entry.key !== 'function' || (!has(entry.body, 'arguments') && has(entry.body, 'args'))) {
+    return { args: obj(entry.body, 'args') };
+  }
+  const raw = entry.body.arguments;
+  if (raw === undefined || raw === null) return { args: undefined };
+  if (isObject(raw)) return { args: raw };
+  if (typeof raw !== 'string') return { args: {}, error: 'not an object' };
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    return { args: salvageArguments(raw), error: 'not JSON' };
+  }
+  return isObject(value) ? { args: value } : { args: {}, error: 'not an object' };
+}
+
+/** How a call ended, as its result says. */
+export type ToolResultStatus = 'success' | 'error' | 'rejected' | 'spawnError' | 'failure' | 'unknown';
+
+/** The result variants the stream is known to use, under `result`. */
+export const TOOL_RESULT_VARIANTS: readonly ToolResultStatus[] = ['success', 'error', 'rejected', 'spawnError', 'failure'];
+
+/** A call's result. */
+export interface ToolCallResult {
+  /** The variant, or `unknown` when the result holds none of the known ones. */
+  status: ToolResultStatus;
+  /** The key the variant was found under (for `unknown`: the first key holding an object, if any). */
+  variant?: string;
+  /** The variant's value (`{exitCode, stdout, …}`, `{reason}`, or a plain string). */
+  body: unknown;
+  /** The whole `result` value. */
+  result: unknown;
+}
+
+/**
+ * The result of a call: `result` beside its `args` (or, for `function`
+ * calls, beside the function). Sibling keys of the variant (`isBackground`)
+ * are ignored. Undefined when the event carries no result.
+ */
+export function toolCallResult(entry: ToolCallEntry): ToolCallResult | undefined {
+  let result = entry.body.result;
+  if ((result === undefined || result === null) && entry.key === 'function') result = entry.toolCall.result;
+  if (result === undefined || result === null) return undefined;
+  if (!isObject(result)) return { status: 'unknown', body: result, result };
+  let other: string | undefined;
+  for (const key in result) {
+    const value = result[key];
+    if (value === undefined || value === null) continue;
+    if ((TOOL_RESULT_VARIANTS as readonly string[]).includes(key)) {
+      return { status: key as ToolResultStatus, variant: key, body: value, result };
+    }
+    if (other === undefined && isObject(value)) other = key;
+  }
+  return { status: 'unknown', variant: other, body: other === undefined ? undefined : result[other], result };
+}
+
+/**
+ * What a tool does, as far as the audit is concerned. Names are compared
+ * without case, `_` or `-`, so `readToolCall`, `read_file` and `ReadFile`
+ * are all `read`.
+ */
+export type ToolKind = 'read' | 'write' | 'edit' | 'delete' | 'shell' | 'ls' | 'glob' | 'grep' | 'mcp' | 'other';
+
+const KIND_BY_NAME: ReadonlyMap<string, ToolKind> = new Map<string, ToolKind>([
+  ...['read', 'readfile', 'view', 'viewfile', 'cat'].map((n) => [n, 'read'] as const),
+  ...['write', 'writefile', 'createfile', 'create'].map((n) => [n, 'write'] as const),
+  ...['edit', 'editfile', 'multiedit', 'strreplace', 'searchreplace', 'applypatch', 'notebookedit', 'editnotebook'].map(
+    (n) => [n, 'edit'] as const,
+  ),
+  ...['delete', 'deletefile', 'remove', 'removefile', 'rm'].map((n) => [n, 'delete'] as const),
+  ...['shell', 'bash', 'terminal', 'runterminalcmd', 'runterminalcommand', 'runcommand', 'exec', 'command'].map(
+    (n) => [n, 'shell'] as const,
+  ),
+  ...['ls', 'list', 'listdir', 'listdirectory'].map((n) => [n, 'ls'] as const),
+  ...['glob', 'filesearch', 'globfilesearch', 'find', 'findfiles'].map((n) => [n, 'glob'] as const),
+  ...['grep', 'grepsearch', 'search', 'ripgrep', 'rg', 'codebasesearch'].map((n) => [n, 'grep'] as const),
+  ...['mcp', 'callmcptool'].map((n) => [n, 'mcp'] as const),
+]);
+
+/** The kind of a tool, from its name (see {@link ToolKind}); `other` for every name not known. */
+export function toolKind(name: string): ToolKind {
+  return KIND_BY_NAME.get(name.toLowerCase().replace(/[-_]/g, '')) ?? 'other';
+}
+
+/**
+ * How a call touches the paths it names: `read` (contents read), `search`
+ * (a directory listed or searched, a file grepped), `write` (created or
+ * overwritten), `edit`, `delete`, or `other` (a tool of unknown kind that
+ * names a path: it may do anything to it).
+ */
+export type ToolAccess = 'read' | 'search' | 'write' | 'edit' | 'delete' | 'other';
+
+const ACCESS_BY_KIND: Partial<Record<ToolKind, ToolAccess>> = {
+  read: 'read',
+  write: 'write',
+  edit: 'edit',
+  delete: 'delete',
+  ls: 'search',
+  glob: 'search',
+  grep: 'search',
+  other: 'other',
+  mcp: 'other',
+};
+
+// Argument keys that name a file or directory, in the spellings seen across builds and function tools.
+const PATH_KEYS = [
+  'path',
+  'filePath',
+  'file_path',
+  'targetFile',
+  'target_file',
+  'file',
+  'targetDirectory',
+  'target_directory',
+  'relative_workspace_path',
+  'directory',
+  'dir',
+];
+// Keys of a result variant that name the path acted on (often made absolute by the agent).
+const RESULT_PATH_KEYS = ['path', 'filePath', 'file_path', 'deletedFile'];
+
+/** The facts of one call an audit or a summary line wants; every field may be missing. */
+export interface ToolCallFacts {
+  /** The kind of tool (from its name). */
+  kind: ToolKind;
+  /** How the call touches {@link argPaths} and {@link resultPaths}; undefined for shell calls and calls naming no path. */
+  access?: ToolAccess;
+  /** Paths named in the arguments, as written (often relative to the session's `cwd`). */
+  argPaths: string[];
+  /** Paths the result names (`success.path`: often the same file, made absolute). */
+  resultPaths: string[];
+  /** The path to show for the call: the first argument path, else the first result path. */
+  path?: string;
+  /** The command of a shell call. */
+  command?: string;
+  /** The working directory a shell call ran in, when it names one. */
+  workingDirectory?: string;
+  /** The exit code of a shell call. */
+  exitCode?: number;
+  /** The signal that ended a shell call, when it names one. */
+  signal?: string;
+  /** How long a shell call ran, in milliseconds, as the result says (`executionTime`). */
+  executionMs?: number;
+  /** A read: the file's lines (`totalLines`). */
+  linesRead?: number;
+  /** A read: the file's characters (`totalChars`). */
+  charsRead?: number;
+  /** A read: the file's size in bytes (`fileSize`). */
+  bytesRead?: number;
+  /** A write: the lines created (`linesCreated`). */
+  linesWritten?: number;
+  /** A write: the bytes written (`fileSize`). */
+  bytesWritten?: number;
+  /** An edit: lines added. */
+  linesAdded?: number;
+  /** An edit: lines removed. */
+  linesRemoved?: number;
+  /** The pattern of a glob or grep call. */
+  pattern?: string;
+  /** The URL of a web fetch. */
+  url?: string;
+  /** An MCP call: the server (`providerIdentifier`, else `name`). */
+  mcpServer?: string;
+  /** An MCP call: the tool called on the server (`toolName`). */
+  mcpTool?: string;
+  /** Why a call did not succeed: the rejection reason or error message of a non-success result. */
+  reason?: string;
+}
+
+function pushPath(list: string[], value: unknown): void {
+  if (typeof value === 'string' && value !== '' && !list.includes(value)) list.push(value);
+}
+
+function reasonOf(body: unknown): string | undefined {
+  if (typeof body === 'string') return body || undefined;
+  if (!isObject(body)) return undefined;
+  for (const key of ['reason', 'error', 'errorMessage', 'message']) {
+    const v = body[key];
+    if (typeof v === 'string' && v !== '') return v;
+    if (isObject(v)) {
+      const inner = str(v, 'message') ?? str(v, 'error') ?? str(v, 'reason');
+      if (inner) return inner;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The facts of a call from what its events carry: the arguments (from the
+ * `started` event when the `completed` one has none) and the result, if it
+ * has one yet. Only dialect knowledge: which key holds what, per tool kind.
+ */
+export function toolCallFacts(name: string, args: JsonObject | undefined, result: ToolCallResult | undefined): ToolCallFacts {
+  const kind = toolKind(name);
+  const facts: ToolCallFacts = { kind, argPaths: [], resultPaths: [] };
+  if (args !== undefined) {
+    for (const key of PATH_KEYS) pushPath(facts.argPaths, args[key]);
+    const paths = args.paths;
+    if (Array.isArray(paths)) for (const p of paths) pushPath(facts.argPaths, p);
+    const command = str(args, 'command') ?? str(args, 'cmd');
+    if (kind === 'shell' && command !== undefined) facts.command = command;
+    const wd = str(args, 'workingDirectory') ?? str(args, 'cwd');
+    if (kind === 'shell' && wd) facts.workingDirectory = wd;
+    if (kind === 'glob' || kind === 'grep') facts.pattern = str(args, 'globPattern') ?? str(args, 'pattern') ?? str(args, 'query');
+    facts.url = str(args, 'url');
+    if (kind === 'mcp') {
+      facts.mcpServer = str(args, 'providerIdentifier') ?? str(args, 'name') ?? str(args, 'server');
+      facts.mcpTool = str(args, 'toolName') ?? str(args, 'tool');
+    }
+  }
+  const body = result?.body;
+  if (result !== undefined && isObject(body)) {
+    for (const key of RESULT_PATH_KEYS) pushPath(facts.resultPaths, body[key]);
+    if (kind === 'shell') {
+      facts.command ??= str(body, 'command');
+      facts.workingDirectory ??= str(body, 'workingDirectory') || undefined;
+      facts.exitCode = num(body, 'exitCode');
+      facts.signal = str(body, 'signal') || undefined;
+      facts.executionMs = num(body, 'executionTime');
+    } else if (kind === 'read') {
+      facts.linesRead = num(body, 'totalLines');
+      facts.charsRead = num(body, 'totalChars');
+      facts.bytesRead = num(body, 'fileSize');
+    } else if (kind === 'write') {
+      facts.linesWritten = num(body, 'linesCreated');
+      facts.bytesWritten = num(body, 'fileSize');
+    } else if (kind === 'edit') {
+      facts.linesAdded = num(body, 'linesAdded');
+      facts.linesRemoved = num(body, 'linesRemoved');
+    }
+  }
+  if (result !== undefined && result.status !== 'success') facts.reason = reasonOf(body);
+  if (kind !== 'shell' && (facts.argPaths.length > 0 || facts.resultPaths.length > 0)) facts.access = ACCESS_BY_KIND[kind];
+  facts.path = facts.argPaths[0] ?? facts.resultPaths[0];
+  return facts;
+}
+
+/** Times a `tool_call` event carries, in milliseconds since the epoch. */
+export interface ToolCallTimes {
+  /** `startedAtMs` beside the tool. */
+  startedAtMs?: number;
+  /** `completedAtMs` beside the tool. */
+  completedAtMs?: number;
+  /** The event's own `timestamp_ms`. */
+  eventMs?: number;
+}
+
+/** The times of a `tool_call` event (see {@link ToolCallTimes}). */
+export function toolCallTimes(e: unknown): ToolCallTimes {
+  const toolCall = obj(e, 'tool_call');
+  return { startedAtMs: num(toolCall, 'startedAtMs'), completedAtMs: num(toolCall, 'completedAtMs'), eventMs: num(e, 'timestamp_ms') };
+}

@@ -1,0 +1,100 @@
+// The tool-call accessors of src/events.ts: finding the tool, its args, its result and its facts.
+import t from 'tap';
+import {
+  toolCallEntry,
+  toolCallArgs,
+  toolCallResult,
+  toolCallFacts,
+  toolCallId,
+  toolCallPhase,
+  toolCallTimes,
+  toolKind,
+} from '../src/events.js';
+
+const ev = (toolCall: unknown, extra: Record<string, unknown> = {}) => ({ type: 'tool_call', subtype: 'completed', call_id: 'c1', tool_call: toolCall, ...extra });
+
+t.test('the tool is the key ending in ToolCall, whatever comes before it', async (t) => {
+  const e = ev({ toolCallId: 'c1', startedAtMs: 5, completedAtMs: 9, hookAdditionalContexts: [], readToolCall: { args: { path: 'a.ts' } } });
+  const entry = toolCallEntry(e)!;
+  t.equal(entry.key, 'readToolCall');
+  t.equal(entry.name, 'read');
+  t.same(toolCallTimes(e), { startedAtMs: 5, completedAtMs: 9, eventMs: undefined });
+  t.equal(toolCallPhase(e), 'completed');
+  t.equal(toolCallPhase({ subtype: 'progress' }), 'other');
+});
+
+t.test('unknown kinds keep their name; function calls use theirs', async (t) => {
+  t.equal(toolCallEntry(ev({ frobnicateToolCall: { args: {} } }))!.name, 'frobnicate');
+  t.equal(toolCallEntry(ev({ function: { name: 'read_file', arguments: '{}' } }))!.name, 'read_file');
+  t.equal(toolCallEntry(ev({ function: { arguments: '{}' } }))!.name, 'function');
+  t.equal(toolCallEntry(ev({ oddTool: { args: { path: 'x' } } }))!.name, 'oddTool', 'fallback: an object with args');
+  t.equal(toolCallEntry(ev({ toolCallId: 'x' })), undefined);
+  t.equal(toolCallEntry(ev('nope')), undefined);
+  t.equal(toolCallEntry({ type: 'tool_call' }), undefined);
+  t.equal(toolCallEntry(ev({ ToolCall: { args: {} } }))!.name, 'ToolCall', 'the bare suffix is no kind, but the call is kept');
+});
+
+t.test('call ids: call_id, else toolCallId beside the tool or in args', async (t) => {
+  t.equal(toolCallId({ call_id: 'a\nb', tool_call: {} }), 'a\nb');
+  t.equal(toolCallId({ tool_call: { toolCallId: 'x', shellToolCall: { args: {} } } }), 'x');
+  t.equal(toolCallId({ tool_call: { shellToolCall: { args: { toolCallId: 'y' } } } }), 'y');
+  t.equal(toolCallId({ tool_call: { shellToolCall: { args: {} } } }), undefined);
+});
+
+t.test('function arguments: parsed, broken, salvaged', async (t) => {
+  const args = (a: unknown) => toolCallArgs(toolCallEntry(ev({ function: { name: 'f', arguments: a } }))!);
+  t.same(args('{"path":"a"}'), { args: { path: 'a' } });
+  t.same(args({ path: 'b' }), { args: { path: 'b' } });
+  t.same(args('[1]'), { args: {}, error: 'not an object' });
+  t.same(args(42), { args: {}, error: 'not an object' });
+  t.same(args(undefined), { args: undefined });
+  t.same(args('{"target_file": "se\\"cret/.env", "x": tru'), { args: { target_file: 'se"cret/.env' }, error: 'not JSON' });
+  t.same(args('garbage'), { args: {}, error: 'not JSON' });
+  t.same(toolCallArgs(toolCallEntry(ev({ writeToolCall: { result: {} } }))!), { args: undefined });
+});
+
+t.test('result variants, with siblings ignored', async (t) => {
+  const res = (r: unknown) => toolCallResult(toolCallEntry(ev({ shellToolCall: { args: {}, result: r } }))!);
+  for (const v of ['success', 'error', 'rejected', 'spawnError', 'failure']) t.equal(res({ isBackground: false, [v]: {} })!.status, v);
+  t.same(res({ timeout: { after: 1 } }), { status: 'unknown', variant: 'timeout', body: { after: 1 }, result: { timeout: { after: 1 } } });
+  t.equal(res('odd')!.status, 'unknown');
+  t.equal(res(undefined), undefined);
+  t.equal(res(null), undefined);
+  const fnResult = toolCallResult(toolCallEntry(ev({ function: { name: 'f' }, result: { error: 'no' } }))!);
+  t.equal(fnResult!.status, 'error', 'a function call result beside the function');
+});
+
+t.test('facts per kind', async (t) => {
+  const facts = (tc: Record<string, unknown>) => {
+    const entry = toolCallEntry(ev(tc))!;
+    return toolCallFacts(entry.name, toolCallArgs(entry).args, toolCallResult(entry));
+  };
+  t.match(facts({ readToolCall: { args: { path: 'README.md' }, result: { success: { content: 'x', totalLines: 54, totalChars: 1254 } } } }), {
+    kind: 'read', access: 'read', path: 'README.md', linesRead: 54, charsRead: 1254,
+  });
+  t.match(facts({ writeToolCall: { args: { path: 'summary.txt' }, result: { success: { path: '/p/summary.txt', linesCreated: 19, fileSize: 942 } } } }), {
+    kind: 'write', access: 'write', argPaths: ['summary.txt'], resultPaths: ['/p/summary.txt'], linesWritten: 19, bytesWritten: 942,
+  });
+  t.match(facts({ editToolCall: { args: { path: 'a' }, result: { success: { linesAdded: 3, linesRemoved: 1 } } } }), { access: 'edit', linesAdded: 3, linesRemoved: 1 });
+  t.match(facts({ deleteToolCall: { args: {}, result: { error: { path: 'gone', error: 'ENOENT' } } } }), { access: 'delete', path: 'gone', reason: 'ENOENT' });
+  t.match(facts({ shellToolCall: { args: { command: 'npm test' }, result: { failure: { exitCode: 1, stdout: 'x', executionTime: 12 } } } }), {
+    kind: 'shell', command: 'npm test', exitCode: 1, executionMs: 12, access: undefined,
+  });
+  t.match(facts({ mcpToolCall: { args: { name: 'gh', toolName: 'create_issue', providerIdentifier: 'github' }, result: { rejected: { reason: 'not allowed' } } } }), {
+    kind: 'mcp', mcpServer: 'github', mcpTool: 'create_issue', reason: 'not allowed',
+  });
+  t.match(facts({ grepToolCall: { args: { pattern: 'TODO', path: 'src' } } }), { kind: 'grep', access: 'search', pattern: 'TODO', path: 'src' });
+  t.match(facts({ lsToolCall: { args: { path: '.' } } }), { kind: 'ls', access: 'search' });
+  t.match(facts({ globToolCall: { args: { globPattern: '*.ts', targetDirectory: 'src' } } }), { kind: 'glob', pattern: '*.ts', argPaths: ['src'] });
+  t.match(facts({ frobToolCall: { args: { file_path: 'x' } } }), { kind: 'other', access: 'other', path: 'x' });
+  t.match(facts({ webFetchToolCall: { args: { url: 'https://e.x' } } }), { kind: 'other', url: 'https://e.x', access: undefined });
+  t.match(facts({ function: { name: 'edit_file', arguments: '{"target_file":"b.ts"}' } }), { kind: 'edit', access: 'edit', path: 'b.ts' });
+  t.equal(facts({ rejected: 1, readToolCall: { args: { path: 1 } } }).path, undefined, 'a path that is not a string is no path');
+});
+
+t.test('tool kinds by name', async (t) => {
+  t.equal(toolKind('read'), 'read');
+  t.equal(toolKind('run_terminal_cmd'), 'shell');
+  t.equal(toolKind('Delete-File'), 'delete');
+  t.equal(toolKind('updateTodos'), 'other');
+});
