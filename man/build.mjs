@@ -20,7 +20,7 @@ for (const file of readdirSync(path.join(here, 'src')).filter((f) => f.endsWith(
   const section = page.slice(page.lastIndexOf('.') + 1);
   const roff = execFileSync(
     markedMan,
-    ['--version', `ndjson-agent ${pkg.version}`, '--manual', 'ndjson-agent', '--section', section, '--date', DATE, path.join(here, 'src', file)],
+    ['--no-breaks', '--version', `ndjson-agent ${pkg.version}`, '--manual', 'ndjson-agent', '--section', section, '--date', DATE, path.join(here, 'src', file)],
     { encoding: 'utf8' },
   );
   const target = path.join(here, page);

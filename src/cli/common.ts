@@ -86,13 +86,19 @@ export interface CommandSpec<O extends Record<string, Options>> {
   check?: (argv: Record<string, unknown>) => string | undefined;
 }
 
-/** The epilogue of every `--help`: the exit-status table. */
-function exitEpilogue(): string {
-  return ['Exit status:', ...EXIT_TABLE.map(([code, text]) => `  ${String(code).padEnd(4)}${text}`)].join('\n');
+/** The epilogue of every `--help`: the examples, one command a line, and the exit-status table. */
+function epilogue(examples: CommandSpec<Record<string, Options>>['examples']): string {
+  return [
+    'Examples:',
+    ...examples.flatMap(([command, text]) => [`  ${command}`, `      ${text}`]),
+    '',
+    'Exit status:',
+    ...EXIT_TABLE.map(([code, text]) => `  ${String(code).padEnd(4)}${text}`),
+  ].join('\n');
 }
 
 function configure<O extends Record<string, Options>>(spec: CommandSpec<O>, args: string[]): Argv {
-  let y = yargs(args)
+  const y = yargs(args)
     .scriptName(spec.name)
     .usage(`Usage: $0 [options] [file ...]\n\n${spec.summary}\nWith no file, or when file is -, read standard input.`)
     .options({ ...spec.options, ...commonOptions })
@@ -103,9 +109,8 @@ function configure<O extends Record<string, Options>>(spec: CommandSpec<O>, args
     .help()
     .alias('h', 'help')
     .parserConfiguration({ 'populate--': true, 'boolean-negation': true })
-    .epilogue(exitEpilogue())
+    .epilogue(epilogue(spec.examples))
     .wrap(Math.min(100, process.stdout.columns ?? 80));
-  for (const [command, text] of spec.examples) y = y.example(command, text);
   return y;
 }
 

@@ -27,13 +27,20 @@ export function openSources(
   async function* chunks(): AsyncGenerator<SourceChunk> {
     for (const name of names) {
       const source = name === '-' ? STDIN : name;
-      const stream = name === '-' ? stdin : createReadStream(name, { highWaterMark: READ_SIZE });
+      const stream: NodeJS.ReadableStream = name === '-' ? stdin : createReadStream(name, { highWaterMark: READ_SIZE });
+      // Only the input's own errors are about the input: an error thrown in
+      // from downstream (the reader of stdout went away) is not.
+      let readError: NodeJS.ErrnoException | null = null;
+      stream.on('error', (error: NodeJS.ErrnoException) => {
+        readError ??= error;
+      });
       try {
         for await (const data of stream) {
           yield { source, data: typeof data === 'string' ? Buffer.from(data) : (data as Buffer) };
         }
       } catch (error) {
-        onError(source, error as NodeJS.ErrnoException);
+        if (readError === null) throw error;
+        onError(source, readError);
       }
       yield { source, end: true };
     }

@@ -1,0 +1,63 @@
+// The documentation agrees with the binaries: every binary has a man page,
+// listed in package.json, built from its committed source, rendering without
+// warnings, naming exactly the options --help names.
+import t from 'tap';
+import fs from 'node:fs';
+import path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { ROOT, runBin } from './fixtures/lib/run.js';
+import { VERSION } from '../src/version.js';
+
+const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
+  version: string;
+  bin: Record<string, string>;
+  man: string[];
+};
+const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+const hasGroff = spawnSync('groff', ['--version']).status === 0;
+
+/** Long option names (`--json`) in a text. */
+function longOptions(text: string): Set<string> {
+  return new Set([...text.matchAll(/(?<![\w-])--([a-z][a-z0-9-]*)/g)].map((m) => m[1]!));
+}
+
+t.equal(VERSION, pkg.version, 'src/version.ts agrees with package.json');
+
+t.test('man pages are built from their sources', async (t) => {
+  const r = spawnSync(process.execPath, [path.join(ROOT, 'man/build.mjs'), '--check'], { encoding: 'utf8' });
+  t.equal(r.status, 0, r.stderr || 'every committed page matches its source');
+});
+
+for (const bin of Object.keys(pkg.bin).sort()) {
+  t.test(bin, async (t) => {
+    const page = `man/${bin}.1`;
+    t.ok(pkg.man.includes(page), `${page} is listed in package.json "man"`);
+    t.ok(fs.existsSync(path.join(ROOT, page)), `${page} exists`);
+    t.match(readme, new RegExp(`## ${bin}\\b`), 'README has a section on it');
+
+    if (hasGroff) {
+      const r = spawnSync('groff', ['-man', '-ww', '-z', path.join(ROOT, page)], { encoding: 'utf8' });
+      t.equal(r.stderr, '', 'groff renders it without warnings');
+    } else {
+      t.skip('groff is not installed: rendering not checked');
+    }
+
+    const help = await runBin(bin, ['--help']);
+    t.equal(help.code, 0, '--help exits 0');
+    t.match(help.stdout, /Exit status:/, '--help lists the exit statuses');
+    t.match(help.stdout, /Examples:/, '--help ends with examples');
+    const version = await runBin(bin, ['--version']);
+    t.equal(version.stdout.trim(), pkg.version, '--version prints the version');
+
+    const source = fs.readFileSync(path.join(ROOT, 'man/src', `${bin}.1.md`), 'utf8');
+    const optionsSection = /## OPTIONS\n([\s\S]*?)\n## /.exec(source)?.[1] ?? '';
+    const manOptions = new Set([...optionsSection.matchAll(/^\* `(?:-\w`, `)?--([a-z][a-z0-9-]*)/gm)].map((m) => m[1]!));
+    const optionsPart = help.stdout.split(/\nOptions:\n/)[1]?.split(/\n\n/)[0] ?? '';
+    const helpOptions = new Set([...optionsPart.matchAll(/^\s+(?:-\w, )?--([a-z][a-z0-9-]*)/gm)].map((m) => m[1]!));
+    t.ok(helpOptions.size > 0, '--help lists options');
+    t.same([...helpOptions].sort(), [...manOptions].sort(), 'the man page documents the options --help lists, no more, no less');
+    for (const option of longOptions(optionsPart)) {
+      t.ok(longOptions(source).has(option), `--${option} is in the man page`);
+    }
+  });
+}

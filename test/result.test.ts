@@ -1,0 +1,84 @@
+import t from 'tap';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { main } from '../src/cli/result.js';
+import { result } from '../src/result/stream.js';
+import { ResultCore, formatVerdict } from '../src/result/core.js';
+import { EXIT } from '../src/cli/common.js';
+import { memoryIo, ROOT, TEST_ENV } from './fixtures/lib/run.js';
+
+const ok = (s: string, text = 'done') => JSON.stringify({ type: 'result', subtype: 'success', is_error: false, result: text, session_id: s });
+const init = (s: string) => JSON.stringify({ type: 'system', subtype: 'init', session_id: s, cwd: '/p' });
+
+t.test('exit status follows the last session', async (t) => {
+  const cases: Array<[string, number, string]> = [
+    [`${init('a')}\n${ok('a', 'hello')}\n`, EXIT.OK, 'hello\n'],
+    [`${init('a')}\n`, EXIT.NO_RESULT, ''],
+    ['', EXIT.NO_RESULT, ''],
+    [`${init('a')}\n${ok('a')}\n${init('b')}\n`, EXIT.NO_RESULT, ''],
+    [`${init('a')}\n${JSON.stringify({ type: 'result', is_error: true, result: 'x', session_id: 'a' })}\n`, EXIT.FAILED, ''],
+    [`${init('a')}\n${JSON.stringify({ type: 'result', subtype: 'error_during_execution', session_id: 'a' })}\n`, EXIT.FAILED, ''],
+    // a result without session id belongs to the session being read
+    [`${init('a')}\n{"type":"result","result":"r"}\n`, EXIT.OK, 'r\n'],
+  ];
+  for (const [input, code, stdout] of cases) {
+    const m = memoryIo(input);
+    t.equal(await main([], m.io), code, JSON.stringify(input));
+    t.equal(m.stdout(), stdout);
+  }
+});
+
+t.test('--all reports every session, worst status wins', async (t) => {
+  const m = memoryIo(`${ok('a', 'one')}\n${init('b')}\n${ok('c', 'three')}\n`);
+  t.equal(await main(['--all'], m.io), EXIT.NO_RESULT);
+  t.equal(m.stdout(), 'one\nthree\n');
+  t.match(m.stderr(), /no result event: the agent stopped before finishing \(session b, 1 event from stdin:2\)/);
+});
+
+t.test('control characters are made visible on a terminal, unless --raw', async (t) => {
+  const input = `${ok('a', 'x\u001b]52;c;aGk=\u0007y')}\n`;
+  const m = memoryIo(input);
+  (m.io.stdout as { isTTY?: boolean }).isTTY = true;
+  await main([], m.io);
+  t.equal(m.stdout(), 'x\\x1b]52;c;aGk=\\x07y\n');
+  const raw = memoryIo(input);
+  (raw.io.stdout as { isTTY?: boolean }).isTTY = true;
+  await main(['--raw'], raw.io);
+  t.equal(raw.stdout(), 'x\u001b]52;c;aGk=\u0007y\n');
+});
+
+t.test('formatVerdict: fields and TSV escaping', async (t) => {
+  const event = { type: 'result', result: 'a\tb\nc\\', n: 3, o: { k: [1] } };
+  const verdict = { session: '', source: 'stdin', line: 1, events: 1, failed: false, result: { event, raw: Buffer.from(JSON.stringify(event)), source: 'stdin', line: 1 } };
+  t.equal(formatVerdict(verdict, { fields: ['result', 'n', 'o', 'missing'] }), 'a\tb\nc\\\n3\n{"k":[1]}\n\n');
+  t.equal(formatVerdict(verdict, { fields: ['result', 'n'], tsv: true }), 'a\\tb\\nc\\\\\t3\n');
+  t.equal(formatVerdict({ ...verdict, result: undefined }, {}), undefined);
+});
+
+t.test('the stream, as a library user pipes it', async (t) => {
+  const stream = result({ json: true });
+  const out: Buffer[] = [];
+  stream.on('data', (d: Buffer) => out.push(d));
+  const done = new Promise((resolve) => stream.on('end', resolve));
+  stream.write(`${init('s')}\n${ok('s').slice(0, 20)}`);
+  stream.end(`${ok('s').slice(20)}\n`);
+  await done;
+  t.equal(Buffer.concat(out).toString(), `${ok('s')}\n`);
+  t.equal(stream.core.verdicts.length, 1);
+  t.equal(stream.core instanceof ResultCore, true);
+});
+
+t.test('| head -1 ends quietly with status 0', async (t) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ndjson-result-'));
+  const file = path.join(dir, 'many.ndjson');
+  fs.writeFileSync(file, Array.from({ length: 50000 }, (_, i) => ok(`s${i}`, `answer ${i}`)).join('\n') + '\n');
+  const r = spawnSync('bash', ['-c', `node "${ROOT}/bin/ndjson-result.js" --all "${file}" | head -1; echo "status \${PIPESTATUS[0]}"`], {
+    encoding: 'utf8',
+    env: TEST_ENV,
+  });
+  t.equal(r.stdout, 'answer 0\nstatus 0\n');
+  t.equal(r.stderr, '');
+  fs.rmSync(dir, { recursive: true, force: true });
+});
