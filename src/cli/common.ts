@@ -5,12 +5,14 @@
  */
 import yargs from 'yargs';
 import type { Argv, Options } from 'yargs';
+import { spawn } from 'node:child_process';
 import { formatProblem } from '../io/input.js';
 import type { InputProblem } from '../io/input.js';
 import { openSources, describeError } from '../io/sources.js';
 import { toolStream, StrictError } from '../io/tool-stream.js';
 import type { ToolCore } from '../io/tool-stream.js';
 import { runOutput, guardOutput } from '../io/output.js';
+import { visibleOneLine } from '../safe-text.js';
 import { VERSION } from '../version.js';
 
 /** The toolkit's exit statuses: one table, in every man page and `--help`. */
@@ -25,6 +27,8 @@ export const EXIT = {
   FAILED: 3,
   /** No result: the stream ended without a terminal `result` event. */
   NO_RESULT: 4,
+  /** The command run after `--` failed (exit status other than 0, a signal, or it could not start) while its stream reported no failure. */
+  COMMAND: 5,
 } as const;
 
 /** The exit-status table as text rows, for `--help` and the man pages. */
@@ -34,6 +38,7 @@ export const EXIT_TABLE: ReadonlyArray<readonly [number, string]> = [
   [EXIT.INPUT, 'an input could not be read, --strict met a bad line, or output failed'],
   [EXIT.FAILED, 'failure reported: a failed result, a failed check'],
   [EXIT.NO_RESULT, 'no result: the stream ended before a terminal result event'],
+  [EXIT.COMMAND, 'the command after -- failed, though its stream reported no failure'],
   [130, 'interrupted (SIGINT); 143 terminated (SIGTERM)'],
 ];
 
@@ -84,6 +89,8 @@ export interface CommandSpec<O extends Record<string, Options>> {
   examples: ReadonlyArray<readonly [string, string]>;
   /** Checks that go beyond one option's type; returns an error message or undefined. */
   check?: (argv: Record<string, unknown>) => string | undefined;
+  /** The command can run an agent given after `--` and read its output. */
+  runsCommand?: boolean;
 }
 
 /** The epilogue of every `--help`: the examples, one command a line, and the exit-status table. */
@@ -100,7 +107,11 @@ function epilogue(examples: CommandSpec<Record<string, Options>>['examples']): s
 function configure<O extends Record<string, Options>>(spec: CommandSpec<O>, args: string[]): Argv {
   const y = yargs(args)
     .scriptName(spec.name)
-    .usage(`Usage: $0 [options] [file ...]\n\n${spec.summary}\nWith no file, or when file is -, read standard input.`)
+    .usage(
+      `Usage: $0 [options] [file ...]${spec.runsCommand ? '\n       $0 [options] -- command [arg ...]' : ''}\n\n${spec.summary}\n` +
+        `With no file, or when file is -, read standard input.` +
+        (spec.runsCommand ? `\nWith -- command, run it and read its standard output.` : ''),
+    )
     .options({ ...spec.options, ...commonOptions })
     .strictOptions()
     .exitProcess(false)
@@ -152,6 +163,12 @@ export function parseArgs<O extends Record<string, Options>, A>(spec: CommandSpe
   }
   const files = (parsed._ as unknown[]).map(String);
   const rest = ((parsed['--'] as unknown[] | undefined) ?? []).map(String);
+  if (rest.length > 0 && !spec.runsCommand) failure = `unexpected arguments after --: ${rest.join(' ')}`;
+  else if (rest.length > 0 && files.length > 0) failure = 'give either files or -- command, not both';
+  if (failure !== null) {
+    io.stderr.write(`${spec.name}: ${failure}\nTry '${spec.name} --help' for more information.\n`);
+    return { code: EXIT.USAGE };
+  }
   return { args: { ...(parsed as A & CommonArgs), files }, rest };
 }
 
@@ -170,10 +187,68 @@ export interface RunResult {
   problems: number;
 }
 
+/** How the command run after `--` ended. */
+export interface CommandExit {
+  /** Its exit status, or null when a signal ended it or it could not start. */
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  /** Why it could not start. */
+  error?: NodeJS.ErrnoException;
+}
+
+/** A command started for its output: its stdout is the stream to read. */
+export interface StartedCommand {
+  name: string;
+  stdout: NodeJS.ReadableStream;
+  exited: Promise<CommandExit>;
+}
+
+/**
+ * Starts `argv` (the words after `--`) with stdin inherited, its stderr passed
+ * through to ours, and its stdout piped to us.
+ */
+export function startCommand(argv: string[], io: Io): StartedCommand {
+  const child = spawn(argv[0]!, argv.slice(1), { stdio: ['inherit', 'pipe', 'pipe'], env: io.env });
+  child.stderr!.on('data', (chunk: Buffer) => io.stderr.write(chunk));
+  const exited = new Promise<CommandExit>((resolve) => {
+    child.once('error', (error: NodeJS.ErrnoException) => resolve({ code: null, signal: null, error }));
+    child.once('close', (code, signal) => resolve({ code, signal }));
+  });
+  return { name: argv[0]!, stdout: child.stdout!, exited };
+}
+
+/**
+ * When the command could not be started at all: says why and returns 2
+ * (there was no input to read); otherwise returns null.
+ */
+export async function commandStartFailure(name: string, command: StartedCommand, io: Io): Promise<number | null> {
+  const { error } = await command.exited;
+  if (!error) return null;
+  const what = visibleOneLine(command.name);
+  warn(io, name, error.code === 'ENOENT' ? `${what}: command not found` : `${what}: ${describeError(error)}`);
+  return EXIT.INPUT;
+}
+
+/**
+ * The status of a run that read a command's output: the stream's own verdict
+ * when it reports a failure or an I/O error, else the command's failure (5).
+ */
+export async function commandStatus(name: string, command: StartedCommand, streamCode: number, io: Io): Promise<number> {
+  const exit = await command.exited;
+  const what = visibleOneLine(command.name);
+  let failure: string | null = null;
+  if (exit.signal) failure = `${what} was killed by ${exit.signal}`;
+  else if (exit.code !== 0) failure = `${what} exited with status ${exit.code}`;
+  if (failure === null) return streamCode;
+  warn(io, name, failure);
+  return streamCode !== EXIT.OK ? streamCode : EXIT.COMMAND;
+}
+
 /**
  * Reads the inputs through a tool's core into stdout: files in order (stdin
- * for none or `-`), warnings for lines that are not events, `--strict`, and
- * every I/O error mapped to the exit-status table.
+ * for none or `-`), or the output of a command started with
+ * {@link startCommand}; warnings for lines that are not events, `--strict`,
+ * and every I/O error mapped to the exit-status table.
  */
 export async function runTool(
   name: string,
@@ -181,14 +256,20 @@ export async function runTool(
   args: CommonArgs,
   io: Io,
   onProblem?: (p: InputProblem) => void,
+  command?: StartedCommand,
 ): Promise<RunResult> {
   guardOutput(io.stdout);
   let inputError = false;
   let problems = 0;
-  const sources = openSources(args.files, io.stdin, (source, error) => {
-    inputError = true;
-    warn(io, name, `${source}: ${describeError(error)}`);
-  });
+  const sources = openSources(
+    command ? ['-'] : args.files,
+    command ? command.stdout : io.stdin,
+    (source, error) => {
+      inputError = true;
+      warn(io, name, `${source}: ${describeError(error)}`);
+    },
+    command ? visibleOneLine(command.name) : undefined,
+  );
   const stream = toolStream(core, {
     strict: args.strict,
     onProblem: (p) => {

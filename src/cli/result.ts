@@ -3,8 +3,8 @@
  * status: 0 success, 3 the result reports failure, 4 no result at all.
  */
 import type { Options } from 'yargs';
-import { parseArgs, processIo, runTool, warn, EXIT } from './common.js';
-import type { CommandSpec, Io } from './common.js';
+import { commandStartFailure, commandStatus, parseArgs, processIo, runTool, startCommand, warn, EXIT } from './common.js';
+import type { CommandSpec, CommonArgs, Io, RunResult } from './common.js';
 import { ResultCore } from '../result/core.js';
 import type { SessionVerdict } from '../result/core.js';
 import { resultFailureMessage } from '../events.js';
@@ -58,8 +58,9 @@ export const resultSpec: CommandSpec<typeof resultOptions> = {
   examples: [
     ['agent -p --output-format stream-json "fix the tests" | ndjson-result', 'the final answer, or a non-zero status'],
     ['ndjson-result --field session_id --field usage.outputTokens --tsv run.ndjson', 'fields of the result'],
-    ['ndjson-result --all --json runs.ndjson', 'every session\'s result event'],
+    ['ndjson-result -- agent -p --output-format stream-json "fix the tests"', 'run the agent, judge its stream and its exit status together'],
   ],
+  runsCommand: true,
   check: (argv) => (argv.tsv && !(argv.field as unknown[] | undefined)?.length ? '--tsv needs --field' : undefined),
 };
 
@@ -81,8 +82,18 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     tsv: args.tsv,
     escape: !args.raw && io.stdout.isTTY === true,
   });
-  const run = await runTool(name, core, args, io);
+  const command = parsed.rest.length > 0 ? startCommand(parsed.rest, io) : undefined;
+  const run = await runTool(name, core, args, io, undefined, command);
   if (run.closed) return run.code;
+  if (command) {
+    const notStarted = await commandStartFailure(name, command, io);
+    if (notStarted !== null) return notStarted;
+  }
+  const code = verdictStatus(name, core, args, run, io);
+  return command ? commandStatus(name, command, code, io) : code;
+}
+
+function verdictStatus(name: string, core: ResultCore, args: ResultArgs & CommonArgs, run: RunResult, io: Io): number {
   // Under --strict, or when nothing could be read, the I/O error is the whole story.
   if (run.code !== EXIT.OK && ((args.strict && run.problems > 0) || core.verdicts.length === 0)) return run.code;
   if (core.verdicts.length === 0) {

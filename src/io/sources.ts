@@ -17,16 +17,18 @@ const READ_SIZE = 256 * 1024;
 /**
  * The chunks of every input in order. `stdin` is the stream read for `-`.
  * Errors opening or reading a file go to `onError`; reading goes on with the next file.
+ * `stdinName` names standard input in messages.
  */
 export function openSources(
   files: readonly string[],
   stdin: NodeJS.ReadableStream,
   onError: (source: string, error: NodeJS.ErrnoException) => void,
+  stdinName: string = STDIN,
 ): Readable {
   const names = files.length > 0 ? files : ['-'];
   async function* chunks(): AsyncGenerator<SourceChunk> {
     for (const name of names) {
-      const source = name === '-' ? STDIN : name;
+      const source = name === '-' ? stdinName : name;
       const stream: NodeJS.ReadableStream = name === '-' ? stdin : createReadStream(name, { highWaterMark: READ_SIZE });
       // Only the input's own errors are about the input: an error thrown in
       // from downstream (the reader of stdout went away) is not.
