@@ -16,12 +16,21 @@ import { TextTracker } from '../assistant-text.js';
 import {
   eventSubtype,
   eventType,
+  isObject,
   messageText,
+  obj,
   resultFailed,
   resultText,
   str,
   thinkingText,
+  toolCallArgs,
+  toolCallEntry,
+  toolCallFacts,
+  toolCallId,
+  toolCallPhase,
+  toolCallResult,
 } from '../events.js';
+import type { JsonObject, ToolCallResult, ToolResultStatus } from '../events.js';
 import { visible, visibleOneLine } from '../safe-text.js';
 
 /** Options of the text core. */
@@ -64,125 +73,112 @@ export interface SessionText {
 }
 
 interface SessionState extends SessionText {
-  /** Tool calls started and not yet completed, by call id. */
-  pending: Map<string, ToolCallView>;
+  /** Tool calls started and not yet completed: their name and arguments, by call id. */
+  pending: Map<string, { name: string; args: JsonObject | undefined }>;
 }
 
-/** How a tool call ended, as a tool line shows it. */
-export interface ToolOutcome {
-  /** `success`, `error`, `rejected`, `spawnError`, `failure`, or `not completed`. */
-  status: string;
-  /** The call did not do its work (error, rejected, spawn error, failure). */
-  failed: boolean;
-  /** A short detail: `54 lines`, `exit 1`, `+3 -1`, an error message. */
+/** A tool call as its line shows it, from the shared tool-call accessors. */
+export interface ToolCallLine {
+  /** The tool's name: `read`, `shell`, a function's name. */
+  name: string;
+  /** What the call acted on: the command, pattern, path, URL or MCP tool; '' when none is known. */
+  target: string;
+  /** How it ended: a result variant, `not completed`, or undefined for a completion with no result. */
+  status?: ToolResultStatus | 'not completed';
+  /** A short detail: `54 lines`, `exit 1`, `+3 -1`, or why it failed. */
   detail?: string;
 }
 
-/** What a tool line needs to know of one tool call event. */
-export interface ToolCallView {
-  callId: string;
-  phase: 'started' | 'completed';
-  /** `read`, `shell`, `write`, … (the tool key without `ToolCall`), or a function's name. */
-  name: string;
-  /** What the call acts on: a path, a command, a pattern; '' when it has none. */
-  target: string;
-  /** Present once the call has completed. */
-  outcome?: ToolOutcome;
-}
-
-// Temporary: a minimal reading of tool_call events, until the shared tool-call
-// accessors of events.ts exist; the tool line format below stays.
-function describeToolCall(event: unknown): ToolCallView | undefined {
-  const e = event as { call_id?: unknown; tool_call?: unknown };
-  const call = e.tool_call;
-  if (typeof call !== 'object' || call === null) return undefined;
-  let name = '';
-  let body: Record<string, unknown> | undefined;
-  for (const [key, value] of Object.entries(call as Record<string, unknown>)) {
-    if (typeof value !== 'object' || value === null) continue;
-    if (key.endsWith('ToolCall')) {
-      name = key.slice(0, -'ToolCall'.length);
-      body = value as Record<string, unknown>;
-      break;
-    }
-    if (key === 'function') {
-      name = str(value, 'name') ?? 'function';
-      body = value as Record<string, unknown>;
-      break;
-    }
-  }
-  if (body === undefined) return undefined;
-  let args: unknown = body.args;
-  if (args === undefined && typeof body.arguments === 'string') {
-    try {
-      args = JSON.parse(body.arguments);
-    } catch {
-      args = { arguments: body.arguments };
-    }
-  }
-  const target =
-    ['path', 'command', 'pattern', 'globPattern', 'url', 'toolName', 'query', 'arguments']
-      .map((k) => str(args, k))
-      .find((v) => v !== undefined) ?? '';
-  const view: ToolCallView = {
-    callId: typeof e.call_id === 'string' ? e.call_id : '',
-    phase: eventSubtype(event) === 'completed' ? 'completed' : 'started',
-    name,
-    target,
-  };
-  if (view.phase === 'completed') {
-    const result = body.result;
-    const status = ['success', 'error', 'rejected', 'spawnError', 'failure'].find(
-      (k) => typeof result === 'object' && result !== null && (result as Record<string, unknown>)[k] !== undefined,
-    );
-    const detailOf = (r: unknown): string | undefined => {
-      const n = (k: string): number | undefined => {
-        const v = (r as Record<string, unknown> | undefined)?.[k];
-        return typeof v === 'number' ? v : undefined;
-      };
-      if (status !== 'success') return str(r, 'error') ?? str(r, 'reason') ?? str(r, 'message');
-      if (n('exitCode') !== undefined) return `exit ${n('exitCode')}`;
-      const lines = n('totalLines') ?? n('linesCreated');
-      if (lines !== undefined) return `${lines} line${lines === 1 ? '' : 's'}`;
-      if (n('linesAdded') !== undefined || n('linesRemoved') !== undefined) return `+${n('linesAdded') ?? 0} -${n('linesRemoved') ?? 0}`;
-      return undefined;
-    };
-    const r = status ? (result as Record<string, unknown>)[status] : undefined;
-    view.outcome = { status: status ?? 'completed', failed: status !== undefined && status !== 'success', detail: detailOf(r) };
-  }
-  return view;
-}
-
-const STATUS_WORD: Record<string, string> = {
+const FAILED_WORD: Partial<Record<string, string>> = {
   error: 'error',
   rejected: 'rejected',
   spawnError: 'spawn error',
   failure: 'failed',
 };
 
-const MAX_TARGET = 200;
+const MAX_FIELD = 200;
+
+function clip(s: string): string {
+  return s.length > MAX_FIELD ? `${s.slice(0, MAX_FIELD)}…` : s;
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
+}
+
+/** The first string argument, for tools of unknown kind (a function's `query`, say). */
+function firstStringArg(args: JsonObject | undefined): string {
+  if (args === undefined) return '';
+  for (const key in args) {
+    const v = args[key];
+    if (typeof v === 'string' && v !== '' && key !== 'toolCallId') return v;
+  }
+  return '';
+}
+
+/**
+ * What a tool line says of a call, from its name, its arguments (the
+ * started event's when the completed one has none) and its result.
+ */
+export function toolCallLine(name: string, args: JsonObject | undefined, result: ToolCallResult | undefined): ToolCallLine {
+  const facts = toolCallFacts(name, args, result);
+  const mcp = facts.mcpServer && facts.mcpTool ? `${facts.mcpServer}/${facts.mcpTool}` : (facts.mcpTool ?? facts.mcpServer);
+  const target = facts.command ?? facts.pattern ?? facts.path ?? facts.url ?? mcp ?? firstStringArg(args);
+  const line: ToolCallLine = { name, target, status: result?.status };
+  if (result === undefined) return line;
+  if (FAILED_WORD[result.status] !== undefined) {
+    line.detail = facts.reason;
+  } else if (facts.exitCode !== undefined) {
+    line.detail = `exit ${facts.exitCode}`;
+  } else if (facts.signal !== undefined) {
+    line.detail = `killed by ${facts.signal}`;
+  } else if (facts.linesRead !== undefined) {
+    line.detail = plural(facts.linesRead, 'line');
+  } else if (facts.linesWritten !== undefined) {
+    line.detail = plural(facts.linesWritten, 'line');
+  } else if (facts.linesAdded !== undefined || facts.linesRemoved !== undefined) {
+    line.detail = `+${facts.linesAdded ?? 0} -${facts.linesRemoved ?? 0}`;
+  }
+  return line;
+}
 
 /**
  * One line for a tool call: `→ read src/app.ts (54 lines)`, `→ shell npm test
- * (exit 1)`, `✗ write .env rejected`. The arrow says the call ran (a shell
- * command that exits 1 ran); the cross says it did not do its work.
+ * (exit 1)`, `✗ write .env rejected`. The arrow says the call ran (a command
+ * that exits 1 did run); the cross says it did not do its work.
  */
-export function toolLine(view: ToolCallView, safeLine: (s: string) => string): string {
-  const outcome = view.outcome;
-  let target = view.target;
-  if (target.length > MAX_TARGET) target = `${target.slice(0, MAX_TARGET)}…`;
-  let line = `${outcome?.failed ? '✗' : '→'} ${safeLine(view.name || 'tool')}`;
-  if (target) line += ` ${safeLine(target)}`;
-  if (outcome === undefined) return line;
-  if (outcome.failed) {
-    line += ` ${STATUS_WORD[outcome.status] ?? outcome.status}`;
-    if (outcome.detail) line += `: ${safeLine(outcome.detail.length > MAX_TARGET ? `${outcome.detail.slice(0, MAX_TARGET)}…` : outcome.detail)}`;
-  } else if (outcome.status === 'not completed') {
-    line += ' (not completed)';
-  } else if (outcome.detail) {
-    line += ` (${safeLine(outcome.detail)})`;
+export function formatToolLine(line: ToolCallLine, safeLine: (s: string) => string): string {
+  const failed = line.status !== undefined ? FAILED_WORD[line.status] : undefined;
+  let out = `${failed !== undefined ? '✗' : '→'} ${safeLine(clip(line.name || 'tool'))}`;
+  if (line.target) out += ` ${safeLine(clip(line.target))}`;
+  if (failed !== undefined) {
+    out += ` ${failed}`;
+    if (line.detail) out += `: ${safeLine(clip(line.detail))}`;
+  } else if (line.status === 'not completed') {
+    out += ' (not completed)';
+  } else if (line.detail) {
+    out += ` (${safeLine(line.detail)})`;
   }
-  return line;
+  return out;
+}
+
+/** True when a tool line reports a call that did not do its work. */
+export function toolLineFailed(line: ToolCallLine): boolean {
+  return line.status !== undefined && FAILED_WORD[line.status] !== undefined;
+}
+
+/**
+ * True when an `assistant` message holds a `tool_use` block: a tool call in
+ * Claude Code's dialect, which has no `tool_call` events. Like one, it ends
+ * the stretch of text before it.
+ */
+// Dialect knowledge that belongs in events.ts with the other accessors; kept
+// here, to the least it can be, until Claude Code's dialect is read there.
+function hasToolUse(event: unknown): boolean {
+  const content = obj(event, 'message')?.content;
+  if (!Array.isArray(content)) return false;
+  for (const block of content) if (isObject(block) && block.type === 'tool_use') return true;
+  return false;
 }
 
 /** The label line of a session, when the input holds more than one. */
@@ -410,30 +406,23 @@ export class TextCore implements ToolCore {
       case 'assistant': {
         const text = messageText(event);
         const verdict = this.tracker.assistant(event, text);
-        if (verdict !== 'delta' && verdict !== 'only-copy') {
-          out?.close(id);
-          return;
+        if ((verdict === 'delta' || verdict === 'only-copy') && text.length > 0) {
+          s.texts++;
+          s.final += text;
+          if (out) {
+            s.written += text.length;
+            out.text(id, text, verdict === 'delta');
+          }
         }
-        s.texts++;
-        s.final += text;
-        if (out) {
-          s.written += text.length;
-          out.text(id, text, verdict === 'delta');
-          // A complete message stands alone: the next text is a new block.
-          if (verdict === 'only-copy') out.close(id);
-        }
+        // A flush ends the stretch, and a complete message stands alone: the next text is a new block.
+        if (verdict !== 'delta') out?.close(id);
+        if (hasToolUse(event)) this.toolCallSeen(s, event, out);
         return;
       }
-      case 'tool_call': {
-        this.tracker.toolCall(event);
-        s.toolCalls++;
-        s.final = '';
-        if (out) {
-          out.close(id);
-          if (this.options.tools) this.toolEvent(s, event, out);
-        }
+      case 'tool_call':
+        this.toolCallSeen(s, event, out);
+        if (out && this.options.tools) this.toolEvent(s, event, out);
         return;
-      }
       case 'thinking':
         if (out && this.options.thinking) {
           if (eventSubtype(event) === 'completed') out.close(id);
@@ -492,19 +481,31 @@ export class TextCore implements ToolCore {
     return new Transcript((data) => emit(data), this.options.color === true, this.safe, this.safeLine);
   }
 
+  /** A tool call ends the session's stretch of text: what follows it is a new message. */
+  private toolCallSeen(s: SessionState, event: unknown, out: Transcript | null): void {
+    this.tracker.toolCall(event);
+    s.toolCalls++;
+    s.final = '';
+    out?.close(s.session);
+  }
+
   /** A tool call event: remembered when started, one line when completed. */
   private toolEvent(s: SessionState, event: unknown, out: Transcript): void {
-    const view = describeToolCall(event);
-    if (view === undefined) return;
-    if (view.phase === 'started') {
-      s.pending.set(view.callId, view);
+    const entry = toolCallEntry(event);
+    if (entry === undefined) return;
+    const id = toolCallId(event, entry) ?? '';
+    const phase = toolCallPhase(event);
+    if (phase === 'started') {
+      s.pending.set(id, { name: entry.name, args: toolCallArgs(entry).args });
       return;
     }
-    const started = s.pending.get(view.callId);
-    s.pending.delete(view.callId);
+    if (phase !== 'completed') return;
+    const started = s.pending.get(id);
+    s.pending.delete(id);
     // A completed event may carry the result without the args: the started event had them.
-    const full: ToolCallView = started ? { ...view, name: view.name || started.name, target: view.target || started.target } : view;
-    out.tool(s.session, toolLine(full, this.safeLine), full.outcome?.failed === true);
+    const args = toolCallArgs(entry).args ?? started?.args;
+    const line = toolCallLine(entry.name, args, toolCallResult(entry));
+    out.tool(s.session, formatToolLine(line, this.safeLine), toolLineFailed(line));
   }
 
   /** The end of a session in the transcript: calls that never completed, and the text of a lone result. */
@@ -523,8 +524,9 @@ export class TextCore implements ToolCore {
 
   private unfinished(s: SessionState, out: Transcript): void {
     if (!this.options.tools) return;
-    for (const view of s.pending.values()) {
-      out.tool(s.session, toolLine({ ...view, outcome: { status: 'not completed', failed: false } }, this.safeLine), false);
+    for (const call of s.pending.values()) {
+      const line: ToolCallLine = { ...toolCallLine(call.name, call.args, undefined), status: 'not completed' };
+      out.tool(s.session, formatToolLine(line, this.safeLine), false);
     }
     s.pending.clear();
   }
