@@ -529,13 +529,26 @@ function reasonOf(body: unknown): string | undefined {
 }
 
 /**
- * The facts of a call from what its events carry: the arguments (from the
- * `started` event when the `completed` one has none) and the result, if it
- * has one yet. Only dialect knowledge: which key holds what, per tool kind.
+ * The facts of a call from what its events carry: its arguments and its
+ * result, if it has one yet. A `completed` event may carry no arguments: pass
+ * the facts of its `started` event as `fromStart`, and the facts drawn from
+ * arguments (paths, command, pattern, url, MCP names) are taken from them.
+ * Only dialect knowledge: which key holds what, per tool kind.
  */
-export function toolCallFacts(name: string, args: JsonObject | undefined, result: ToolCallResult | undefined): ToolCallFacts {
+export function toolCallFacts(
+  name: string,
+  args: JsonObject | undefined,
+  result: ToolCallResult | undefined,
+  fromStart?: ToolCallFacts,
+): ToolCallFacts {
   const kind = toolKind(name);
   const facts: ToolCallFacts = { kind, argPaths: [], resultPaths: [] };
+  if (args === undefined && fromStart !== undefined) {
+    facts.argPaths = [...fromStart.argPaths];
+    for (const key of ['command', 'workingDirectory', 'pattern', 'url', 'mcpServer', 'mcpTool'] as const) {
+      if (fromStart[key] !== undefined) facts[key] = fromStart[key];
+    }
+  }
   if (args !== undefined) {
     for (const key of PATH_KEYS) pushPath(facts.argPaths, args[key]);
     const paths = args.paths;

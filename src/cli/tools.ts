@@ -1,0 +1,200 @@
+/**
+ * ndjson-tools: the tool-call audit. One NDJSON record per call by default;
+ * `--summary` or `--paths` instead; CI checks that turn into status 3.
+ */
+import type { Options } from 'yargs';
+import { parseArgs, processIo, runTool, warn, EXIT } from './common.js';
+import type { CommandSpec, Io } from './common.js';
+import { ToolsCore } from '../tools/core.js';
+import { CALL_STATUSES } from '../tools/call.js';
+import type { CallStatus } from '../tools/call.js';
+import { formatViolation, policyProblem } from '../tools/policy.js';
+import type { PathsChoice } from '../tools/summary.js';
+import { visibleOneLine } from '../safe-text.js';
+
+/** ndjson-tools' own options (with the common ones, the whole of its `--help`). */
+export const toolsOptions = {
+  summary: {
+    alias: 's',
+    type: 'boolean',
+    default: false,
+    describe: 'Print a summary at the end instead of records: counts per tool and status, files, commands, pending calls',
+  },
+  json: {
+    alias: 'j',
+    type: 'boolean',
+    default: false,
+    describe: 'With --summary: the summary as one JSON object',
+  },
+  paths: {
+    type: 'string',
+    describe: 'Print the unique paths the calls touched, one per line, instead of records; --paths=read or --paths=written for one side',
+  },
+  absolute: {
+    alias: 'a',
+    type: 'boolean',
+    default: false,
+    describe: "Resolve relative paths against the session's cwd (from system/init)",
+  },
+  full: {
+    type: 'boolean',
+    default: false,
+    describe: 'Records also carry the call\'s args and result as they were (file contents, shell output)',
+  },
+  tool: {
+    alias: 't',
+    type: 'string',
+    requiresArg: true,
+    describe: 'Keep only calls of this tool (name or kind: read, write, edit, delete, shell, ls, glob, grep, mcp); repeatable',
+  },
+  status: {
+    type: 'string',
+    requiresArg: true,
+    choices: CALL_STATUSES as unknown as string[],
+    describe: 'Keep only calls with this status; repeatable',
+  },
+  'deny-read': {
+    type: 'string',
+    requiresArg: true,
+    describe: 'Check: fail if a call read or searched a path matching GLOB; repeatable',
+  },
+  'deny-write': {
+    type: 'string',
+    requiresArg: true,
+    describe: 'Check: fail if a call wrote, edited or deleted a path matching GLOB; repeatable',
+  },
+  'deny-tool': {
+    type: 'string',
+    requiresArg: true,
+    describe: 'Check: fail if a call used this tool (name or kind); repeatable',
+  },
+  'no-writes': {
+    type: 'boolean',
+    describe: 'Check: fail if any file was written, edited or deleted',
+  },
+  writes: { type: 'boolean', hidden: true },
+  'require-write': {
+    type: 'string',
+    requiresArg: true,
+    describe: 'Check: fail unless a call successfully wrote or edited a path matching GLOB; repeatable',
+  },
+  'no-pending': {
+    type: 'boolean',
+    describe: 'Check: fail if a call started and never completed',
+  },
+  pending: { type: 'boolean', hidden: true },
+} as const satisfies Record<string, Options>;
+
+/** A repeatable option's values: yargs gives one value as a string, several as an array. */
+function list(value: unknown): string[] | undefined {
+  if (value === undefined) return undefined;
+  return (Array.isArray(value) ? value : [value]).map(String);
+}
+
+interface ToolsArgs {
+  summary: boolean;
+  json: boolean;
+  paths?: string;
+  absolute: boolean;
+  full: boolean;
+  tool?: string | string[];
+  status?: string | string[];
+  'deny-read'?: string | string[];
+  'deny-write'?: string | string[];
+  'deny-tool'?: string | string[];
+  'require-write'?: string | string[];
+  // yargs reads --no-writes and --no-pending as the negation of these.
+  writes?: boolean;
+  pending?: boolean;
+}
+
+const PATHS_CHOICES: readonly string[] = ['all', 'read', 'written'];
+
+export const toolsSpec: CommandSpec<typeof toolsOptions> = {
+  name: 'ndjson-tools',
+  summary:
+    "Audit an agent's tool calls: one NDJSON record per call (started and completed\n" +
+    'paired by call id), or a summary, or the paths touched. Checks for CI exit with 3.',
+  options: toolsOptions,
+  examples: [
+    ["ndjson-tools --deny-read '**/.env' --no-pending < run.ndjson", 'fail (3) if the agent read a .env file or a call never completed'],
+    ['agent -p --output-format stream-json "fix it" | tee run.ndjson | ndjson-tools --summary', 'what the agent did, for people'],
+    ["ndjson-tools --paths=written --absolute run.ndjson | xargs git diff --", 'the files the agent changed'],
+  ],
+  check: (argv) => {
+    if (argv.json && !argv.summary) return '--json needs --summary';
+    if (argv.summary && argv.paths !== undefined) return '--summary and --paths do not go together';
+    if (argv.full && (argv.summary || argv.paths !== undefined)) return '--full only applies to records (not with --summary or --paths)';
+    if (argv.paths !== undefined && !PATHS_CHOICES.includes(String(argv.paths))) {
+      return `--paths takes read or written (as --paths=read), not '${String(argv.paths)}'`;
+    }
+    if (argv.writes === true || argv.pending === true) return 'unknown option: did you mean --no-writes or --no-pending?';
+    return policyProblem({
+      denyRead: list(argv['deny-read']),
+      denyWrite: list(argv['deny-write']),
+      denyTool: list(argv['deny-tool']),
+      requireWrite: list(argv['require-write']),
+    });
+  },
+};
+
+/**
+ * `--paths` takes an optional value: alone it means every path. Given as a
+ * separate word it would swallow the file name after it, so only `--paths=…`
+ * carries a value.
+ */
+function expandPaths(argv: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '--') {
+      out.push(...argv.slice(i));
+      break;
+    }
+    out.push(arg === '--paths' ? '--paths=all' : arg);
+  }
+  return out;
+}
+
+/** Runs ndjson-tools; returns its exit status. */
+export async function main(argv: string[], io: Io = processIo()): Promise<number> {
+  const parsed = parseArgs<typeof toolsOptions, ToolsArgs>(toolsSpec, expandPaths(argv), io);
+  if ('code' in parsed) return parsed.code;
+  const { args } = parsed;
+  const name = toolsSpec.name;
+  let violations = 0;
+  let closed = false;
+  const checking =
+    [args['deny-read'], args['deny-write'], args['deny-tool'], args['require-write']].some((v) => v !== undefined) ||
+    args.writes === false ||
+    args.pending === false;
+  const core = new ToolsCore({
+    summary: args.summary,
+    json: args.json,
+    paths: args.paths as PathsChoice | undefined,
+    absolute: args.absolute,
+    full: args.full,
+    tools: list(args.tool),
+    statuses: list(args.status) as CallStatus[] | undefined,
+    denyRead: list(args['deny-read']),
+    denyWrite: list(args['deny-write']),
+    denyTool: list(args['deny-tool']),
+    requireWrite: list(args['require-write']),
+    noWrites: args.writes === false,
+    noPending: args.pending === false,
+    onViolation: (v) => {
+      violations++;
+      if (!closed) warn(io, name, formatViolation(v));
+    },
+    onForeignCalls: (source, line) => {
+      // A check that cannot see the calls must not pass.
+      if (checking) violations++;
+      const consequence = checking ? ': the checks cannot pass' : '';
+      warn(io, name, `${visibleOneLine(source)}:${line}: tool calls in Claude Code's dialect (tool_use blocks) are not audited${consequence}`);
+    },
+  });
+  const run = await runTool(name, core, args, io);
+  closed = run.closed;
+  if (run.closed || run.code !== EXIT.OK) return run.code;
+  return violations > 0 ? EXIT.FAILED : EXIT.OK;
+}

@@ -1,0 +1,82 @@
+/**
+ * One tool call as ndjson-tools audits it: its `started` and `completed`
+ * events folded together, with what the checks, the records and the summary
+ * need, and nothing bulky unless asked for.
+ */
+import type { JsonObject, ToolAccess, ToolCallFacts, ToolKind, ToolResultStatus } from '../events.js';
+
+/** The status of a call: its result's variant, or `pending` (started, never completed). */
+export type CallStatus = ToolResultStatus | 'pending';
+
+/** Every status, in the order summaries list them. */
+export const CALL_STATUSES: readonly CallStatus[] = ['success', 'error', 'rejected', 'spawnError', 'failure', 'pending', 'unknown'];
+
+/** The record field that lists the paths of each kind of access. */
+export type PathField = 'read' | 'searched' | 'written' | 'edited' | 'deleted' | 'touched';
+
+/** Path fields in record order. */
+export const PATH_FIELDS: readonly PathField[] = ['read', 'searched', 'written', 'edited', 'deleted', 'touched'];
+
+/** The path field for an access. */
+export const FIELD_OF_ACCESS: Record<ToolAccess, PathField> = {
+  read: 'read',
+  search: 'searched',
+  write: 'written',
+  edit: 'edited',
+  delete: 'deleted',
+  other: 'touched',
+};
+
+/** A tool call, completed or pending. */
+export interface AuditedCall {
+  /** The session ('' for events without one). */
+  session: string;
+  /** The call id; undefined when the events carry none. */
+  callId: string | undefined;
+  /** The tool's name (`read`, `shell`, a function's name); undefined when the event names no tool. */
+  tool: string | undefined;
+  /** The tool's kind. */
+  kind: ToolKind;
+  status: CallStatus;
+  /** A `started` event was seen. */
+  started: boolean;
+  /** How many `tool_call` events make up the call. */
+  events: number;
+  /** Where the call's first event was read. */
+  source: string;
+  line: number;
+  /** The session's working directory (`system`/`init`'s `cwd`), when known. */
+  cwd: string | undefined;
+  facts: ToolCallFacts;
+  /** The paths to show: those of the arguments, and those of the result that name another file. */
+  paths: string[];
+  /** Every path the call names (arguments and result), for the checks. */
+  allPaths: string[];
+  /** Wall time between start and completion, when both carry a time. */
+  durationMs?: number;
+  /** A `function` call's `arguments` could not be read. */
+  argsError?: string;
+  /** With `--full`: the arguments and the result as they were in the stream. */
+  args?: JsonObject;
+  result?: unknown;
+}
+
+/**
+ * True when the call did, or may have done, what it names: every status but
+ * `rejected` (permission refused) and `spawnError` (it never ran). A call that
+ * failed, or never completed, may have acted before it stopped.
+ */
+export function callCounts(call: AuditedCall): boolean {
+  return call.status !== 'rejected' && call.status !== 'spawnError';
+}
+
+/** The field the call's paths belong to, or undefined when it names none. */
+export function pathField(call: AuditedCall): PathField | undefined {
+  return call.facts.access === undefined || call.paths.length === 0 ? undefined : FIELD_OF_ACCESS[call.facts.access];
+}
+
+/** True when the call names a tool or kind of `names` (compared without case). */
+export function callIsTool(call: AuditedCall, names: ReadonlySet<string>): boolean {
+  if (names.size === 0) return false;
+  return (call.tool !== undefined && names.has(call.tool.toLowerCase())) || names.has(call.kind);
+}

@@ -1,0 +1,272 @@
+/**
+ * ndjson-tools' core: pairs each tool call's `started` and `completed` events
+ * by call id within its session, and hands every call, once complete (or, at
+ * the end, still pending), to the output the options ask for: an audit record,
+ * the summary, or the paths it touched; and to the checks.
+ *
+ * Memory: per pending call only (its facts, not its payloads, unless `full`),
+ * each session's `cwd`, and for `--summary` what the summary shows.
+ */
+import type { EventRecord } from '../io/input.js';
+import type { ToolCore, Emit } from '../io/tool-stream.js';
+import {
+  isObject,
+  isSystemInit,
+  obj,
+  str,
+  toolCallArgs,
+  toolCallEntry,
+  toolCallFacts,
+  toolCallId,
+  toolCallPhase,
+  toolCallResult,
+  toolCallTimes,
+  toolKind,
+} from '../events.js';
+import type { JsonObject, ToolCallFacts, ToolCallResult } from '../events.js';
+import type { AuditedCall, CallStatus } from './call.js';
+import { callIsTool } from './call.js';
+import { samePath } from './paths.js';
+import { Policy } from './policy.js';
+import type { PolicyOptions, Violation } from './policy.js';
+import { auditRecord, safeJsonLine } from './record.js';
+import { PathSet, Summary, listedPaths } from './summary.js';
+import type { PathsChoice } from './summary.js';
+import { visibleOneLine } from '../safe-text.js';
+
+/** Options of the tools core. */
+export interface ToolsOptions extends PolicyOptions {
+  /** `--summary`: the summary at the end instead of records. */
+  summary?: boolean;
+  /** With `summary`: as JSON. */
+  json?: boolean;
+  /** `--paths`: the unique paths the calls touched, one a line, instead of records. */
+  paths?: PathsChoice;
+  /** Paths resolved against the session's `cwd`. */
+  absolute?: boolean;
+  /** Records carry the calls' `args` and `result`. */
+  full?: boolean;
+  /** Keep only calls of these tools (names or kinds, any case). */
+  tools?: readonly string[];
+  /** Keep only calls with these statuses. */
+  statuses?: readonly CallStatus[];
+  /** Called for each broken check, in order. */
+  onViolation?: (v: Violation) => void;
+  /**
+   * Called once, at the first tool call written in another dialect (Claude
+   * Code's `tool_use` content blocks): such calls are not audited.
+   */
+  onForeignCalls?: (source: string, line: number) => void;
+}
+
+/** True for a message event whose content holds a `tool_use` block (Claude Code's dialect). */
+function hasToolUseBlock(event: unknown): boolean {
+  const content = obj(event, 'message')?.content;
+  return Array.isArray(content) && content.some((block) => isObject(block) && block.type === 'tool_use');
+}
+
+/** A started call waiting for its completion. */
+interface PendingState {
+  session: string;
+  callId: string | undefined;
+  tool: string | undefined;
+  source: string;
+  line: number;
+  events: number;
+  facts: ToolCallFacts;
+  startMs: number | undefined;
+  argsError: string | undefined;
+  args: JsonObject | undefined;
+}
+
+/** Tracks calls and sessions; see the module comment. */
+export class ToolsCore implements ToolCore {
+  private readonly cwds = new Map<string, string>();
+  private session = '';
+  private readonly pending = new Map<string, PendingState>();
+  private anonymous = 0;
+  private readonly tools: ReadonlySet<string>;
+  private readonly statuses: ReadonlySet<CallStatus> | undefined;
+  private readonly policy: Policy;
+  private readonly summary: Summary | undefined;
+  private readonly pathSet: PathSet | undefined;
+  /** Calls kept by the filters. */
+  calls = 0;
+  /** A tool call of another dialect was seen (and not audited). */
+  foreignCalls = false;
+  /** Checks broken. */
+  violations = 0;
+
+  constructor(private readonly options: ToolsOptions = {}) {
+    this.tools = new Set((options.tools ?? []).map((t) => t.toLowerCase()));
+    this.statuses = options.statuses && options.statuses.length > 0 ? new Set(options.statuses) : undefined;
+    this.policy = new Policy(options);
+    if (options.summary) this.summary = new Summary(!!options.absolute);
+    else if (options.paths) this.pathSet = new PathSet(!!options.absolute);
+  }
+
+  record(rec: EventRecord, emit: Emit): void {
+    const event = rec.event;
+    const sid = event.session_id;
+    // Events without a session id belong to the session being read.
+    if (typeof sid === 'string') this.session = sid;
+    if (event.type !== 'tool_call') {
+      if (isSystemInit(event)) {
+        const cwd = str(event, 'cwd');
+        if (cwd) this.cwds.set(this.session, cwd);
+      } else if (!this.foreignCalls && event.type === 'assistant' && hasToolUseBlock(event)) {
+        this.foreignCalls = true;
+        this.options.onForeignCalls?.(rec.source, rec.line);
+      }
+      return;
+    }
+    const entry = toolCallEntry(event);
+    const callId = toolCallId(event, entry);
+    const result = entry === undefined ? undefined : toolCallResult(entry);
+    const phase = toolCallPhase(event);
+    // An event of another subtype (or none) completes the call when it carries a result, else starts it.
+    if (phase === 'completed' || (phase === 'other' && result !== undefined)) this.complete(rec, callId, entry, result, emit);
+    else this.start(rec, callId, entry);
+  }
+
+  end(emit: Emit): void {
+    for (const state of this.pending.values()) this.finish(this.callOf(state, 'pending', state.facts, undefined, undefined), emit);
+    this.pending.clear();
+    for (const v of this.policy.end()) this.violate(v);
+    if (this.summary) emit(this.options.json ? safeJsonLine(this.summary.toJson()) : this.summary.toText());
+  }
+
+  private key(callId: string | undefined): string {
+    return callId === undefined ? `\u0001${this.anonymous++}` : `${this.session}\u0000${callId}`;
+  }
+
+  private start(rec: EventRecord, callId: string | undefined, entry: ReturnType<typeof toolCallEntry>): void {
+    const { args, error } = entry === undefined ? { args: undefined, error: undefined } : toolCallArgs(entry);
+    const times = toolCallTimes(rec.event);
+    const key = this.key(callId);
+    const known = this.pending.get(key);
+    if (known !== undefined) {
+      // The same call started again: one call, with the newest arguments it was given.
+      known.events++;
+      if (entry !== undefined) known.tool = entry.name;
+      if (args !== undefined) {
+        known.facts = toolCallFacts(known.tool ?? '', args, undefined);
+        known.argsError = error;
+        if (this.options.full) known.args = args;
+      }
+      return;
+    }
+    const tool = entry?.name;
+    this.pending.set(key, {
+      session: this.session,
+      callId,
+      tool,
+      source: rec.source,
+      line: rec.line,
+      events: 1,
+      facts: toolCallFacts(tool ?? '', args, undefined),
+      startMs: times.startedAtMs ?? times.eventMs,
+      argsError: error,
+      args: this.options.full ? args : undefined,
+    });
+  }
+
+  private complete(
+    rec: EventRecord,
+    callId: string | undefined,
+    entry: ReturnType<typeof toolCallEntry>,
+    result: ToolCallResult | undefined,
+    emit: Emit,
+  ): void {
+    const key = callId === undefined ? undefined : `${this.session}\u0000${callId}`;
+    const state = key === undefined ? undefined : this.pending.get(key);
+    if (key !== undefined && state !== undefined) this.pending.delete(key);
+    const own = entry === undefined ? { args: undefined, error: undefined } : toolCallArgs(entry);
+    const tool = entry?.name ?? state?.tool;
+    // A completion without args takes them (and their facts) from its start.
+    const facts = toolCallFacts(tool ?? '', own.args, result, own.args === undefined ? state?.facts : undefined);
+    const times = toolCallTimes(rec.event);
+    const startMs = times.startedAtMs ?? state?.startMs;
+    const endMs = times.completedAtMs ?? times.eventMs;
+    const base: PendingState = state ?? {
+      session: this.session,
+      callId,
+      tool,
+      source: rec.source,
+      line: rec.line,
+      events: 0,
+      facts,
+      startMs: undefined,
+      argsError: undefined,
+      args: undefined,
+    };
+    const call = this.callOf(
+      { ...base, tool, events: base.events + 1, argsError: own.args !== undefined ? own.error : base.argsError },
+      result === undefined ? 'unknown' : result.status,
+      facts,
+      startMs !== undefined && endMs !== undefined && endMs >= startMs ? endMs - startMs : undefined,
+      result,
+    );
+    call.started = state !== undefined;
+    if (this.options.full) call.args = own.args ?? state?.args;
+    this.finish(call, emit);
+  }
+
+  private callOf(
+    state: PendingState,
+    status: CallStatus,
+    facts: ToolCallFacts,
+    durationMs: number | undefined,
+    result: ToolCallResult | undefined,
+  ): AuditedCall {
+    const cwd = this.cwds.get(state.session);
+    const paths = [...facts.argPaths];
+    for (const r of facts.resultPaths) if (!paths.some((p) => samePath(p, r, cwd))) paths.push(r);
+    const all = [...facts.argPaths];
+    for (const r of facts.resultPaths) if (!all.includes(r)) all.push(r);
+    const call: AuditedCall = {
+      session: state.session,
+      callId: state.callId,
+      tool: state.tool,
+      kind: toolKind(state.tool ?? ''),
+      status,
+      started: true,
+      events: state.events,
+      source: state.source,
+      line: state.line,
+      cwd,
+      facts,
+      paths,
+      allPaths: all,
+    };
+    if (durationMs !== undefined) call.durationMs = durationMs;
+    if (state.argsError !== undefined) call.argsError = state.argsError;
+    if (this.options.full) {
+      if (state.args !== undefined) call.args = state.args;
+      if (result !== undefined) call.result = result.result;
+    }
+    return call;
+  }
+
+  private finish(call: AuditedCall, emit: Emit): void {
+    if (this.tools.size > 0 && !callIsTool(call, this.tools)) return;
+    if (this.statuses !== undefined && !this.statuses.has(call.status)) return;
+    this.calls++;
+    for (const v of this.policy.check(call)) this.violate(v);
+    if (this.summary) {
+      this.summary.add(call);
+    } else if (this.pathSet) {
+      for (const p of listedPaths(call, this.options.paths!)) {
+        const shown = this.pathSet.add(call, p);
+        if (shown !== undefined) emit(`${visibleOneLine(shown)}\n`);
+      }
+    } else {
+      emit(safeJsonLine(auditRecord(call, this.options)));
+    }
+  }
+
+  private violate(v: Violation): void {
+    this.violations++;
+    this.options.onViolation?.(v);
+  }
+}

@@ -1,0 +1,87 @@
+/**
+ * Paths as agents write them: relative to the session's `cwd` or absolute,
+ * with `./`, `..`, doubled slashes, trailing slashes, Windows backslashes.
+ * These helpers give one path the forms it is compared and shown in; they
+ * are lexical (the files are on another machine, or gone) and never touch
+ * the file system.
+ */
+import { posix } from 'node:path';
+
+const DRIVE = /^[A-Za-z]:\//;
+
+/** True for `/a/b` and `C:/a/b` (after backslashes became slashes). */
+function isAbsolute(p: string): boolean {
+  return p.startsWith('/') || DRIVE.test(p);
+}
+
+/**
+ * A path with `.` and `..` segments resolved, slashes collapsed, and no
+ * leading `./` or trailing `/`: `./a//b/../c/` is `a/c`. Backslashes are left
+ * alone (on POSIX they are part of a name); see {@link matchForms}.
+ */
+export function normalizePath(p: string): string {
+  if (p === '') return p;
+  let n = posix.normalize(p);
+  if (n.length > 1 && n.endsWith('/')) n = n.slice(0, -1);
+  return n;
+}
+
+/** The path made absolute against `cwd` (itself absolute), normalized; a relative path stays relative without one. */
+export function resolvePath(p: string, cwd: string | undefined): string {
+  if (isAbsolute(p) || cwd === undefined || !isAbsolute(cwd)) return normalizePath(p);
+  return normalizePath(`${cwd}/${p}`);
+}
+
+/**
+ * The path relative to `cwd` when it lies inside it (`.` for `cwd` itself),
+ * else undefined. With `ignoreCase`, `/Users/U/p` contains `/users/u/p/x`
+ * (as on a case-insensitive file system).
+ */
+export function insidePath(absolute: string, cwd: string, ignoreCase: boolean): string | undefined {
+  const base = normalizePath(cwd);
+  const a = ignoreCase ? absolute.toLowerCase() : absolute;
+  const b = ignoreCase ? base.toLowerCase() : base;
+  if (a === b) return '.';
+  const prefix = b === '/' ? '/' : `${b}/`;
+  return a.startsWith(prefix) ? absolute.slice(prefix.length) : undefined;
+}
+
+/** True when two paths of one session name the same file (lexically). */
+export function samePath(a: string, b: string, cwd: string | undefined): boolean {
+  const ra = resolvePath(a, cwd);
+  const rb = resolvePath(b, cwd);
+  if (ra === rb) return true;
+  // Without a cwd, `/home/u/p/x.txt` (from a result) is taken as the `x.txt` the args named.
+  if (cwd === undefined && isAbsolute(ra) !== isAbsolute(rb)) {
+    const [abs, rel] = isAbsolute(ra) ? [ra, rb] : [rb, ra];
+    return !rel.startsWith('../') && rel !== '..' && abs.endsWith(`/${rel}`);
+  }
+  return false;
+}
+
+/**
+ * Every form of `p` a glob should be tried against, so that no spelling of a
+ * path slips past a check: as written; with backslashes as slashes;
+ * normalized; resolved against `cwd`; and relative to `cwd` when inside it.
+ * `broad` (for deny checks) adds the path with any leading `../` segments
+ * dropped (`../../x/.env` is also tried as `x/.env`, whatever `cwd` is), and
+ * compares against `cwd` ignoring case.
+ */
+export function matchForms(p: string, cwd: string | undefined, broad: boolean): string[] {
+  const forms = new Set<string>([p]);
+  const slashed = p.includes('\\') ? p.replace(/\\/g, '/') : p;
+  for (const written of slashed === p ? [p] : [p, slashed]) {
+    const n = normalizePath(written);
+    forms.add(n);
+    if (broad && (n.startsWith('../') || n === '..')) forms.add(n.replace(/^(\.\.\/)+/, '').replace(/^\.\.$/, '.'));
+    if (cwd !== undefined && isAbsolute(cwd)) {
+      const cwdSlashed = cwd.replace(/\\/g, '/');
+      const abs = resolvePath(written, cwdSlashed);
+      forms.add(abs);
+      const inside = insidePath(abs, cwdSlashed, broad);
+      if (inside !== undefined) forms.add(inside);
+    }
+  }
+  forms.delete('');
+  return [...forms];
+}

@@ -1,0 +1,157 @@
+/**
+ * The CI checks of ndjson-tools: globs a call must not read or write, tools
+ * it must not use, writes that must (or must not) happen, calls that must not
+ * be left pending. Each check errs on the side of failing: deny globs are
+ * tried against every spelling of a path and ignore case; a required write
+ * must be a successful one.
+ */
+import { Minimatch } from 'minimatch';
+import type { MinimatchOptions } from 'minimatch';
+import { matchForms, samePath } from './paths.js';
+import { callCounts, callIsTool, FIELD_OF_ACCESS } from './call.js';
+import type { AuditedCall, PathField } from './call.js';
+import { visibleOneLine } from '../safe-text.js';
+
+/** The checks asked for. */
+export interface PolicyOptions {
+  denyRead?: readonly string[];
+  denyWrite?: readonly string[];
+  denyTool?: readonly string[];
+  noWrites?: boolean;
+  requireWrite?: readonly string[];
+  noPending?: boolean;
+}
+
+/** One broken rule. */
+export interface Violation {
+  /** The check, as its option is spelled: `--deny-read`. */
+  check: string;
+  /** The glob or tool name it was given, if any. */
+  pattern?: string;
+  /** The call that broke it (none for `--require-write`). */
+  call?: AuditedCall;
+  /** The path concerned, if any. */
+  path?: string;
+}
+
+interface Glob {
+  text: string;
+  matcher: Minimatch;
+}
+
+// Matching is lexical and the same on every platform: `/` separates, `\` escapes.
+const BASE: MinimatchOptions = { dot: true, nocomment: true, nonegate: true, platform: 'linux' };
+// Deny globs: any case (the agent's file system may ignore it), and a glob without a slash matches the file name anywhere.
+const DENY: MinimatchOptions = { ...BASE, nocase: true, matchBase: true };
+// Required writes: the path must be the one asked for.
+const REQUIRE: MinimatchOptions = { ...BASE };
+
+/** A glob as given, with a leading `./` dropped (paths are compared in that form too). */
+function compile(text: string, options: MinimatchOptions): Glob {
+  const pattern = text.replace(/^(\.\/)+/, '');
+  return { text, matcher: new Minimatch(pattern === '' ? '.' : pattern, options) };
+}
+
+const READ_FIELDS: ReadonlySet<PathField> = new Set(['read', 'searched', 'touched']);
+const WRITE_FIELDS: ReadonlySet<PathField> = new Set(['written', 'edited', 'deleted', 'touched']);
+const CHANGE_FIELDS: ReadonlySet<PathField> = new Set(['written', 'edited', 'deleted']);
+const REQUIRED_FIELDS: ReadonlySet<PathField> = new Set(['written', 'edited']);
+
+/** A usage problem with the checks' arguments, or undefined. */
+export function policyProblem(options: PolicyOptions): string | undefined {
+  for (const [name, list] of [
+    ['--deny-read', options.denyRead],
+    ['--deny-write', options.denyWrite],
+    ['--require-write', options.requireWrite],
+    ['--deny-tool', options.denyTool],
+  ] as const) {
+    if (list?.some((g) => g === '')) return `${name} needs a non-empty value`;
+  }
+  return undefined;
+}
+
+/** Applies the checks to calls as they complete, then to the run as a whole. */
+export class Policy {
+  private readonly denyRead: Glob[];
+  private readonly denyWrite: Glob[];
+  private readonly denyTool: ReadonlySet<string>;
+  private readonly require: Array<Glob & { met: boolean }>;
+
+  constructor(private readonly options: PolicyOptions) {
+    this.denyRead = (options.denyRead ?? []).map((g) => compile(g, DENY));
+    this.denyWrite = (options.denyWrite ?? []).map((g) => compile(g, DENY));
+    this.denyTool = new Set((options.denyTool ?? []).map((n) => n.toLowerCase()));
+    this.require = (options.requireWrite ?? []).map((g) => ({ ...compile(g, REQUIRE), met: false }));
+  }
+
+  /** True when any check is asked for. */
+  get active(): boolean {
+    const o = this.options;
+    return this.denyRead.length + this.denyWrite.length + this.denyTool.size + this.require.length > 0 || !!o.noWrites || !!o.noPending;
+  }
+
+  /** The rules a call breaks (and notes the required writes it makes). */
+  check(call: AuditedCall): Violation[] {
+    const out: Violation[] = [];
+    if (call.status === 'pending' && this.options.noPending) out.push({ check: '--no-pending', call });
+    const field = call.facts.access === undefined ? undefined : FIELD_OF_ACCESS[call.facts.access];
+    if (this.require.length > 0 && call.status === 'success' && field !== undefined && REQUIRED_FIELDS.has(field)) {
+      for (const glob of this.require) {
+        if (!glob.met && call.allPaths.some((p) => matchForms(p, call.cwd, false).some((f) => glob.matcher.match(f)))) glob.met = true;
+      }
+    }
+    if (!callCounts(call)) return out;
+    if (callIsTool(call, this.denyTool)) {
+      const byName = call.tool !== undefined && this.denyTool.has(call.tool.toLowerCase());
+      out.push({ check: '--deny-tool', pattern: byName ? call.tool : call.kind, call });
+    }
+    if (field === undefined) return out;
+    if (this.options.noWrites && CHANGE_FIELDS.has(field)) {
+      for (const path of call.paths) out.push({ check: '--no-writes', call, path });
+    }
+    if (READ_FIELDS.has(field)) this.deny('--deny-read', this.denyRead, call, out);
+    if (WRITE_FIELDS.has(field)) this.deny('--deny-write', this.denyWrite, call, out);
+    return out;
+  }
+
+  /** The rules the run as a whole breaks: required writes that never happened. */
+  end(): Violation[] {
+    return this.require.filter((g) => !g.met).map((g) => ({ check: '--require-write', pattern: g.text }));
+  }
+
+  private deny(check: string, globs: readonly Glob[], call: AuditedCall, out: Violation[]): void {
+    if (globs.length === 0) return;
+    const reported = new Set<string>();
+    for (const path of call.allPaths) {
+      const forms = matchForms(path, call.cwd, true);
+      const glob = globs.find((g) => forms.some((f) => g.matcher.match(f)));
+      if (glob === undefined) continue;
+      // One line per file: a result's absolute path is reported as the path the arguments named.
+      const shown = call.paths.find((p) => samePath(p, path, call.cwd)) ?? path;
+      if (reported.has(shown)) continue;
+      reported.add(shown);
+      out.push({ check, pattern: glob.text, call, path: shown });
+    }
+  }
+}
+
+function describeCall(call: AuditedCall): string {
+  const id = call.callId === undefined ? 'no call id' : `call ${visibleOneLine(call.callId)}`;
+  return `(${id}, ${call.status})`;
+}
+
+/** One line (without `tool: ` or newline) describing a violation, safe to print. */
+export function formatViolation(v: Violation): string {
+  const check = v.pattern === undefined ? v.check : `${v.check} '${visibleOneLine(v.pattern)}'`;
+  if (v.call === undefined) return `${check}: no file written matches`;
+  const call = v.call;
+  const where = `${visibleOneLine(call.source)}:${call.line}`;
+  const tool = visibleOneLine(call.tool ?? '(no tool)');
+  let what: string;
+  if (v.path !== undefined) what = `${tool} ${visibleOneLine(v.path)}`;
+  else if (call.facts.command !== undefined) what = `${tool} ${visibleOneLine(call.facts.command)}`;
+  else if (call.facts.path !== undefined) what = `${tool} ${visibleOneLine(call.facts.path)}`;
+  else what = tool;
+  if (v.check === '--no-pending') return `${where}: ${check}: ${what} started and never completed ${describeCall(call)}`;
+  return `${where}: ${check}: ${what} ${describeCall(call)}`;
+}

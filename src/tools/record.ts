@@ -1,0 +1,93 @@
+/**
+ * The audit record: one JSON object per tool call, the default output of
+ * ndjson-tools. Its fields are a contract (see the man page): renaming one
+ * breaks somebody's jq filter.
+ */
+import type { JsonObject } from '../events.js';
+import type { AuditedCall } from './call.js';
+import { pathField } from './call.js';
+import { resolvePath } from './paths.js';
+
+/** How records are written. */
+export interface RecordOptions {
+  /** Add the call's `args` and `result` as they were in the stream. */
+  full?: boolean;
+  /** Paths resolved against the session's `cwd`. */
+  absolute?: boolean;
+}
+
+/** A reason longer than this is cut (unless `--full`): reasons are meant to be read in one line. */
+export const REASON_MAX = 1000;
+
+/** A path as the options want it shown. */
+export function shownPath(call: AuditedCall, path: string, absolute: boolean | undefined): string {
+  return absolute ? resolvePath(path, call.cwd) : path;
+}
+
+/** The record of a call, fields in contract order; fields without a value are left out. */
+export function auditRecord(call: AuditedCall, options: RecordOptions = {}): JsonObject {
+  const f = call.facts;
+  const rec: JsonObject = {
+    session_id: call.session,
+    call_id: call.callId ?? null,
+    tool: call.tool ?? null,
+    kind: call.kind,
+    status: call.status,
+    started: call.started,
+    events: call.events,
+    source: call.source,
+    line: call.line,
+  };
+  const set = (key: string, value: unknown): void => {
+    if (value !== undefined) rec[key] = value;
+  };
+  set('cwd', call.cwd);
+  const field = pathField(call);
+  if (field !== undefined) {
+    const shown: string[] = [];
+    for (const p of call.paths) {
+      const s = shownPath(call, p, options.absolute);
+      if (!shown.includes(s)) shown.push(s);
+    }
+    rec[field] = shown;
+  }
+  set('command', f.command);
+  set('working_directory', f.workingDirectory);
+  set('exit_code', f.exitCode);
+  set('signal', f.signal);
+  set('lines_read', f.linesRead);
+  set('chars_read', f.charsRead);
+  set('bytes_read', f.bytesRead);
+  set('lines_written', f.linesWritten);
+  set('bytes_written', f.bytesWritten);
+  set('lines_added', f.linesAdded);
+  set('lines_removed', f.linesRemoved);
+  set('pattern', f.pattern);
+  set('url', f.url);
+  set('mcp_server', f.mcpServer);
+  set('mcp_tool', f.mcpTool);
+  set('duration_ms', call.durationMs);
+  set('execution_ms', f.executionMs);
+  if (f.reason !== undefined) {
+    set('reason', !options.full && f.reason.length > REASON_MAX ? `${f.reason.slice(0, REASON_MAX)}…` : f.reason);
+  }
+  set('args_error', call.argsError);
+  if (options.full) {
+    set('args', call.args);
+    set('result', call.result);
+  }
+  return rec;
+}
+
+// JSON.stringify escapes C0 controls but not DEL, C1 controls or U+2028/9; all of them
+// only ever stand inside strings, where \u escapes mean the same.
+// eslint-disable-next-line no-control-regex
+const UNESCAPED = /[\x7f-\x9f\u2028\u2029]/g;
+
+/** A value as one line of JSON that is safe on a terminal: no control character left raw. */
+export function safeJsonLine(value: unknown): string {
+  const text = JSON.stringify(value);
+  UNESCAPED.lastIndex = 0;
+  const safe = UNESCAPED.test(text) ? text.replace(UNESCAPED, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`) : text;
+  return `${safe}\n`;
+}

@@ -1,0 +1,19 @@
+/** ndjson-tools as a Transform stream: agent-stream bytes in, audit records (or the summary, or paths) out. */
+import type { Transform } from 'node:stream';
+import { toolStream } from '../io/tool-stream.js';
+import type { ToolStreamOptions } from '../io/tool-stream.js';
+import { ToolsCore } from './core.js';
+import type { ToolsOptions } from './core.js';
+
+/** A tools stream, with its core (read `core.calls` and `core.violations` once the stream has ended). */
+export type ToolsStream = Transform & { core: ToolsCore };
+
+/**
+ * Creates a Transform that writes one audit record per tool call of the
+ * stream written to it, or what `options` ask instead; broken checks go to
+ * `options.onViolation`.
+ */
+export function tools(options: ToolsOptions & ToolStreamOptions = {}): ToolsStream {
+  const core = new ToolsCore(options);
+  return Object.assign(toolStream(core, options), { core });
+}

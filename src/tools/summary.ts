@@ -1,0 +1,161 @@
+/**
+ * `--summary` and `--paths`: what a run's tool calls add up to. Only what the
+ * summary shows is kept: counts, each path once, each command run.
+ */
+import type { AuditedCall, CallStatus, PathField } from './call.js';
+import { CALL_STATUSES, PATH_FIELDS, callCounts, pathField } from './call.js';
+import { resolvePath } from './paths.js';
+import { visibleOneLine } from '../safe-text.js';
+
+/** Which paths `--paths` lists. */
+export type PathsChoice = 'all' | 'read' | 'written';
+
+const PATHS_FIELDS: Record<PathsChoice, ReadonlySet<PathField>> = {
+  all: new Set(PATH_FIELDS),
+  read: new Set(['read', 'searched']),
+  written: new Set(['written', 'edited', 'deleted']),
+};
+
+/**
+ * Unique paths, in the order first seen. Two spellings of one file in one
+ * session (`./a`, `a`, `/cwd/a`) count once; the first spelling is shown, or
+ * the absolute path with `absolute`.
+ */
+export class PathSet {
+  private readonly keys = new Set<string>();
+  private readonly shown = new Set<string>();
+  readonly list: string[] = [];
+
+  constructor(private readonly absolute: boolean) {}
+
+  /** Adds a path of a call; returns the form to show when it is new, else undefined. */
+  add(call: AuditedCall, path: string): string | undefined {
+    const resolved = resolvePath(path, call.cwd);
+    const show = this.absolute ? resolved : path;
+    // Relative paths of sessions without a cwd are only known by their normalized form.
+    const key = `${call.cwd === undefined && !resolved.startsWith('/') ? `${call.session}\u0000` : ''}${resolved}`;
+    if (this.keys.has(key) || this.shown.has(show)) return undefined;
+    this.keys.add(key);
+    this.shown.add(show);
+    this.list.push(show);
+    return show;
+  }
+}
+
+/** The paths of a call that `--paths` (with `choice`) lists: none for calls that did not act. */
+export function listedPaths(call: AuditedCall, choice: PathsChoice): string[] {
+  const field = pathField(call);
+  if (field === undefined || !callCounts(call) || !PATHS_FIELDS[choice].has(field)) return [];
+  return call.paths;
+}
+
+interface CommandRun {
+  command: string;
+  exit_code?: number;
+  status: CallStatus;
+}
+
+interface PendingCall {
+  session_id: string;
+  call_id: string | null;
+  tool: string | null;
+  source: string;
+  line: number;
+}
+
+/** Name for a call with no tool in counts and lists. */
+const NO_TOOL = '(none)';
+
+/** The `--summary` accumulator. */
+export class Summary {
+  private calls = 0;
+  private readonly byStatus = new Map<CallStatus, number>();
+  private readonly byTool = new Map<string, Map<CallStatus, number>>();
+  private readonly paths = new Map<PathField, PathSet>();
+  private readonly commands: CommandRun[] = [];
+  private readonly pending: PendingCall[] = [];
+
+  constructor(private readonly absolute: boolean) {
+    for (const field of PATH_FIELDS) this.paths.set(field, new PathSet(absolute));
+  }
+
+  add(call: AuditedCall): void {
+    this.calls++;
+    this.byStatus.set(call.status, (this.byStatus.get(call.status) ?? 0) + 1);
+    const tool = call.tool ?? NO_TOOL;
+    let counts = this.byTool.get(tool);
+    if (counts === undefined) this.byTool.set(tool, (counts = new Map()));
+    counts.set(call.status, (counts.get(call.status) ?? 0) + 1);
+    if (call.status === 'pending') {
+      this.pending.push({ session_id: call.session, call_id: call.callId ?? null, tool: call.tool ?? null, source: call.source, line: call.line });
+    }
+    if (!callCounts(call)) return;
+    const field = pathField(call);
+    if (field !== undefined) for (const p of call.paths) this.paths.get(field)!.add(call, p);
+    if (call.facts.command !== undefined) {
+      const run: CommandRun = { command: call.facts.command, status: call.status };
+      if (call.facts.exitCode !== undefined) run.exit_code = call.facts.exitCode;
+      this.commands.push(run);
+    }
+  }
+
+  /** The summary as one JSON object (see the man page for its fields). */
+  toJson(): Record<string, unknown> {
+    const status: Record<string, number> = {};
+    for (const s of CALL_STATUSES) if (this.byStatus.has(s)) status[s] = this.byStatus.get(s)!;
+    const tools: Record<string, Record<string, number>> = {};
+    for (const [tool, counts] of [...this.byTool].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+      const c: Record<string, number> = {};
+      for (const s of CALL_STATUSES) if (counts.has(s)) c[s] = counts.get(s)!;
+      tools[tool] = c;
+    }
+    const out: Record<string, unknown> = { calls: this.calls, status, tools };
+    for (const field of PATH_FIELDS) out[field] = this.paths.get(field)!.list;
+    out.commands = this.commands;
+    out.pending = this.pending;
+    return out;
+  }
+
+  /** The summary for people; every path, command and id made safe to print. */
+  toText(): string {
+    const lines: string[] = [];
+    const countList = (counts: ReadonlyMap<CallStatus, number>): string =>
+      CALL_STATUSES.filter((s) => counts.has(s))
+        .map((s) => `${counts.get(s)} ${s}`)
+        .join(', ');
+    lines.push(`${this.calls} tool call${this.calls === 1 ? '' : 's'}${this.calls > 0 ? `: ${countList(this.byStatus)}` : ''}`);
+    const tools = [...this.byTool.keys()].sort();
+    const width = Math.max(0, ...tools.map((t) => visibleOneLine(t).length));
+    for (const tool of tools) lines.push(`  ${visibleOneLine(tool).padEnd(width)}  ${countList(this.byTool.get(tool)!)}`);
+    const section = (title: string, items: readonly string[], always: boolean): void => {
+      if (items.length === 0 && !always) return;
+      lines.push(`${title} (${items.length})${items.length > 0 ? ':' : ''}`);
+      for (const item of items) lines.push(`  ${item}`);
+    };
+    const shown = (field: PathField) => this.paths.get(field)!.list.map(visibleOneLine);
+    section('files read', shown('read'), true);
+    section('paths searched', shown('searched'), false);
+    section('files written', shown('written'), true);
+    section('files edited', shown('edited'), true);
+    section('files deleted', shown('deleted'), true);
+    section('paths touched by other tools', shown('touched'), false);
+    section(
+      'commands run',
+      this.commands.map((c) => {
+        const notes = [c.exit_code !== undefined ? `exit ${c.exit_code}` : undefined, c.status !== 'success' ? c.status : undefined].filter(
+          (n) => n !== undefined,
+        );
+        return `$ ${visibleOneLine(c.command)}${notes.length > 0 ? `  (${notes.join(', ')})` : ''}`;
+      }),
+      true,
+    );
+    section(
+      'pending',
+      this.pending.map(
+        (p) => `${visibleOneLine(p.tool ?? NO_TOOL)} ${p.call_id === null ? '(no call id)' : visibleOneLine(p.call_id)}  (${visibleOneLine(p.source)}:${p.line})`,
+      ),
+      true,
+    );
+    return `${lines.join('\n')}\n`;
+  }
+}
