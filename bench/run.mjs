@@ -44,7 +44,7 @@ const JOBS = [
   { id: 'text', label: 'ndjson-text --all', tool: 'ndjson-text', args: ['--all'], jq: JQ.text, target: 3, compare: compareText },
   { id: 'tools', label: 'ndjson-tools', tool: 'ndjson-tools', args: [], jq: JQ.tools, target: 4, compare: compareTools },
 ];
-const EXTRA_JOBS = ['floor', 'startup', 'long-line'];
+const EXTRA_JOBS = ['floor', 'startup', 'long-line', 'live'];
 
 // ---------------------------------------------------------------------------
 // Options.
@@ -620,6 +620,64 @@ async function runStartup(runs) {
   return sides.map((s) => ({ label: s.label, ms: s.failed ? null : median(s.samples), ratio: s.failed ? null : median(s.samples) / base, failed: s.failed }));
 }
 
+/**
+ * The live path: deltas written one at a time into a pipe, and the time until
+ * each one's text is on the tool's stdout (and, for reference, jq's with
+ * --unbuffered). Each delta is written once the previous one has shown.
+ */
+async function runLive(count = 60) {
+  const id = 'live0000-0000-4000-8000-000000000000';
+  const head = [
+    { type: 'system', subtype: 'init', apiKeySource: 'login', cwd: '/home/user/live', session_id: id, model: 'Auto', permissionMode: 'default' },
+    { type: 'user', message: { role: 'user', content: [{ type: 'text', text: 'Go' }] }, session_id: id },
+  ];
+  const sides = [];
+  if (toolBuilt('ndjson-text')) sides.push({ label: 'ndjson-text --all', argv: ['node', 'bin/ndjson-text.js', '--all'] });
+  sides.push({ label: 'jq --unbuffered -j (deltas)', argv: ['jq', '--unbuffered', '-j', JQ.text[1]] });
+  const out = [];
+  for (const side of sides) {
+    progress(`live: ${side.label}`);
+    out.push(await new Promise((resolve) => {
+      const child = spawn(side.argv[0], side.argv.slice(1), { cwd: ROOT, env: TOOL_ENV, stdio: ['pipe', 'pipe', 'ignore'] });
+      let seen = '';
+      let k = 0;
+      let t0 = 0n;
+      let timer = null;
+      const lat = [];
+      const finish = (failed) => {
+        clearTimeout(timer);
+        child.stdin.end();
+        child.kill();
+        resolve({ label: side.label, count: lat.length, medianMs: lat.length ? median(lat) : null, maxMs: lat.length ? Math.max(...lat) : null, failed });
+      };
+      const send = () => {
+        if (k === count) return finish(null);
+        const text = ` live-${k}-marker`;
+        const line = JSON.stringify({ type: 'assistant', message: { role: 'assistant', content: [{ type: 'text', text }] }, session_id: id, timestamp_ms: 1770000000000 + k });
+        t0 = process.hrtime.bigint();
+        child.stdin.write(`${line}\n`);
+        timer = setTimeout(() => finish(`delta ${k} did not show within 2 s`), 2000);
+      };
+      child.stdout.on('data', (d) => {
+        seen += d.toString('utf8');
+        if (seen.includes(`live-${k}-marker`)) {
+          lat.push(Number(process.hrtime.bigint() - t0) / 1e6);
+          clearTimeout(timer);
+          seen = '';
+          k++;
+          setTimeout(send, 5);
+        }
+      });
+      child.on('error', (e) => finish(e.message));
+      child.stdin.on('error', () => {});
+      child.stdin.write(head.map((e) => `${JSON.stringify(e)}\n`).join(''));
+      // Let it start before the clock runs.
+      setTimeout(send, 600);
+    }));
+  }
+  return out;
+}
+
 // ---------------------------------------------------------------------------
 // Reporting.
 
@@ -652,63 +710,65 @@ const cell = (text) => String(text).replace(/\|/g, '\\|');
 
 const VERDICT = { same: 'yes', equivalent: 'equivalent', differs: '**NO**', unchecked: 'not compared' };
 
-function report(m, ctx, rows, floor, startup, longLine, scale, opts) {
+function report(m, ctx, rows, floor, startup, longLine, scale, live, opts) {
   const out = [];
   const s = ctx.stats;
   out.push(`### ndjson-agent benchmark, ${m.date}`);
   out.push('');
   out.push(`Machine: ${m.cpu}, ${m.cores} cores, ${m.memGiB} GiB, ${m.os}; node ${m.node}, ${m.jq}; commit ${m.commit}; load average at start ${m.loadavg}.`);
-  const kinds = s.sessions !== undefined ? `, ${fmt.n(s.sessions)} sessions (${s.failed} failed, ${s.died} died without a result), ${fmt.n(s.toolCalls)} tool calls, ${fmt.n(s.deltas)} deltas` : '';
-  out.push(`Corpus: ${ctx.label}, ${(s.bytes / MB).toFixed(1)} MB, ${fmt.n(s.lines)} lines${kinds}, longest line ${(s.longestLine / MIB).toFixed(1)} MiB.`);
-  out.push(`Each side run ${opts.runs} time${opts.runs === 1 ? '' : 's'}, alternating with the other, after one untimed check run; medians. MB/s = 10^6 bytes of input per second of wall time, start-up included; × jq = jq's time / the tool's; × floor = the floor's time / the tool's; RSS is the peak of all runs (${HAVE_TIME ? '/usr/bin/time' : '/proc VmHWM polling'}).`);
-  out.push('');
-  const floorMs = floor?.parse?.ms;
-  out.push('| job | tool MB/s | jq MB/s | × jq | target | × floor | tool RSS MiB | jq RSS MiB | same answer as jq |');
-  out.push('|---|---:|---:|---:|---|---:|---:|---:|---|');
-  if (floor) {
-    out.push(`| \`cat FILE \\| wc -c\` | ${fmt.mbps(s.bytes, floor.cat.ms)} | | | | | ${fmt.mib(floor.cat.rssKiB)} | | |`);
-    out.push(`| floor: split + \`JSON.parse\` each line | ${fmt.mbps(s.bytes, floor.parse.ms)} | | | | 1.00× | ${fmt.mib(floor.parse.rssKiB)} | | |`);
-  }
-  // Notes, numbered in order of appearance; jobs with the same note share it.
-  const notes = new Map();
-  const note = (label, text) => {
-    let n = notes.get(text);
-    if (!n) {
-      n = { n: notes.size + 1, labels: [] };
-      notes.set(text, n);
-    }
-    n.labels.push(`\`${label}\``);
-    return n.n;
-  };
-  for (const r of rows) {
-    if (r.status !== 'ok') {
-      out.push(`| \`${cell(r.label)}\` | ${cell(r.status)} | | | ${r.target ? `≥ ${r.target}×` : ''} | | | | |`);
-      continue;
-    }
-    const ratio = r.jq.ms / r.tool.ms;
-    const target = r.target ? `≥ ${r.target}× ${ratio >= r.target ? '✓' : '✗'}` : '';
-    const vsFloor = floorMs ? fmt.x(floorMs / r.tool.ms) : '';
-    const refs = [];
-    let verdict = '';
-    if (r.compare) {
-      verdict = VERDICT[r.compare.verdict];
-      refs.push(note(r.label, r.compare.note));
-    }
-    if (r.code) refs.push(note(r.label, `exits ${r.code} on this corpus (${r.code === 3 ? 'some results report failure' : 'some sessions have no result'}), with ${r.stderrLines} lines on stderr`));
-    if (r.jq.shared) refs.push(note(r.label, `jq's command is the same as for \`${r.jq.sharedWith}\`: its runs are measured once, and shared`));
-    if (refs.length) verdict += ` (${refs.join(', ')})`;
-    out.push(`| \`${cell(r.label)}\` | ${fmt.mbps(s.bytes, r.tool.ms)} | ${fmt.mbps(s.bytes, r.jq.ms)} | ${fmt.x(ratio)} | ${target} | ${vsFloor} | ${fmt.mib(r.tool.rssKiB)} | ${fmt.mib(r.jq.rssKiB)} | ${verdict} |`);
-  }
-  if (notes.size) {
+  if (floor || rows.length > 0) {
+    const kinds = s.sessions !== undefined ? `, ${fmt.n(s.sessions)} sessions (${s.failed} failed, ${s.died} died without a result), ${fmt.n(s.toolCalls)} tool calls, ${fmt.n(s.deltas)} deltas` : '';
+    out.push(`Corpus: ${ctx.label}, ${(s.bytes / MB).toFixed(1)} MB, ${fmt.n(s.lines)} lines${kinds}, longest line ${(s.longestLine / MIB).toFixed(1)} MiB.`);
+    out.push(`Each side run ${opts.runs} time${opts.runs === 1 ? '' : 's'}, alternating with the other, after one untimed check run; medians. MB/s = 10^6 bytes of input per second of wall time, start-up included; × jq = jq's time / the tool's; × floor = the floor's time / the tool's; RSS is the peak of all runs (${HAVE_TIME ? '/usr/bin/time' : '/proc VmHWM polling'}).`);
     out.push('');
-    out.push('Notes:');
+    const floorMs = floor?.parse?.ms;
+    out.push('| job | tool MB/s | jq MB/s | × jq | target | × floor | tool RSS MiB | jq RSS MiB | same answer as jq |');
+    out.push('|---|---:|---:|---:|---|---:|---:|---:|---|');
+    if (floor) {
+      out.push(`| \`cat FILE \\| wc -c\` | ${fmt.mbps(s.bytes, floor.cat.ms)} | | | | | ${fmt.mib(floor.cat.rssKiB)} | | |`);
+      out.push(`| floor: split + \`JSON.parse\` each line | ${fmt.mbps(s.bytes, floor.parse.ms)} | | | | 1.00× | ${fmt.mib(floor.parse.rssKiB)} | | |`);
+    }
+    // Notes, numbered in order of appearance; jobs with the same note share it.
+    const notes = new Map();
+    const note = (label, text) => {
+      let n = notes.get(text);
+      if (!n) {
+        n = { n: notes.size + 1, labels: [] };
+        notes.set(text, n);
+      }
+      n.labels.push(`\`${label}\``);
+      return n.n;
+    };
+    for (const r of rows) {
+      if (r.status !== 'ok') {
+        out.push(`| \`${cell(r.label)}\` | ${cell(r.status)} | | | ${r.target ? `≥ ${r.target}×` : ''} | | | | |`);
+        continue;
+      }
+      const ratio = r.jq.ms / r.tool.ms;
+      const target = r.target ? `≥ ${r.target}× ${ratio >= r.target ? '✓' : '✗'}` : '';
+      const vsFloor = floorMs ? fmt.x(floorMs / r.tool.ms) : '';
+      const refs = [];
+      let verdict = '';
+      if (r.compare) {
+        verdict = VERDICT[r.compare.verdict];
+        refs.push(note(r.label, r.compare.note));
+      }
+      if (r.code) refs.push(note(r.label, `exits ${r.code} on this corpus (${r.code === 3 ? 'some results report failure' : 'some sessions have no result'}), with ${r.stderrLines} lines on stderr`));
+      if (r.jq.shared) refs.push(note(r.label, `jq's command is the same as for \`${r.jq.sharedWith}\`: its runs are measured once, and shared`));
+      if (refs.length) verdict += ` (${refs.join(', ')})`;
+      out.push(`| \`${cell(r.label)}\` | ${fmt.mbps(s.bytes, r.tool.ms)} | ${fmt.mbps(s.bytes, r.jq.ms)} | ${fmt.x(ratio)} | ${target} | ${vsFloor} | ${fmt.mib(r.tool.rssKiB)} | ${fmt.mib(r.jq.rssKiB)} | ${verdict} |`);
+    }
+    if (notes.size) {
+      out.push('');
+      out.push('Notes:');
+      out.push('');
+      for (const [text, n] of notes) out.push(`${n.n}. ${n.labels.join(', ')}: ${text}.`);
+    }
     out.push('');
-    for (const [text, n] of notes) out.push(`${n.n}. ${n.labels.join(', ')}: ${text}.`);
+    out.push('The commands (FILE is the corpus):');
+    out.push('');
+    for (const r of rows) if (r.commands) out.push(`- \`${r.label}\`: \`${r.commands.tool}\` vs \`${r.commands.jq}\``);
   }
-  out.push('');
-  out.push('The commands (FILE is the corpus):');
-  out.push('');
-  for (const r of rows) if (r.commands) out.push(`- \`${r.label}\`: \`${r.commands.tool}\` vs \`${r.commands.jq}\``);
   if (startup) {
     out.push('');
     out.push(`Start-up (median of ${opts.startupRuns} runs, alternating; target: under 1.6× \`node -e ''\`):`);
@@ -716,6 +776,14 @@ function report(m, ctx, rows, floor, startup, longLine, scale, opts) {
     out.push('| command | ms | × `node -e \'\'` |');
     out.push('|---|---:|---:|');
     for (const st of startup) out.push(st.failed ? `| \`${st.label}\` | ${st.failed} | |` : `| \`${st.label}\` | ${st.ms.toFixed(1)} | ${st.ratio.toFixed(2)}× |`);
+  }
+  if (live) {
+    out.push('');
+    out.push('Live path: one delta at a time into a pipe, the time until its text is on stdout (target: a median under 10 ms):');
+    out.push('');
+    out.push('| command | deltas | median ms | max ms |');
+    out.push('|---|---:|---:|---:|');
+    for (const l of live) out.push(l.failed && !l.count ? `| \`${l.label}\` | ${cell(l.failed)} | | |` : `| \`${l.label}\` | ${l.count}${l.failed ? ` (then: ${cell(l.failed)})` : ''} | ${l.medianMs.toFixed(2)} | ${l.maxMs.toFixed(2)} |`);
   }
   if (longLine) {
     out.push('');
@@ -763,7 +831,12 @@ async function main() {
   }
   fs.mkdirSync(TMP, { recursive: true });
   const m = machine();
-  const corpus = opts.corpus ? { file: path.resolve(opts.corpus), stats: statsOf(path.resolve(opts.corpus)) } : corpusFor(opts.seed, opts.bytes);
+  const needsCorpus = opts.jobs.has('floor') || JOBS.some((j) => opts.jobs.has(j.id));
+  const corpus = opts.corpus
+    ? { file: path.resolve(opts.corpus), stats: statsOf(path.resolve(opts.corpus)) }
+    : needsCorpus
+      ? corpusFor(opts.seed, opts.bytes)
+      : { file: null, stats: { bytes: 0, lines: 0, longestLine: 0 } };
   const ctx = { name: 'corpus', corpus: corpus.file, stats: corpus.stats, label: opts.corpus ? path.basename(corpus.file) : `generated (seed ${opts.seed}, size ${opts.size})`, jqCache: new Map() };
 
   const floor = opts.jobs.has('floor') ? await runFloor(ctx, opts.runs) : null;
@@ -771,6 +844,7 @@ async function main() {
   for (const job of JOBS) if (opts.jobs.has(job.id)) rows.push(await runJob(job, ctx, { runs: opts.runs }));
 
   const startup = opts.jobs.has('startup') ? await runStartup(opts.startupRuns) : null;
+  const live = opts.jobs.has('live') ? await runLive() : null;
 
   let longLine = null;
   if (opts.longLine && opts.jobs.has('long-line')) {
@@ -796,9 +870,9 @@ async function main() {
   for (const side of ctx.jqCache.values()) if (side.out) fs.rmSync(side.out, { force: true });
   for (const f of fs.readdirSync(TMP)) if (/^jq-\d+\.out$/.test(f)) fs.rmSync(path.join(TMP, f), { force: true });
 
-  const text = report(m, ctx, rows, floor, startup, longLine, scale, opts);
+  const text = report(m, ctx, rows, floor, startup, longLine, scale, live, opts);
   process.stdout.write(`${text}\n`);
-  const all = { machine: m, corpus: { label: ctx.label, ...ctx.stats }, runs: opts.runs, rssMethod: RSS_METHOD, floor, rows, startup, longLine, scale };
+  const all = { machine: m, corpus: { label: ctx.label, ...ctx.stats }, runs: opts.runs, rssMethod: RSS_METHOD, floor, rows, startup, live, longLine, scale };
   fs.writeFileSync(path.join(CORPUS_DIR, 'last-run.json'), `${JSON.stringify(all, null, 2)}\n`);
   if (opts.json) fs.writeFileSync(opts.json, `${JSON.stringify(all, null, 2)}\n`);
 }
