@@ -1,0 +1,154 @@
+/**
+ * ndjson-dedupe: the agent's event stream with each piece of assistant text
+ * exactly once, as NDJSON, every kept line as it was read.
+ */
+import type { Options } from 'yargs';
+import { parseArgs, processIo, runTool, warn, EXIT } from './common.js';
+import type { CommandSpec, Io } from './common.js';
+import { DedupeCore, STAT_KINDS } from '../dedupe/core.js';
+import type { DedupeStats, FlushMismatch, VerifyFailure } from '../dedupe/core.js';
+import { visibleOneLine } from '../safe-text.js';
+
+/** ndjson-dedupe's own options (with the common ones, the whole of its `--help`). */
+export const dedupeOptions = {
+  verify: {
+    type: 'boolean',
+    default: false,
+    describe: "At each result, check that the session's kept assistant text equals its result text; status 3 if not",
+  },
+  stats: {
+    type: 'boolean',
+    default: false,
+    describe: 'At the end, count events read, kept and dropped, per kind, on stderr',
+  },
+  key: {
+    alias: 'k',
+    type: 'string',
+    array: true,
+    requiresArg: true,
+    describe: "Generic mode: drop events whose values at this dot path equal an earlier event's; repeatable",
+  },
+} as const satisfies Record<string, Options>;
+
+interface DedupeArgs {
+  verify: boolean;
+  stats: boolean;
+  key?: string[];
+}
+
+export const dedupeSpec: CommandSpec<typeof dedupeOptions> = {
+  name: 'ndjson-dedupe',
+  summary:
+    "Copy an agent's event stream, dropping the assistant flushes that repeat text\n" +
+    'already streamed as deltas (--stream-partial-output), so each piece of text\n' +
+    'appears once. Everything else passes through as read.',
+  options: dedupeOptions,
+  examples: [
+    ['agent -p --output-format stream-json --stream-partial-output "task" | ndjson-dedupe > run.ndjson', 'keep each piece of text once'],
+    ['ndjson-dedupe --verify --stats run.ndjson > /dev/null', 'check the kept text against the result'],
+    ['cat old.ndjson new.ndjson | ndjson-dedupe --key uuid', 'drop repeated events, like sort -u without sorting'],
+  ],
+  check: (argv) => {
+    const keys = argv.key as unknown[] | undefined;
+    if (keys?.some((k) => String(k) === '')) return '--key needs a path';
+    if (keys?.length && argv.verify) return '--verify checks the agent-stream rules: it cannot be used with --key';
+    return undefined;
+  },
+};
+
+const EXCERPT_BEFORE = 10;
+const EXCERPT_AFTER = 30;
+
+/** A short quoted piece of `text` around the code-point offset `at`, safe for one line. */
+export function excerptAt(text: string, at: number): string {
+  const chars = Array.from(text);
+  const start = Math.max(0, at - EXCERPT_BEFORE);
+  const end = Math.min(chars.length, at + EXCERPT_AFTER);
+  const piece = chars.slice(start, end).join('');
+  return `"${start > 0 ? '…' : ''}${visibleOneLine(piece)}${end < chars.length ? '…' : ''}"`;
+}
+
+function codePoints(text: string): number {
+  let n = 0;
+  for (const _ of text) n++;
+  return n;
+}
+
+function sessionPart(session: string): string {
+  return session ? `session ${visibleOneLine(session)}: ` : '';
+}
+
+/** The stderr line for a dropped flush that did not repeat its deltas. */
+export function describeFlushMismatch(m: FlushMismatch): string {
+  const deltas = `${m.deltas} delta${m.deltas === 1 ? '' : 's'}`;
+  return (
+    `${visibleOneLine(m.source)}:${m.line}: ${sessionPart(m.session)}flush differs from the ${deltas} before it ` +
+    `at offset ${m.offset}, dropped: flush ${excerptAt(m.flushText, m.offset)}, deltas ${excerptAt(m.deltaText, m.offset)}`
+  );
+}
+
+/** The stderr line for a result that differs from the kept text (`--verify`). */
+export function describeVerifyFailure(f: VerifyFailure): string {
+  return (
+    `${visibleOneLine(f.source)}:${f.line}: verify: ${sessionPart(f.session)}kept text differs from the result ` +
+    `at offset ${f.offset} (kept ${codePoints(f.keptText)} chars, result ${codePoints(f.resultText)}): ` +
+    `kept ${excerptAt(f.keptText, f.offset)}, result ${excerptAt(f.resultText, f.offset)}`
+  );
+}
+
+/** The `--stats` report: one row per kind of event seen, a total, lines that were not events, and what `--verify` checked. */
+export function formatStats(name: string, stats: DedupeStats, verify: boolean): string {
+  const row = (label: string, read: number, kept: number, dropped: number): string =>
+    `  ${label.padEnd(20)}${String(read).padStart(9)}${String(kept).padStart(9)}${String(dropped).padStart(9)}\n`;
+  let out = `${name}: stats\n  ${'kind'.padEnd(20)}${'read'.padStart(9)}${'kept'.padStart(9)}${'dropped'.padStart(9)}\n`;
+  let read = 0;
+  let kept = 0;
+  let dropped = 0;
+  for (const kind of STAT_KINDS) {
+    const c = stats.kinds[kind];
+    read += c.read;
+    kept += c.kept;
+    dropped += c.dropped;
+    if (c.read > 0) out += row(kind, c.read, c.kept, c.dropped);
+  }
+  out += row('total', read, kept, dropped);
+  out += row('not events', stats.notEvents, 0, stats.notEvents);
+  if (verify) {
+    const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
+    out += `  verify: ${plural(stats.verified, 'result')} checked, ${stats.differed} differed`;
+    if (stats.uncheckedFailed > 0) out += `; ${stats.uncheckedFailed} not checked (failed run, or no result text)`;
+    if (stats.uncheckedClaude > 0) out += `; ${stats.uncheckedClaude} not checked (Claude Code: its result holds only the final message)`;
+    if (stats.uncheckedNoText > 0) out += `; ${stats.uncheckedNoText} not checked (no assistant events)`;
+    if (stats.noResult > 0) out += `; ${stats.noResult} session${stats.noResult === 1 ? '' : 's'} without a result`;
+    out += '\n';
+  }
+  return out;
+}
+
+/** Runs ndjson-dedupe; returns its exit status. */
+export async function main(argv: string[], io: Io = processIo()): Promise<number> {
+  const parsed = parseArgs<typeof dedupeOptions, DedupeArgs>(dedupeSpec, argv, io);
+  if ('code' in parsed) return parsed.code;
+  const { args } = parsed;
+  const name = dedupeSpec.name;
+  let mismatches = 0;
+  const core = new DedupeCore({
+    keys: args.key,
+    verify: args.verify,
+    onFlushMismatch: (m) => {
+      mismatches++;
+      warn(io, name, describeFlushMismatch(m));
+    },
+    onVerifyFailure: (f) => warn(io, name, describeVerifyFailure(f)),
+    onUnverified: (u) =>
+      warn(io, name, `${visibleOneLine(u.source)}:${u.line}: verify: ${sessionPart(u.session)}no result to check the kept text against: the stream ended first`),
+  });
+  const run = await runTool(name, core, args, io);
+  if (run.closed) return run.code;
+  if (args.stats) io.stderr.write(formatStats(name, core.stats, args.verify));
+  if (run.code !== EXIT.OK) return run.code;
+  // Under --verify a flush that disagrees with its deltas is a failed check too: the stream contradicts itself.
+  if (args.verify && (core.stats.differed > 0 || mismatches > 0)) return EXIT.FAILED;
+  if (args.verify && core.stats.noResult > 0) return EXIT.NO_RESULT;
+  return EXIT.OK;
+}

@@ -1,0 +1,394 @@
+/**
+ * ndjson-dedupe's core: passes the stream through, dropping exactly the
+ * `assistant` flushes that repeat text already streamed as deltas (see
+ * {@link TextTracker}), or, with `keys`, every event whose values at those
+ * paths equal an earlier event's.
+ *
+ * Kept events leave as their input bytes and a newline: nothing is parsed
+ * again or re-serialised. Only `assistant`, `tool_call` and `result` events
+ * are looked into; every other event needs no more than its type.
+ */
+import { createHash } from 'node:crypto';
+import type { EventRecord, InputProblem } from '../io/input.js';
+import type { ToolCore, Emit } from '../io/tool-stream.js';
+import type { AgentEvent } from '../events.js';
+import { assistantKind, eventType, getPath, isObject, messageText, obj, resultFailed, resultText, sessionId } from '../events.js';
+import { TextTracker } from '../assistant-text.js';
+
+const NEWLINE = Buffer.from('\n');
+
+/** The rows of `--stats`: event types, with `assistant` split by what the event was found to be. */
+export const STAT_KINDS = [
+  'system',
+  'user',
+  'assistant delta',
+  'assistant flush',
+  'assistant mismatch',
+  'thinking',
+  'tool_call',
+  'result',
+  'other',
+] as const;
+
+/** A row of `--stats`. */
+export type StatKind = (typeof STAT_KINDS)[number];
+
+/** Counts of one kind of event. */
+export interface KindCount {
+  read: number;
+  kept: number;
+  dropped: number;
+}
+
+/** What ndjson-dedupe saw and did, for `--stats`. */
+export interface DedupeStats {
+  kinds: Record<StatKind, KindCount>;
+  /** Lines that were not events (dropped, and reported by the input layer). */
+  notEvents: number;
+  /** `--verify`: results whose text was compared with the kept text. */
+  verified: number;
+  /** `--verify`: of those, how many differed. */
+  differed: number;
+  /** `--verify`: results not compared because the run failed or the result has no text. */
+  uncheckedFailed: number;
+  /** `--verify`: results not compared because the session is in Claude Code's dialect, whose result holds only the final message. */
+  uncheckedClaude: number;
+  /** `--verify`: results not compared because no assistant event of their run was read (`--output-format json`, or a filtered stream). */
+  uncheckedNoText: number;
+  /** `--verify`: sessions with assistant text or tool calls whose input ended before their result. */
+  noResult: number;
+}
+
+/** A flush whose text differs from the deltas before it. It is dropped all the same: the deltas are the text. */
+export interface FlushMismatch {
+  session: string;
+  source: string;
+  line: number;
+  /** How many deltas came before it in its stretch. */
+  deltas: number;
+  /** The deltas' text and the flush's text. */
+  deltaText: string;
+  flushText: string;
+  /** Where they first differ, in characters (code points). */
+  offset: number;
+}
+
+/** A `result` whose text differs from the session's kept assistant text (`--verify`). */
+export interface VerifyFailure {
+  session: string;
+  source: string;
+  line: number;
+  /** The session's kept assistant text since its previous result, concatenated. */
+  keptText: string;
+  resultText: string;
+  /** Where they first differ, in characters (code points). */
+  offset: number;
+}
+
+/** A session whose input ended before its result (`--verify`): its text could not be checked. */
+export interface Unverified {
+  session: string;
+  /** Where the session's run was first seen. */
+  source: string;
+  line: number;
+}
+
+/** Options of the dedupe core. */
+export interface DedupeOptions {
+  /**
+   * Generic mode: drop every event whose values at these dot paths equal an
+   * earlier event's. Replaces the agent-stream rules. Events that have none of
+   * the paths are kept.
+   */
+  keys?: readonly string[];
+  /** At each `result`, compare the session's kept assistant text with `result.result`. */
+  verify?: boolean;
+  /** Called for each dropped flush that did not repeat its deltas exactly. */
+  onFlushMismatch?: (mismatch: FlushMismatch) => void;
+  /** Called for each result that `verify` finds different. */
+  onVerifyFailure?: (failure: VerifyFailure) => void;
+  /** Called at the end for each session that `verify` could not check: it has no result. */
+  onUnverified?: (session: Unverified) => void;
+}
+
+/** Per-session state for `--verify`. */
+interface VerifySession {
+  /** Kept assistant text since the session's last result. */
+  text: string;
+  /** The session speaks Claude Code's dialect: its result is not the concatenation of its text. */
+  claude: boolean;
+  /** An assistant event of the run was read. */
+  assistant: boolean;
+  /** Where the run was first seen. */
+  source: string;
+  line: number;
+}
+
+/** Keys longer than this are stored as a SHA-256 digest, so memory per distinct key stays small. */
+const MAX_PLAIN_KEY = 64;
+
+/** The first index where two strings differ, in code points (0-based); the shorter string's length if one is a prefix of the other. */
+export function firstDifference(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  let i = 0;
+  while (i < n && a.charCodeAt(i) === b.charCodeAt(i)) i++;
+  // Never split a surrogate pair: step back to its first half.
+  if (i > 0 && i < n) {
+    const c = a.charCodeAt(i - 1);
+    if (c >= 0xd800 && c <= 0xdbff) i--;
+  }
+  let points = 0;
+  for (let j = 0; j < i; j++) {
+    const c = a.charCodeAt(j);
+    if (!(c >= 0xdc00 && c <= 0xdfff && j > 0 && a.charCodeAt(j - 1) >= 0xd800 && a.charCodeAt(j - 1) <= 0xdbff)) points++;
+  }
+  return points;
+}
+
+/**
+ * A value as canonical JSON: object keys sorted, so `{"a":1,"b":2}` and
+ * `{"b":2,"a":1}` are the same key.
+ */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (isObject(value)) {
+    const keys = Object.keys(value).sort();
+    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(value[k])}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+/**
+ * The dedupe key of an event for `paths`, or undefined when the event has none
+ * of the paths. A missing path and a `null` value are different keys. Long
+ * keys are replaced by their SHA-256 digest.
+ */
+export function eventKey(event: unknown, paths: readonly string[]): string | undefined {
+  let found = false;
+  const parts: string[] = [];
+  for (const path of paths) {
+    const value = getPath(event, path);
+    if (value === undefined) {
+      // Canonical JSON is never empty: '' marks a missing path.
+      parts.push('');
+    } else {
+      found = true;
+      parts.push(canonicalJson(value));
+    }
+  }
+  if (!found) return undefined;
+  // Canonical JSON holds no raw newline, so '\n' separates the parts unambiguously.
+  const key = parts.join('\n');
+  // '\u0000' never starts canonical JSON, so a digest cannot equal a plain key.
+  return key.length <= MAX_PLAIN_KEY ? key : `\u0000${createHash('sha256').update(key).digest('base64')}`;
+}
+
+/**
+ * True when an `assistant` or `result` event is in Claude Code's dialect:
+ * assistant events there carry `parent_tool_use_id` and hold `tool_use`
+ * blocks; results carry `total_cost_usd` and `num_turns`.
+ */
+export function isClaudeDialect(event: AgentEvent, type: string): boolean {
+  if (type === 'result') return 'total_cost_usd' in event || 'num_turns' in event;
+  if (type !== 'assistant') return false;
+  if ('parent_tool_use_id' in event) return true;
+  const content = obj(event, 'message')?.content;
+  return Array.isArray(content) && content.some((block) => isObject(block) && block.type === 'tool_use');
+}
+
+function emptyStats(): DedupeStats {
+  const kinds = {} as Record<StatKind, KindCount>;
+  for (const kind of STAT_KINDS) kinds[kind] = { read: 0, kept: 0, dropped: 0 };
+  return { kinds, notEvents: 0, verified: 0, differed: 0, uncheckedFailed: 0, uncheckedClaude: 0, uncheckedNoText: 0, noResult: 0 };
+}
+
+function statKind(type: string): StatKind {
+  switch (type) {
+    case 'system':
+    case 'user':
+    case 'thinking':
+    case 'tool_call':
+    case 'result':
+      return type;
+    default:
+      return 'other';
+  }
+}
+
+/**
+ * The type of a record. The one place the core reads an event it may pass
+ * through untouched, so a reader that parses lazily only has to provide this.
+ */
+function recordType(rec: EventRecord): string {
+  return eventType(rec.event);
+}
+
+/** The dedupe filter as a {@link ToolCore}. Read {@link stats} once the input has ended. */
+export class DedupeCore implements ToolCore {
+  readonly stats: DedupeStats = emptyStats();
+  private readonly tracker = new TextTracker();
+  /** Each session's open stretch of delta text, kept only to describe a mismatched flush. */
+  private readonly stretches = new Map<string, { text: string; deltas: number }>();
+  private readonly sessions = new Map<string, VerifySession>();
+  private readonly seen = new Set<string>();
+  private readonly keys: readonly string[] | undefined;
+
+  constructor(private readonly options: DedupeOptions = {}) {
+    this.keys = options.keys && options.keys.length > 0 ? options.keys : undefined;
+  }
+
+  record(rec: EventRecord, emit: Emit): void {
+    const type = recordType(rec);
+    if (this.keys) {
+      this.byKey(rec, type, emit);
+      return;
+    }
+    switch (type) {
+      case 'assistant':
+        this.assistant(rec, emit);
+        return;
+      case 'tool_call':
+        this.tracker.toolCall(rec.event);
+        this.stretches.delete(sessionId(rec.event));
+        if (this.options.verify) this.session(rec);
+        break;
+      case 'result':
+        this.tracker.result(rec.event);
+        this.stretches.delete(sessionId(rec.event));
+        if (this.options.verify) this.verify(rec);
+        break;
+    }
+    this.keep(rec, statKind(type), emit);
+  }
+
+  problem(_p: InputProblem, _emit: Emit): void {
+    // Output is NDJSON for jq and log stores: a line that is not an event is
+    // dropped (the input layer has reported it), never passed on to break them.
+    this.stats.notEvents++;
+  }
+
+  end(_emit: Emit): void {
+    for (const [session, state] of this.sessions) {
+      if (state.claude) continue;
+      this.stats.noResult++;
+      this.options.onUnverified?.({ session, source: state.source, line: state.line });
+    }
+    this.sessions.clear();
+  }
+
+  private keep(rec: EventRecord, kind: StatKind, emit: Emit): void {
+    const count = this.stats.kinds[kind];
+    count.read++;
+    count.kept++;
+    emit(rec.raw);
+    emit(NEWLINE);
+  }
+
+  private drop(kind: StatKind): void {
+    const count = this.stats.kinds[kind];
+    count.read++;
+    count.dropped++;
+  }
+
+  private session(rec: EventRecord): VerifySession {
+    const id = sessionId(rec.event);
+    let state = this.sessions.get(id);
+    if (state === undefined) {
+      state = { text: '', claude: false, assistant: false, source: rec.source, line: rec.line };
+      this.sessions.set(id, state);
+    }
+    return state;
+  }
+
+  private assistant(rec: EventRecord, emit: Emit): void {
+    const event = rec.event;
+    const id = sessionId(event);
+    const text = messageText(event);
+    const kind = assistantKind(event);
+    if (kind === 'delta') {
+      const stretch = this.stretches.get(id);
+      if (stretch) {
+        stretch.text += text;
+        stretch.deltas++;
+      } else {
+        this.stretches.set(id, { text, deltas: 1 });
+      }
+    }
+    const verdict = this.tracker.assistant(event, text);
+    const stretch = kind === 'flush' ? this.stretches.get(id) : undefined;
+    if (kind === 'flush') this.stretches.delete(id);
+    if (verdict === 'duplicate') {
+      this.drop('assistant flush');
+      return;
+    }
+    if (verdict === 'mismatch') {
+      this.drop('assistant mismatch');
+      const deltaText = stretch?.text ?? '';
+      this.options.onFlushMismatch?.({
+        session: id,
+        source: rec.source,
+        line: rec.line,
+        deltas: stretch?.deltas ?? 0,
+        deltaText,
+        flushText: text,
+        offset: firstDifference(deltaText, text),
+      });
+      return;
+    }
+    if (this.options.verify) {
+      const state = this.session(rec);
+      state.text += text;
+      state.assistant = true;
+      if (!state.claude && isClaudeDialect(event, 'assistant')) state.claude = true;
+    }
+    this.keep(rec, verdict === 'delta' ? 'assistant delta' : 'assistant flush', emit);
+  }
+
+  private verify(rec: EventRecord): void {
+    const event = rec.event;
+    const id = sessionId(event);
+    const state = this.sessions.get(id);
+    // The result ends the session's run: the next run with this id starts afresh.
+    this.sessions.delete(id);
+    const expected = resultText(event);
+    // Claude Code's result holds only the final message; a failed run's result need not be its text.
+    if (state?.claude || isClaudeDialect(event, 'result')) {
+      this.stats.uncheckedClaude++;
+      return;
+    }
+    if (expected === undefined || resultFailed(event)) {
+      this.stats.uncheckedFailed++;
+      return;
+    }
+    // No assistant event at all: the output of --output-format json, or a stream filtered before us.
+    if (!state?.assistant && expected !== '') {
+      this.stats.uncheckedNoText++;
+      return;
+    }
+    this.stats.verified++;
+    const kept = state?.text ?? '';
+    if (kept === expected) return;
+    this.stats.differed++;
+    this.options.onVerifyFailure?.({
+      session: id,
+      source: rec.source,
+      line: rec.line,
+      keptText: kept,
+      resultText: expected,
+      offset: firstDifference(kept, expected),
+    });
+  }
+
+  private byKey(rec: EventRecord, type: string, emit: Emit): void {
+    const kind = type === 'assistant' ? (assistantKind(rec.event) === 'delta' ? 'assistant delta' : 'assistant flush') : statKind(type);
+    const key = eventKey(rec.event, this.keys!);
+    if (key !== undefined) {
+      if (this.seen.has(key)) {
+        this.drop(kind);
+        return;
+      }
+      this.seen.add(key);
+    }
+    this.keep(rec, kind, emit);
+  }
+}
