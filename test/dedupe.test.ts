@@ -1,0 +1,232 @@
+// ndjson-dedupe: the core's rules, its helpers, the Transform, and main() in process.
+import t from 'tap';
+import fs from 'node:fs';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import { spawnSync } from 'node:child_process';
+import { pipeline } from 'node:stream/promises';
+import { ROOT, memoryIo, runBin } from './fixtures/lib/run.js';
+import { dedupeSync } from './fixtures/ndjson-dedupe/drive.js';
+import { canonicalJson, eventKey, firstDifference, isClaudeDialect } from '../src/dedupe/core.js';
+import { dedupe } from '../src/dedupe/stream.js';
+import { main, dedupeOptions, dedupeSpec, excerptAt } from '../src/cli/dedupe.js';
+
+const STREAMS = path.join(ROOT, 'test/fixtures/streams');
+const basic = fs.readFileSync(path.join(STREAMS, 'basic.ndjson'), 'utf8');
+const partial = fs.readFileSync(path.join(STREAMS, 'dedupe-partial.ndjson'), 'utf8');
+
+const ev = (o: Record<string, unknown>): string => JSON.stringify(o);
+const text = (s: string) => ({ role: 'assistant', content: [{ type: 'text', text: s }] });
+const delta = (s: string, session = 's', ts = 1) => ev({ type: 'assistant', message: text(s), session_id: session, timestamp_ms: ts });
+const flush = (s: string, session = 's') => ev({ type: 'assistant', message: text(s), session_id: session, model_call_id: 'm', timestamp_ms: 2 });
+const final = (s: string, session = 's') => ev({ type: 'assistant', message: text(s), session_id: session });
+const tool = (session = 's') => ev({ type: 'tool_call', subtype: 'started', call_id: 'c', tool_call: { lsToolCall: { args: {} } }, session_id: session });
+const result = (s: string, session = 's') => ev({ type: 'result', subtype: 'success', is_error: false, result: s, session_id: session });
+const lines = (...ls: string[]): string => ls.map((l) => `${l}\n`).join('');
+
+t.test('firstDifference counts characters, not UTF-16 units', async (t) => {
+  t.equal(firstDifference('abc', 'abc'), 3);
+  t.equal(firstDifference('abc', 'abd'), 2);
+  t.equal(firstDifference('ab', 'abc'), 2);
+  t.equal(firstDifference('', 'x'), 0);
+  t.equal(firstDifference('😀a', '😀b'), 1, 'an astral character is one');
+  t.equal(firstDifference('x😀', 'x😁'), 1, 'never inside a surrogate pair');
+  t.equal(firstDifference('é中x', 'é中y'), 2);
+});
+
+t.test('excerptAt quotes a safe piece around the offset', async (t) => {
+  t.equal(excerptAt('short', 0), '"short"');
+  t.equal(excerptAt('a\u001b[2Jb', 0), '"a\\x1b[2Jb"', 'escape sequences made visible');
+  t.equal(excerptAt('line\nbreak', 0), '"line\\nbreak"');
+  const long = 'x'.repeat(100);
+  t.equal(excerptAt(long, 50), `"…${'x'.repeat(40)}…"`);
+});
+
+t.test('keys for --key', async (t) => {
+  t.equal(canonicalJson({ b: 1, a: [2, { d: null, c: 'x' }] }), '{"a":[2,{"c":"x","d":null}],"b":1}');
+  t.equal(eventKey({ a: 1 }, ['b']), undefined, 'no path present: no key');
+  t.not(eventKey({ a: null }, ['a']), eventKey({}, ['a', 'b']) ?? 'none', 'null is a value');
+  t.not(eventKey({ a: 1 }, ['a', 'b']), eventKey({ b: 1 }, ['a', 'b']), 'which path holds the value matters');
+  t.equal(eventKey({ a: { x: 1, y: 2 } }, ['a']), eventKey({ a: { y: 2, x: 1 } }, ['a']), 'object key order does not matter');
+  t.not(eventKey({ a: 2 }, ['a']), eventKey({ a: '2' }, ['a']), 'a number is not a string');
+  const long1 = eventKey({ a: 'y'.repeat(1000) }, ['a'])!;
+  const long2 = eventKey({ a: `${'y'.repeat(999)}z` }, ['a'])!;
+  t.ok(long1.length < 64, 'a long key is stored as a digest');
+  t.not(long1, long2, 'different long keys stay different');
+  t.equal(eventKey({ a: 'y'.repeat(1000) }, ['a']), long1, 'the digest is stable');
+  t.equal(eventKey({ m: { c: [{ t: 'x' }] } }, ['m.c.0.t']), '"x"', 'dot paths reach into arrays');
+});
+
+t.test('Claude Code events are recognised', async (t) => {
+  t.ok(isClaudeDialect({ type: 'assistant', message: { content: [] }, parent_tool_use_id: null }, 'assistant'));
+  t.ok(isClaudeDialect({ type: 'assistant', message: { content: [{ type: 'tool_use', id: 'x' }] } }, 'assistant'));
+  t.ok(isClaudeDialect({ type: 'result', total_cost_usd: 0.1 }, 'result'));
+  t.ok(isClaudeDialect({ type: 'result', num_turns: 3 }, 'result'));
+  t.notOk(isClaudeDialect(JSON.parse(final('x')), 'assistant'));
+  t.notOk(isClaudeDialect(JSON.parse(result('x')), 'result'));
+});
+
+t.test('the partial-output rule', async (t) => {
+  t.test('a flush repeating its deltas is dropped; the deltas stay', async (t) => {
+    const r = dedupeSync(lines(delta('a'), delta('b'), flush('ab'), tool(), delta('c'), final('c'), result('abc')), { verify: true });
+    t.equal(r.out, lines(delta('a'), delta('b'), tool(), delta('c'), result('abc')));
+    t.equal(r.core.stats.verified, 1);
+    t.equal(r.core.stats.differed, 0);
+  });
+  t.test('a flush with no deltas before it is the only copy', async (t) => {
+    const input = lines(flush('ab'), tool(), final('c'), result('abc'));
+    t.equal(dedupeSync(input).out, input);
+    const afterTool = lines(delta('a'), tool(), flush('b'), tool(), final('c'), result('abc'));
+    t.equal(dedupeSync(afterTool).out, afterTool, 'a tool call ends the stretch of deltas');
+    const afterFlush = lines(delta('a'), flush('a'), final('b'));
+    t.equal(dedupeSync(afterFlush).out, lines(delta('a'), final('b')), 'so does a flush');
+  });
+  t.test('repeated and whitespace deltas are text', async (t) => {
+    const input = lines(delta('ha'), delta('ha'), delta(' '), delta('\n'), delta(''), delta('ha'));
+    t.equal(dedupeSync(input + lines(final('haha \nha'))).out, input);
+  });
+  t.test('sessions are independent', async (t) => {
+    const input = lines(delta('a', 'x'), delta('b', 'y'), tool('y'), flush('a', 'x'), flush('c', 'y'), result('a', 'x'), result('bc', 'y'));
+    const r = dedupeSync(input, { verify: true });
+    t.equal(r.out, lines(delta('a', 'x'), delta('b', 'y'), tool('y'), flush('c', 'y'), result('a', 'x'), result('bc', 'y')));
+    t.equal(r.core.stats.verified, 2);
+    t.equal(r.core.stats.differed, 0);
+  });
+  t.test('a flush that differs from its deltas is dropped and reported', async (t) => {
+    const r = dedupeSync(lines(delta('ab'), delta('c'), flush('abX'), result('abc')), { verify: true });
+    t.equal(r.out, lines(delta('ab'), delta('c'), result('abc')));
+    t.same(
+      r.mismatches.map(({ session, line, deltas, offset, deltaText, flushText }) => ({ session, line, deltas, offset, deltaText, flushText })),
+      [{ session: 's', line: 3, deltas: 2, offset: 2, deltaText: 'abc', flushText: 'abX' }],
+    );
+    t.equal(r.core.stats.kinds['assistant mismatch'].dropped, 1);
+    t.equal(r.failures.length, 0, 'the kept text still equals the result');
+  });
+  t.test('--verify reports where the kept text and the result part', async (t) => {
+    const r = dedupeSync(lines(delta('hello '), delta('wörld'), final('hello wörld'), result('hello wörld!')), { verify: true });
+    t.same(
+      r.failures.map(({ session, line, offset, keptText, resultText }) => ({ session, line, offset, keptText, resultText })),
+      [{ session: 's', line: 4, offset: 11, keptText: 'hello wörld', resultText: 'hello wörld!' }],
+    );
+  });
+  t.test('--verify checks neither failed runs nor Claude Code sessions, and reports runs without a result', async (t) => {
+    const failed = ev({ type: 'result', subtype: 'error_during_execution', is_error: true, result: 'boom', session_id: 's' });
+    const claude = ev({ type: 'result', subtype: 'success', is_error: false, result: 'last only', num_turns: 2, total_cost_usd: 0.01, session_id: 'c' });
+    const r = dedupeSync(
+      lines(delta('a'), failed, final('first', 'c'), final('last only', 'c'), claude, delta('z', 'gone'), ev({ type: 'result', result: 'x', session_id: 'json' })),
+      { verify: true },
+    );
+    t.same(r.failures, []);
+    t.match(r.core.stats, { verified: 0, uncheckedFailed: 1, uncheckedClaude: 1, uncheckedNoText: 1, noResult: 1 });
+  });
+});
+
+t.test('a stream without partial output passes unchanged, at every chunk size', async (t) => {
+  const whole = dedupeSync(basic, { verify: true });
+  t.equal(whole.out, basic);
+  t.equal(whole.core.stats.verified, 1);
+  for (let size = 1; size <= 64; size++) {
+    if (dedupeSync(basic, {}, size).out !== basic) {
+      t.fail(`chunk size ${size}`);
+      return;
+    }
+  }
+  t.pass('chunk sizes 1 to 64 agree');
+});
+
+t.test('the partial version of the same run keeps its deltas only, at every chunk size', async (t) => {
+  const expected = lines(...partial.split('\n').filter((l) => l !== '' && !(l.includes('"type":"assistant"') && (l.includes('"model_call_id"') || !l.includes('"timestamp_ms"')))));
+  t.equal(expected.split('\n').length - 1, 15, 'three flushes fewer than the 18 events');
+  const whole = dedupeSync(partial, { verify: true });
+  t.equal(whole.out, expected);
+  t.equal(whole.core.stats.differed, 0);
+  for (let size = 1; size <= 64; size++) {
+    if (dedupeSync(partial, {}, size).out !== expected) {
+      t.fail(`chunk size ${size}`);
+      return;
+    }
+  }
+  t.pass('chunk sizes 1 to 64 agree');
+});
+
+t.test('output is the input lines as read: no CR, no BOM, glued values split', async (t) => {
+  const input = `\ufeff${delta('a')}\r\n\r\n${delta('b')}${final('ab')}\r\n${result('ab')}`;
+  t.equal(dedupeSync(input).out, lines(delta('a'), delta('b'), result('ab')));
+});
+
+t.test('the Transform', async (t) => {
+  const stream = dedupe({ verify: true });
+  const out: Buffer[] = [];
+  await pipeline(Readable.from([Buffer.from(partial.slice(0, 700)), Buffer.from(partial.slice(700))]), stream, async function* (source) {
+    for await (const chunk of source) out.push(chunk as Buffer);
+  });
+  t.equal(Buffer.concat(out).toString().split('\n').length - 1, 15);
+  t.equal(stream.core.stats.kinds['assistant flush'].dropped, 3);
+  t.equal(stream.core.stats.verified, 1);
+});
+
+t.test('main()', async (t) => {
+  t.test('--help names every option and ends with examples', async (t) => {
+    const m = memoryIo();
+    t.equal(await main(['--help'], m.io), 0);
+    for (const name of Object.keys(dedupeOptions)) t.match(m.stdout(), `--${name}`, `--${name}`);
+    for (const [command] of dedupeSpec.examples) t.ok(m.stdout().replace(/\s+/g, ' ').includes(command.replace(/\s+/g, ' ')), command);
+  });
+  t.test('usage errors', async (t) => {
+    for (const argv of [['--key'], ['--verify', '--key', 'uuid'], ['--nope'], ['--key', '']]) {
+      const m = memoryIo();
+      t.equal(await main(argv, m.io), 1, argv.join(' '));
+      t.match(m.stderr(), /^ndjson-dedupe: .*\nTry 'ndjson-dedupe --help'/);
+      t.equal(m.stdout(), '');
+    }
+  });
+  t.test('--stats', async (t) => {
+    const m = memoryIo(partial);
+    t.equal(await main(['--stats'], m.io), 0);
+    t.match(m.stderr(), /^ndjson-dedupe: stats\n/);
+    t.match(m.stderr(), /\n {2}assistant delta +8 +8 +0\n/);
+    t.match(m.stderr(), /\n {2}assistant flush +3 +0 +3\n/);
+    t.match(m.stderr(), /\n {2}total +18 +15 +3\n/);
+    t.notMatch(m.stderr(), /verify/, 'no verify line without --verify');
+  });
+  t.test('--verify: 3 on a difference, 4 when a run has no result, 0 otherwise', async (t) => {
+    const cases: Array<[string, number, RegExp | null]> = [
+      [lines(delta('a'), final('a'), result('a')), 0, null],
+      [lines(delta('a'), final('a'), result('b')), 3, /^ndjson-dedupe: stdin:3: verify: session s: kept text differs from the result at offset 0 \(kept 1 chars, result 1\): kept "a", result "b"\n$/],
+      [lines(delta('a'), flush('b'), result('a')), 3, /^ndjson-dedupe: stdin:2: session s: flush differs from the 1 delta before it at offset 0, dropped: flush "b", deltas "a"\n$/],
+      [lines(delta('a'), final('a')), 4, /^ndjson-dedupe: stdin:1: verify: session s: no result to check the kept text against: the stream ended first\n$/],
+    ];
+    for (const [input, code, stderr] of cases) {
+      const m = memoryIo(input);
+      t.equal(await main(['--verify'], m.io), code);
+      if (stderr) t.match(m.stderr(), stderr);
+      else t.equal(m.stderr(), '');
+    }
+    const m = memoryIo(lines(delta('a'), flush('b'), result('a')));
+    t.equal(await main([], m.io), 0, 'without --verify a mismatched flush is reported, status 0');
+    t.match(m.stderr(), /flush differs/);
+  });
+  t.test('lines that are not events are dropped and reported, so jq can read the output', async (t) => {
+    const m = memoryIo(`Update available\n${delta('a')}\n42\n`);
+    t.equal(await main([], m.io), 0);
+    t.equal(m.stdout(), lines(delta('a')));
+    t.equal(m.stderr(), 'ndjson-dedupe: stdin:1: not JSON: Update available\nndjson-dedupe: stdin:3: not an object: 42\n');
+  });
+});
+
+t.test('the built binary', async (t) => {
+  const big = lines(...Array.from({ length: 20000 }, (_, i) => delta(`word ${i} `)));
+  t.test('passes a long stream through', async (t) => {
+    const ran = await runBin('ndjson-dedupe', ['--stats'], big);
+    t.equal(ran.code, 0);
+    t.equal(ran.stdout, big);
+    t.match(ran.stderr, /assistant delta +20000 +20000 +0/);
+  });
+  t.test('stops quietly with status 0 when its reader goes away', async (t) => {
+    const dir = t.testdir({ 'big.ndjson': big });
+    const bin = path.join(ROOT, 'bin/ndjson-dedupe.js');
+    const r = spawnSync('bash', ['-c', `"${process.execPath}" "${bin}" big.ndjson | head -1; echo "status \${PIPESTATUS[0]}" >&2`], { cwd: dir, encoding: 'utf8' });
+    t.equal(r.stdout, lines(delta('word 0 ')));
+    t.equal(r.stderr, 'status 0\n');
+  });
+});
