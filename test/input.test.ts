@@ -137,3 +137,72 @@ t.test('control characters in excerpts are made visible', async (t) => {
   const seen = read('\x1b]52;c;aGVsbG8=\x07 not json\n');
   t.same(seen.problems, ['in.ndjson:1: not JSON: \\x1b]52;c;aGVsbG8=\\x07 not json']);
 });
+
+t.test('peekType reads the first key only when it is certain', async (t) => {
+  const { peekType } = await import('../src/io/input.js');
+  t.equal(peekType(Buffer.from('{"type":"tool_call","subtype":"started"}')), 'tool_call');
+  t.equal(peekType(Buffer.from('{"type":"result"}')), 'result');
+  t.equal(peekType(Buffer.from('{ "type":"result"}')), undefined, 'not exactly the prefix');
+  t.equal(peekType(Buffer.from('{"type":"res\\"ult"}')), undefined, 'an escape');
+  t.equal(peekType(Buffer.from('{"type":"résumé","x":1}')), undefined, 'not ASCII');
+  t.equal(peekType(Buffer.from('{"type":"a"x}')), undefined, 'not followed by , or }');
+  t.equal(peekType(Buffer.from('{"subtype":"x","type":"a"}')), undefined, 'type not first');
+});
+
+t.test('peekSession reads only a top-level session_id among the last scalar members', async (t) => {
+  const { peekSession } = await import('../src/io/input.js');
+  const p = (s: string) => peekSession(Buffer.from(s));
+  t.equal(p('{"type":"x","session_id":"abc","timestamp_ms":17,"ok":true,"n":null}'), 'abc');
+  t.equal(p('{"type":"x","message":{"a":[1]},"session_id":"abc"}'), 'abc');
+  t.equal(p('{"session_id":"abc"}'), 'abc');
+  t.equal(p('{"type":"x","nested":{"session_id":"abc"}}'), undefined, 'nested: not top-level');
+  t.equal(p('{"type":"x","session_id":"abc","more":{"k":1}}'), undefined, 'an object after it: not certain');
+  t.equal(p('{"type":"x","text":"he said \\"session_id\\":\\"abc\\"","z":1}'), undefined, 'inside a string');
+  t.equal(p('{"type":"x","session_id":"a\\u0062c"}'), undefined, 'an escape: parse instead');
+  t.equal(p('{"type":"x"}'), undefined);
+});
+
+t.test('with needs, unneeded lines are handed over unparsed and give the same events', async (t) => {
+  const { recordType, recordSession } = await import('../src/io/input.js');
+  const input = [
+    '{"type":"assistant","message":{"content":[{"type":"text","text":"hi"}]},"session_id":"s","timestamp_ms":1}',
+    '{"type":"tool_call","subtype":"started","call_id":"c","tool_call":{"readToolCall":{"args":{"path":"a"}}},"session_id":"s"}',
+    '{"type":"tool_call","a":1}{"type":"tool_call","b":2}',
+    '{"type":"tool_call","broken":,"session_id":"s"}',
+    '{"type":"result","result":"hi","session_id":"s"}',
+  ].join('\n');
+  const lazy: string[] = [];
+  const problems: string[] = [];
+  const records: Array<{ type: string; session: string; parsedEarly: boolean }> = [];
+  const reader = new EventReader(
+    {
+      record: (r) => {
+        records.push({ type: recordType(r), session: recordSession(r), parsedEarly: r.type === undefined });
+        lazy.push(JSON.stringify(r.event));
+      },
+      problem: (p) => problems.push(formatProblem(p)),
+    },
+    { needs: (type) => type === 'result' },
+  );
+  reader.startSource('x');
+  reader.write(Buffer.from(input));
+  reader.endSource();
+  t.same(
+    records.map((r) => [r.type, r.session, r.parsedEarly]),
+    [
+      ['assistant', 's', false],
+      ['tool_call', 's', false],
+      ['tool_call', '', true],
+      ['tool_call', '', true],
+      ['tool_call', 's', false],
+      ['result', 's', true],
+    ],
+  );
+  const full = read(input, 0, 'x');
+  t.same(
+    lazy.filter((_, i) => i !== 4),
+    full.events.map((e) => JSON.stringify(e.event)),
+    'the events parsed on use are those of the full parse',
+  );
+  t.same(problems, ['x:4: not JSON: {"type":"tool_call","broken":,"session_id":"s"}'], 'a broken line is reported when it is read');
+});

@@ -18,22 +18,136 @@
 import { jsonParser } from 'stream-json/parser.js';
 import Assembler from 'stream-json/assembler.js';
 import type { AgentEvent } from '../events.js';
-import { isObject } from '../events.js';
+import { eventType, isObject, str } from '../events.js';
 
 /** One event read from the input. */
 export interface EventRecord {
-  /** The parsed event (always a JSON object). */
-  event: AgentEvent;
+  /**
+   * The parsed event (always a JSON object). On a record the reader did not
+   * need to parse (see {@link ReaderOptions.needs}) it is parsed on first use.
+   */
+  readonly event: AgentEvent;
+  /**
+   * The event's `type` when the reader read it from the line's start
+   * (`{"type":"…"`) without parsing the line; undefined otherwise. Use
+   * {@link recordType} to read the type of any record.
+   */
+  readonly type?: string;
   /**
    * The event's bytes as read, without the line end (and without a leading
    * byte-order mark). For events read from glued or pretty-printed input, the
    * compact JSON text of the value.
    */
-  raw: Buffer;
+  readonly raw: Buffer;
   /** Where it came from: a file name, or `stdin`. */
-  source: string;
+  readonly source: string;
   /** The 1-based line the event starts on. */
-  line: number;
+  readonly line: number;
+}
+
+/** The type of a record's event ('' when it has none), without parsing when the reader could avoid it. */
+export function recordType(rec: EventRecord): string {
+  return rec.type ?? eventType(rec.event);
+}
+
+/** The `session_id` of a record's event, or undefined when it has none; read without parsing when the line allows it. */
+export function recordSessionField(rec: EventRecord): string | undefined {
+  if (rec instanceof SkimmedRecord && !rec.parsed) {
+    const session = peekSession(rec.raw);
+    if (session !== undefined) return session;
+  }
+  return str(rec.event, 'session_id');
+}
+
+/** The session of a record's event ('' when it has none), without parsing when the line allows it. */
+export function recordSession(rec: EventRecord): string {
+  return recordSessionField(rec) ?? '';
+}
+
+/** Options of an {@link EventReader}. */
+export interface ReaderOptions {
+  /**
+   * Which event types the reader must parse at once. A line that starts with
+   * `{"type":"T"` and ends with `}`, for a type T this says no to, is handed
+   * over without being parsed (its `event` is parsed on first use): the fast
+   * path of tools that need only some events. Without it, every line is
+   * parsed.
+   */
+  needs?: (type: string) => boolean;
+}
+
+// `{"type":"`
+const TYPE_PREFIX = Buffer.from('{"type":"');
+const GLUED = Buffer.from('}{');
+const GLUED_SPACED = Buffer.from('} {');
+
+/**
+ * The type named by a line's first key, when the line starts exactly with
+ * `{"type":"` and the name is plain ASCII without escapes: in a valid JSON
+ * object line that first key is certainly the top-level `type`.
+ */
+export function peekType(raw: Buffer): string | undefined {
+  if (raw.length < 12 || raw.compare(TYPE_PREFIX, 0, 9, 0, 9) !== 0) return undefined;
+  const end = raw.indexOf(0x22, 9);
+  if (end === -1 || end - 9 > 64) return undefined;
+  for (let i = 9; i < end; i++) {
+    const b = raw[i]!;
+    if (b < 0x20 || b >= 0x7f || b === 0x5c) return undefined;
+  }
+  const after = raw[end + 1];
+  if (after !== 0x2c && after !== 0x7d) return undefined;
+  return raw.toString('latin1', 9, end);
+}
+
+// A run of top-level scalar members closing the object: `,"session_id":"…"` then `,"k":scalar`… then `}`.
+// With no brackets or backslashes in it, every quote in such a suffix of a valid JSON object is a
+// delimiter, so the key it names is certainly a member of the top-level object.
+const SESSION_KEY = Buffer.from('"session_id":"');
+const SESSION_TAIL = 400;
+const SESSION_SUFFIX =
+  /^[,{]"session_id":"([\x20\x21\x23-\x5b\x5d-\x7e]*)"(?:,"[\x20\x21\x23-\x5b\x5d-\x7e]*":(?:"[\x20\x21\x23-\x5b\x5d-\x7e]*"|-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?|true|false|null))*\}$/;
+
+/** The top-level `session_id` of a line, read from its last members without parsing; undefined when the line does not end that way. */
+export function peekSession(raw: Buffer): string | undefined {
+  const from = Math.max(0, raw.length - SESSION_TAIL);
+  const at = raw.lastIndexOf(SESSION_KEY);
+  if (at < from + 1) return undefined;
+  return SESSION_SUFFIX.exec(raw.toString('latin1', at - 1))?.[1];
+}
+
+/** A record handed over without parsing: the event is parsed on first use. */
+class SkimmedRecord implements EventRecord {
+  private value: AgentEvent | undefined;
+  constructor(
+    readonly raw: Buffer,
+    readonly source: string,
+    readonly line: number,
+    readonly type: string,
+    private readonly broken: (rec: SkimmedRecord) => void,
+  ) {}
+
+  get parsed(): boolean {
+    return this.value !== undefined;
+  }
+
+  get event(): AgentEvent {
+    if (this.value === undefined) {
+      let value: unknown;
+      try {
+        value = JSON.parse(this.raw.toString('utf8'));
+      } catch {
+        value = undefined;
+      }
+      if (isObject(value)) {
+        this.value = value as AgentEvent;
+      } else {
+        // Shaped like an event, yet not one: reported now, read as an event of its type with nothing else.
+        this.value = { type: this.type };
+        this.broken(this);
+      }
+    }
+    return this.value;
+  }
 }
 
 /** Why an input line is not an event. */
@@ -123,8 +237,17 @@ export class EventReader {
   private lineNo = 0;
   private carry: Buffer[] = [];
   private slow: SlowState | null = null;
+  private readonly needs: ((type: string) => boolean) | undefined;
+  private readonly broken = (rec: SkimmedRecord): void => {
+    this.sink.problem({ source: rec.source, line: rec.line, reason: 'not JSON', excerpt: excerptOf(rec.raw), raw: rec.raw });
+  };
 
-  constructor(private readonly sink: ReaderSink) {}
+  constructor(
+    private readonly sink: ReaderSink,
+    options: ReaderOptions = {},
+  ) {
+    this.needs = options.needs;
+  }
 
   /** Starts a new source (a file name, or `stdin`), ending the current one. */
   startSource(source: string): void {
@@ -181,6 +304,14 @@ export class EventReader {
     if (this.slow) {
       this.slowFeed(raw, no);
       return;
+    }
+    if (this.needs !== undefined && raw[0] === 0x7b && raw[raw.length - 1] === 0x7d) {
+      const type = peekType(raw);
+      // Glued values (`}{`) are not one event: those lines take the full path.
+      if (type !== undefined && !this.needs(type) && raw.indexOf(GLUED) === -1 && raw.indexOf(GLUED_SPACED) === -1) {
+        this.sink.record(new SkimmedRecord(raw, this.source, no, type, this.broken));
+        return;
+      }
     }
     let i = 0;
     while (i < raw.length && isSpace(raw[i]!)) i++;

@@ -25,6 +25,13 @@ export interface ToolCore {
   endSource?(source: string, emit: Emit): void;
   /** The end of all input. */
   end(emit: Emit): void;
+  /**
+   * Which event types the core reads beyond their type and session. Lines of
+   * other types are handed over unparsed (their `event` parses on first use).
+   * Without it, every line is parsed. Ignored under `strict`, which checks
+   * every line.
+   */
+  needs?(type: string): boolean;
 }
 
 /** Options shared by every tool stream. */
@@ -59,14 +66,17 @@ export function toolStream(core: ToolCore, options: ToolStreamOptions = {}): Tra
   const emit: Emit = (data) => {
     parts.push(typeof data === 'string' ? Buffer.from(data, 'utf8') : data);
   };
-  const reader = new EventReader({
-    record: (rec) => core.record(rec, emit),
-    problem: (p) => {
-      options.onProblem?.(p);
-      if (options.strict) throw new StrictError(p);
-      core.problem?.(p, emit);
+  const reader = new EventReader(
+    {
+      record: (rec) => core.record(rec, emit),
+      problem: (p) => {
+        options.onProblem?.(p);
+        if (options.strict) throw new StrictError(p);
+        core.problem?.(p, emit);
+      },
     },
-  });
+    { needs: options.strict || !core.needs ? undefined : (type) => core.needs!(type) },
+  );
   let current: string | null = null;
   const endCurrent = (): void => {
     if (current === null) return;

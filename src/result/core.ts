@@ -4,7 +4,8 @@
  */
 import type { EventRecord } from '../io/input.js';
 import type { ToolCore, Emit } from '../io/tool-stream.js';
-import { getPath, isResult, resultFailed, resultText, sessionId, str } from '../events.js';
+import { getPath, resultFailed, resultText } from '../events.js';
+import { recordSessionField, recordType } from '../io/input.js';
 import { visible } from '../safe-text.js';
 
 /** What ndjson-result found for one session. */
@@ -74,10 +75,14 @@ export class ResultCore implements ToolCore {
 
   constructor(private readonly options: ResultOptions = {}) {}
 
+  /** Only results are read in full; every other event counts by its type and session alone. */
+  needs(type: string): boolean {
+    return type === 'result';
+  }
+
   record(rec: EventRecord, emit: Emit): void {
-    const event = rec.event;
     // Events without a session id belong to the session being read.
-    const id = str(event, 'session_id') !== undefined ? sessionId(event) : (this.last?.session ?? '');
+    const id = recordSessionField(rec) ?? this.last?.session ?? '';
     let state = this.sessions.get(id);
     if (state === undefined) {
       state = { session: id, source: rec.source, line: rec.line, events: 0, failed: false };
@@ -85,9 +90,9 @@ export class ResultCore implements ToolCore {
     }
     state.events++;
     this.last = state;
-    if (!isResult(event)) return;
+    if (recordType(rec) !== 'result') return;
     state.result = rec;
-    state.failed = resultFailed(event);
+    state.failed = resultFailed(rec.event);
     if (this.options.all) this.give(state, emit);
   }
 
