@@ -127,9 +127,10 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     } else if (s.failed) {
       warn(io, name, `the run failed: ${visibleOneLine(resultFailureMessage(s.result.event))} (${describeSession(s)})`);
       if (code === EXIT.OK) code = EXIT.FAILED;
-    } else if (!args.all && s.written === 0) {
-      const why = s.texts > 0 ? 'no assistant text after the last tool call' : 'no assistant text';
-      warn(io, name, `${why}; ndjson-text --all shows the whole transcript (${describeSession(s)})`);
+    }
+    // Nothing on stdout for a session that had text: say why, and where the text is.
+    if (!args.all && s.written === 0 && s.texts > 0 && !s.failed) {
+      warn(io, name, `no assistant text after the last tool call; ndjson-text --all shows the whole transcript (${describeSession(s)})`);
     }
   }
   return run.code || code;

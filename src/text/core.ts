@@ -259,8 +259,9 @@ export class Transcript {
   private begin(kind: Block, session: string): void {
     if (this.started && this.blockSession !== session) {
       this.separate(2);
-      this.put(sessionLabel(session, this.safeLine), 'label');
-      this.put('\n', 'label');
+      const label = sessionLabel(session, this.safeLine);
+      this.emit(this.color ? `${BLOCK_COLOR.label}${label}${SGR.reset}\n` : `${label}\n`);
+      this.nl = 1;
       this.block = 'label';
     }
     if (this.started) {
