@@ -1,0 +1,286 @@
+// ndjson-text in process: the core's layout and text rules, colour and escaping,
+// exit statuses, chunk boundaries, the live path of the stream, and `| head`.
+import t from 'tap';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { main, useColor } from '../src/cli/text.js';
+import type { Io } from '../src/cli/common.js';
+import { EXIT } from '../src/cli/common.js';
+import { text } from '../src/text/stream.js';
+import { EventReader } from '../src/io/input.js';
+import type { TextOptions } from '../src/text/core.js';
+import { TextCore, formatToolLine, toolCallLine } from '../src/text/core.js';
+import { memoryIo, ROOT, TEST_ENV } from './fixtures/lib/run.js';
+
+const STREAMS = path.join(ROOT, 'test/fixtures/streams');
+const S = 'sess-1';
+const J = JSON.stringify;
+const init = (s = S) => J({ type: 'system', subtype: 'init', session_id: s, cwd: '/p', model: 'Auto' });
+const user = (textValue: string, s = S) => J({ type: 'user', message: { role: 'user', content: [{ type: 'text', text: textValue }] }, session_id: s });
+const asst = (textValue: string, extra: Record<string, unknown> = {}, s = S) =>
+  J({ type: 'assistant', message: { role: 'assistant', content: [{ type: 'text', text: textValue }] }, session_id: s, ...extra });
+const delta = (textValue: string, s = S) => asst(textValue, { timestamp_ms: 1 }, s);
+const think = (textValue: string, s = S) => J({ type: 'thinking', subtype: 'delta', text: textValue, session_id: s });
+const thought = (s = S) => J({ type: 'thinking', subtype: 'completed', session_id: s });
+const shell = (id: string, command: string, exitCode?: number, s = S) =>
+  J({
+    type: 'tool_call',
+    subtype: exitCode === undefined ? 'started' : 'completed',
+    call_id: id,
+    tool_call: { shellToolCall: exitCode === undefined ? { args: { command } } : { args: { command }, result: { success: { exitCode } } } },
+    session_id: s,
+  });
+const ok = (textValue: string, s = S) => J({ type: 'result', subtype: 'success', is_error: false, result: textValue, session_id: s });
+const lines = (...events: string[]) => events.join('\n') + '\n';
+
+/** Runs the core over `input` fed in pieces of `size` bytes (0: whole); returns what it wrote. */
+async function through(input: Buffer | string, options: TextOptions = {}, size = 0): Promise<string> {
+  const stream = text(options);
+  const out: Buffer[] = [];
+  stream.on('data', (d: Buffer) => out.push(d));
+  const done = new Promise<void>((resolve, reject) => {
+    stream.on('end', resolve);
+    stream.on('error', reject);
+  });
+  const buf = Buffer.isBuffer(input) ? input : Buffer.from(input);
+  if (size <= 0) stream.write(buf);
+  else for (let i = 0; i < buf.length; i += size) stream.write(buf.subarray(i, i + size));
+  stream.end();
+  await done;
+  return Buffer.concat(out).toString('utf8');
+}
+
+async function run(argv: string[], input: string, env?: NodeJS.ProcessEnv, tty = false) {
+  const m = memoryIo(input, env);
+  if (tty) (m.io.stdout as { isTTY?: boolean }).isTTY = true;
+  const code = await main(argv, m.io);
+  return { code, stdout: m.stdout(), stderr: m.stderr() };
+}
+
+const exampleStreams = fs
+  .readdirSync(STREAMS)
+  .filter((f) => f.startsWith('text-') || f === 'basic.ndjson' || f === 'failed.ndjson')
+  .sort();
+
+t.test('the default output is the text after the last tool call', async (t) => {
+  // partial output: deltas, the flush before the tool call, deltas, the final flush
+  const partial = lines(
+    init(),
+    delta('Look'),
+    delta('ing.'),
+    asst('Looking.', { timestamp_ms: 2, model_call_id: 'm0' }),
+    shell('c1', 'ls'),
+    shell('c1', 'ls', 0),
+    delta('ha'),
+    delta('ha'),
+    delta(' '),
+    delta('done'),
+    asst('haha done'),
+    ok('Looking.haha done'),
+  );
+  t.equal(await through(partial), 'haha done\n', 'repeated and whitespace-only deltas are text; flushes are not');
+  // complete messages that look like flushes are the only copy of their text
+  const complete = lines(init(), asst('First.', { timestamp_ms: 5, model_call_id: 'm' }), shell('c', 'x'), shell('c', 'x', 0), asst('Last.'), ok('First.Last.'));
+  t.equal(await through(complete), 'Last.\n');
+  // no tool call: all of the text is the final message
+  t.equal(await through(lines(init(), asst('One.', { timestamp_ms: 5, model_call_id: 'm' }), asst('Two.'), ok('One.Two.'))), 'One.Two.\n');
+  // json output: the result is all there is
+  t.equal(await through(ok('the answer') + '\n'), 'the answer\n');
+  // a session that ends on a tool call prints nothing
+  t.equal(await through(lines(init(), asst('Deleting.'), shell('c', 'rm x'), shell('c', 'rm x', 0), ok('Deleting.'))), '');
+});
+
+t.test('Claude Code: a tool_use block ends the text before it', async (t) => {
+  const claude = (content: unknown[]) => J({ type: 'assistant', message: { role: 'assistant', content }, parent_tool_use_id: null, session_id: S });
+  const input = lines(
+    claude([{ type: 'text', text: 'Reading.' }, { type: 'tool_use', id: 'tu1', name: 'Read', input: {} }]),
+    J({ type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'tu1', content: 'x' }] }, session_id: S }),
+    claude([{ type: 'text', text: 'It says x.' }]),
+    ok('It says x.'),
+  );
+  t.equal(await through(input), 'It says x.\n');
+  t.equal(await through(input, { all: true, user: true }), 'Reading.\n\nIt says x.\n', 'tool results are not prompts');
+});
+
+t.test('every example stream reads the same whatever the chunk boundaries', async (t) => {
+  for (const file of exampleStreams) {
+    const input = fs.readFileSync(path.join(STREAMS, file));
+    for (const options of [{}, { all: true, tools: true, user: true, thinking: true }] as TextOptions[]) {
+      const whole = await through(input, options);
+      for (const size of [1, 3, 7, 64]) {
+        t.equal(await through(input, options, size), whole, `${file} ${options.all ? '--all' : 'default'} in ${size}-byte chunks`);
+      }
+    }
+  }
+});
+
+t.test('--all writes every piece of text once: without its line ends, it is the result text', async (t) => {
+  let checked = 0;
+  for (const file of exampleStreams) {
+    const input = fs.readFileSync(path.join(STREAMS, file), 'utf8');
+    const results: Array<{ result?: string; is_error?: boolean }> = [];
+    const reader = new EventReader({
+      record: (rec) => {
+        if (rec.event.type === 'result') results.push(rec.event as { result?: string; is_error?: boolean });
+      },
+      problem: () => {},
+    });
+    reader.write(Buffer.from(input));
+    reader.endSource();
+    if (results.length !== 1 || results[0]!.is_error) continue;
+    const out = await through(input, { all: true, tools: false, user: false, raw: true });
+    t.equal(out.replace(/\n/g, ''), results[0]!.result!.replace(/\n/g, ''), file);
+    t.ok(out.endsWith('\n'), `${file}: ends with a newline`);
+    checked++;
+  }
+  t.ok(checked >= 6, `${checked} streams checked`);
+});
+
+t.test('layout of the transcript', async (t) => {
+  const input = lines(
+    init(),
+    user('Fix it\n\nplease'),
+    think('First\n'),
+    think('\nthen'),
+    thought(),
+    delta('\n\nOK'),
+    delta(', running.'),
+    asst('OK, running.', { timestamp_ms: 3, model_call_id: 'm' }),
+    shell('c1', 'npm test'),
+    shell('c1', 'npm test', 1),
+    delta('Fixed.\n'),
+    ok('OK, running.Fixed.\n'),
+  );
+  t.equal(
+    await through(input, { all: true, tools: true, user: true, thinking: true }),
+    '> Fix it\n>\n> please\n\n│ First\n│\n│ then\n\nOK, running.\n→ shell npm test (exit 1)\n\nFixed.\n',
+    'prompt and thinking quoted line by line across deltas; leading newlines of a block dropped; tool line under its text',
+  );
+  t.equal(await through(input, { all: true }), 'OK, running.\n\nFixed.\n', 'segments between tool calls are separated by a blank line');
+});
+
+t.test('--all: calls that never complete are listed when the session ends', async (t) => {
+  const out = await through(lines(init(), asst('Waiting.'), shell('c1', 'sleep 99')), { all: true, tools: true });
+  t.equal(out, 'Waiting.\n→ shell sleep 99 (not completed)\n');
+});
+
+t.test('several sessions: labelled when there is more than one', async (t) => {
+  const input = lines(init('a'), asst('A1.', {}, 'a'), ok('A1.', 'a'), init('b'), asst('B1.', {}, 'b'), ok('B1.', 'b'));
+  t.equal(await through(input), '── session a ──\nA1.\n\n── session b ──\nB1.\n');
+  t.equal(await through(input, { all: true }), 'A1.\n\n── session b ──\nB1.\n', 'live: a label at each change of session');
+  t.equal(await through(lines(init('a'), asst('A1.', {}, 'a'), ok('A1.', 'a'))), 'A1.\n', 'one session: no label');
+  const evil = lines(init('x\u001b[2Jy'), ok('1', 'x\u001b[2Jy'), init('b'), ok('2', 'b'));
+  t.match(await through(evil), /── session x\\x1b\[2Jy ──/, 'a session id is printed safely');
+});
+
+t.test('control characters are visible unless raw; newline and tab stay', async (t) => {
+  const input = lines(init(), asst('a\u001b]52;c;ZXZpbA==\u0007b\tc\nd\re\u009b'), ok('x'));
+  t.equal(await through(input), 'a\\x1b]52;c;ZXZpbA==\\x07b\tc\nd\\x0de\\x9b\n');
+  t.equal(await through(input, { raw: true }), 'a\u001b]52;c;ZXZpbA==\u0007b\tc\nd\re\u009b\n');
+  const tool = toolCallLine('shell', { command: 'echo \u001b[31mred\nnext' }, { status: 'success', body: { exitCode: 0 }, result: {} });
+  t.equal(formatToolLine(tool, (s) => s.replace(/[\u0000-\u001f]/g, (c) => `<${c.charCodeAt(0)}>`)), '→ shell echo <27>[31mred<10>next (exit 0)');
+});
+
+t.test('tool lines', async (t) => {
+  const line = (name: string, args: Record<string, unknown> | undefined, status?: string, body?: unknown) =>
+    formatToolLine(toolCallLine(name, args, status ? ({ status, body, result: {} } as never) : undefined), (s) => s);
+  t.equal(line('read', { path: 'src/app.ts' }, 'success', { totalLines: 54 }), '→ read src/app.ts (54 lines)');
+  t.equal(line('read', { path: 'one.txt' }, 'success', { totalLines: 1 }), '→ read one.txt (1 line)');
+  t.equal(line('shell', { command: 'npm test' }, 'success', { exitCode: 1 }), '→ shell npm test (exit 1)');
+  t.equal(line('write', { path: '.env' }, 'rejected', {}), '✗ write .env rejected');
+  t.equal(line('write', { path: 'a' }, 'success', { linesCreated: 19 }), '→ write a (19 lines)');
+  t.equal(line('edit', { path: 'a' }, 'success', { linesAdded: 3, linesRemoved: 1 }), '→ edit a (+3 -1)');
+  t.equal(line('delete', { path: 'a' }, 'error', { error: 'No such file' }), '✗ delete a error: No such file');
+  t.equal(line('shell', { command: 'nope' }, 'spawnError', { error: 'ENOENT' }), '✗ shell nope spawn error: ENOENT');
+  t.equal(line('mcp', { providerIdentifier: 'gh', toolName: 'create_issue' }, 'rejected', { reason: 'denied' }), '✗ mcp gh/create_issue rejected: denied');
+  t.equal(line('web_search', { query: 'x y' }), '→ web_search x y');
+  t.equal(line('grep', { pattern: 'TODO', path: 'src' }, 'success', {}), '→ grep TODO');
+  t.match(line('shell', { command: 'x'.repeat(500) }), /^→ shell x{200}…$/, 'long targets are clipped');
+});
+
+t.test('colour: only the parts that are not assistant text', async (t) => {
+  const input = lines(init(), user('hi'), think('hmm'), delta('Plain'), shell('c', 'ls'), shell('c', 'ls', 0), asst('text.'), ok('Plaintext.'));
+  const out = await through(input, { all: true, tools: true, user: true, thinking: true, color: true });
+  t.match(out, /\x1b\[32m> hi\x1b\[0m/, 'prompt');
+  t.match(out, /\x1b\[2m│ hmm\x1b\[0m/, 'thinking');
+  t.match(out, /\x1b\[36m→ shell ls \(exit 0\)\x1b\[0m/, 'tool line');
+  t.match(out, /\nPlain\n/, 'assistant text is never coloured');
+  t.match(out, /\ntext\.\n$/);
+  const env = (vars: NodeJS.ProcessEnv, tty: boolean): Io => {
+    const io = memoryIo('', vars).io;
+    (io.stdout as { isTTY?: boolean }).isTTY = tty;
+    return io;
+  };
+  t.equal(useColor('auto', env({}, true)), true, 'a terminal');
+  t.equal(useColor('auto', env({}, false)), false, 'a pipe');
+  t.equal(useColor('auto', env({ NO_COLOR: '1' }, true)), false, 'NO_COLOR');
+  t.equal(useColor('auto', env({ NO_COLOR: '' }, true)), true, 'NO_COLOR empty does not count');
+  t.equal(useColor('auto', env({ TERM: 'dumb' }, true)), false, 'TERM=dumb');
+  t.equal(useColor('always', env({ NO_COLOR: '1' }, false)), true, '--color=always forces it');
+  t.equal(useColor('never', env({}, true)), false, '--color=never');
+  const tty = await run(['-a'], input, {}, true);
+  t.match(tty.stdout, /\x1b\[36m/, 'main colours on a terminal');
+  const noColor = await run(['-a'], input, { NO_COLOR: '1' }, true);
+  t.notMatch(noColor.stdout, /\x1b/, 'but not with NO_COLOR');
+});
+
+t.test('exit statuses and notes', async (t) => {
+  let r = await run([], lines(init(), asst('Hi.'), ok('Hi.')));
+  t.same([r.code, r.stdout, r.stderr], [EXIT.OK, 'Hi.\n', '']);
+  r = await run([], lines(init(), asst('Half'), shell('c', 'make')));
+  t.equal(r.code, EXIT.NO_RESULT);
+  t.equal(r.stdout, '');
+  t.match(r.stderr, /no result event: the agent stopped before finishing \(session sess-1, 3 events from stdin:1\)/);
+  t.match(r.stderr, /no assistant text after the last tool call; ndjson-text --all shows the whole transcript/);
+  r = await run([], lines(init(), asst('Half a sent')));
+  t.same([r.code, r.stdout], [EXIT.NO_RESULT, 'Half a sent\n'], 'what text there was');
+  r = await run([], lines(init(), asst('Cannot.'), J({ type: 'result', subtype: 'error_during_execution', is_error: true, result: 'Cannot.', session_id: S })));
+  t.same([r.code, r.stdout], [EXIT.FAILED, 'Cannot.\n']);
+  t.match(r.stderr, /the run failed: error_during_execution: Cannot\./);
+  r = await run([], lines(init('a'), ok('x', 'a'), init('b'), J({ type: 'result', is_error: true, session_id: 'b' }), init('c')));
+  t.equal(r.code, EXIT.NO_RESULT, 'the worst status among the sessions');
+  r = await run([], '');
+  t.same([r.code, r.stderr], [EXIT.NO_RESULT, 'ndjson-text: no result event: the input held no events\n']);
+  r = await run(['--strict'], `${init()}\nnot json\n${ok('x')}\n`);
+  t.same([r.code, r.stdout, r.stderr], [EXIT.INPUT, '', 'ndjson-text: stdin:2: not JSON: not json\n']);
+  r = await run(['--user'], '');
+  t.same([r.code, r.stderr.split('\n')[0]], [EXIT.USAGE, 'ndjson-text: --user needs --all (-a)']);
+  r = await run(['--color'], '');
+  t.equal(r.code, EXIT.USAGE, '--color needs a value');
+});
+
+t.test('the live path: each chunk is pushed before the next is written', async (t) => {
+  const stream = text({ all: true });
+  const seen: string[] = [];
+  stream.on('data', (d: Buffer) => seen.push(d.toString()));
+  const write = (s: string) => new Promise<void>((resolve) => stream.write(s, () => setImmediate(resolve)));
+  await write(`${init()}\n${delta('Hel')}\n`);
+  t.same(seen, ['Hel']);
+  await write(`${delta('lo')}\n`);
+  t.same(seen, ['Hel', 'lo']);
+  await write(delta(' there').slice(0, 30));
+  t.same(seen, ['Hel', 'lo'], 'half an event writes nothing');
+  await write(`${delta(' there').slice(30)}\n`);
+  t.same(seen, ['Hel', 'lo', ' there']);
+  stream.end();
+  await new Promise((resolve) => stream.on('end', resolve));
+  t.same(seen, ['Hel', 'lo', ' there', '\n']);
+  t.equal((stream.core as TextCore).sessions[0]?.written, 'Hello there'.length);
+});
+
+t.test('| head -1 ends quietly with status 0', async (t) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ndjson-text-'));
+  const file = path.join(dir, 'long.ndjson');
+  const events = [init()];
+  for (let i = 0; i < 20000; i++) events.push(asst(`message ${i}`), shell(`c${i}`, 'true'), shell(`c${i}`, 'true', 0));
+  fs.writeFileSync(file, lines(...events, ok('x')));
+  const r = spawnSync('bash', ['-c', `node "${ROOT}/bin/ndjson-text.js" -a "${file}" | head -1; echo "status \${PIPESTATUS[0]}"`], {
+    encoding: 'utf8',
+    env: TEST_ENV,
+  });
+  t.equal(r.stdout, 'message 0\nstatus 0\n');
+  t.equal(r.stderr, '');
+  fs.rmSync(dir, { recursive: true, force: true });
+});
