@@ -54,6 +54,8 @@ export interface AuditedCall {
   allPaths: string[];
   /** Wall time between start and completion, when both carry a time. */
   durationMs?: number;
+  /** For status `unknown`: the key the result held instead of a known variant. */
+  variant?: string;
   /** A `function` call's `arguments` could not be read. */
   argsError?: string;
   /** With `--full`: the arguments and the result as they were in the stream. */

@@ -140,6 +140,14 @@ export class ToolsCore implements ToolCore {
     return callId === undefined ? `\u0001${this.anonymous++}` : `${this.session}\u0000${callId}`;
   }
 
+  /** Calls without an id pair in order: the oldest pending one of the session with the same tool. */
+  private anonymousKey(tool: string | undefined): string | undefined {
+    for (const [key, state] of this.pending) {
+      if (state.callId === undefined && state.session === this.session && state.tool === tool) return key;
+    }
+    return undefined;
+  }
+
   private start(rec: EventRecord, callId: string | undefined, entry: ReturnType<typeof toolCallEntry>): void {
     const { args, error } = entry === undefined ? { args: undefined, error: undefined } : toolCallArgs(entry);
     const times = toolCallTimes(rec.event);
@@ -178,7 +186,7 @@ export class ToolsCore implements ToolCore {
     result: ToolCallResult | undefined,
     emit: Emit,
   ): void {
-    const key = callId === undefined ? undefined : `${this.session}\u0000${callId}`;
+    const key = callId === undefined ? this.anonymousKey(entry?.name) : `${this.session}\u0000${callId}`;
     const state = key === undefined ? undefined : this.pending.get(key);
     if (key !== undefined && state !== undefined) this.pending.delete(key);
     const own = entry === undefined ? { args: undefined, error: undefined } : toolCallArgs(entry);
@@ -241,6 +249,7 @@ export class ToolsCore implements ToolCore {
     };
     if (durationMs !== undefined) call.durationMs = durationMs;
     if (state.argsError !== undefined) call.argsError = state.argsError;
+    if (result?.status === 'unknown' && result.variant !== undefined) call.variant = result.variant;
     if (this.options.full) {
       if (state.args !== undefined) call.args = state.args;
       if (result !== undefined) call.result = result.result;

@@ -61,14 +61,14 @@ export function samePath(a: string, b: string, cwd: string | undefined): boolean
 
 /**
  * Every form of `p` a glob should be tried against, so that no spelling of a
- * path slips past a check: as written; with backslashes as slashes;
- * normalized; resolved against `cwd`; and relative to `cwd` when inside it.
+ * path slips past a check: normalized (as written, and with backslashes as
+ * slashes); resolved against `cwd`; and relative to `cwd` when inside it.
  * `broad` (for deny checks) adds the path with any leading `../` segments
  * dropped (`../../x/.env` is also tried as `x/.env`, whatever `cwd` is), and
  * compares against `cwd` ignoring case.
  */
 export function matchForms(p: string, cwd: string | undefined, broad: boolean): string[] {
-  const forms = new Set<string>([p]);
+  const forms = new Set<string>();
   const slashed = p.includes('\\') ? p.replace(/\\/g, '/') : p;
   for (const written of slashed === p ? [p] : [p, slashed]) {
     const n = normalizePath(written);

@@ -71,6 +71,7 @@ export function auditRecord(call: AuditedCall, options: RecordOptions = {}): Jso
   if (f.reason !== undefined) {
     set('reason', !options.full && f.reason.length > REASON_MAX ? `${f.reason.slice(0, REASON_MAX)}…` : f.reason);
   }
+  set('result_variant', call.variant);
   set('args_error', call.argsError);
   if (options.full) {
     set('args', call.args);

@@ -4,7 +4,7 @@
  */
 import type { AuditedCall, CallStatus, PathField } from './call.js';
 import { CALL_STATUSES, PATH_FIELDS, callCounts, pathField } from './call.js';
-import { resolvePath } from './paths.js';
+import { normalizePath, resolvePath } from './paths.js';
 import { visibleOneLine } from '../safe-text.js';
 
 /** Which paths `--paths` lists. */
@@ -18,12 +18,12 @@ const PATHS_FIELDS: Record<PathsChoice, ReadonlySet<PathField>> = {
 
 /**
  * Unique paths, in the order first seen. Two spellings of one file in one
- * session (`./a`, `a`, `/cwd/a`) count once; the first spelling is shown, or
+ * session (`./a`, `a`, `/cwd/a`) count once, shown normalized (`a`), or as
  * the absolute path with `absolute`.
  */
 export class PathSet {
-  private readonly keys = new Set<string>();
-  private readonly shown = new Set<string>();
+  private readonly keys = new Map<string, string>();
+  private readonly statuses = new Map<string, CallStatus>();
   readonly list: string[] = [];
 
   constructor(private readonly absolute: boolean) {}
@@ -31,14 +31,24 @@ export class PathSet {
   /** Adds a path of a call; returns the form to show when it is new, else undefined. */
   add(call: AuditedCall, path: string): string | undefined {
     const resolved = resolvePath(path, call.cwd);
-    const show = this.absolute ? resolved : path;
+    const show = this.absolute ? resolved : normalizePath(path);
     // Relative paths of sessions without a cwd are only known by their normalized form.
     const key = `${call.cwd === undefined && !resolved.startsWith('/') ? `${call.session}\u0000` : ''}${resolved}`;
-    if (this.keys.has(key) || this.shown.has(show)) return undefined;
-    this.keys.add(key);
-    this.shown.add(show);
+    // A file seen before (under this spelling or another) is not listed again; a success now makes it a success.
+    const seen = this.keys.get(key) ?? (this.statuses.has(show) ? show : undefined);
+    if (seen !== undefined) {
+      if (call.status === 'success') this.statuses.set(seen, 'success');
+      return undefined;
+    }
+    this.keys.set(key, show);
+    this.statuses.set(show, call.status);
     this.list.push(show);
     return show;
+  }
+
+  /** The best status of the calls that touched a shown path: `success` if any succeeded. */
+  statusOf(shown: string): CallStatus | undefined {
+    return this.statuses.get(shown);
   }
 }
 
@@ -52,7 +62,7 @@ export function listedPaths(call: AuditedCall, choice: PathsChoice): string[] {
 interface CommandRun {
   command: string;
   exit_code?: number;
-  status: CallStatus;
+  status?: CallStatus;
 }
 
 interface PendingCall {
@@ -93,8 +103,9 @@ export class Summary {
     const field = pathField(call);
     if (field !== undefined) for (const p of call.paths) this.paths.get(field)!.add(call, p);
     if (call.facts.command !== undefined) {
-      const run: CommandRun = { command: call.facts.command, status: call.status };
+      const run: CommandRun = { command: call.facts.command };
       if (call.facts.exitCode !== undefined) run.exit_code = call.facts.exitCode;
+      run.status = call.status;
       this.commands.push(run);
     }
   }
@@ -132,7 +143,13 @@ export class Summary {
       lines.push(`${title} (${items.length})${items.length > 0 ? ':' : ''}`);
       for (const item of items) lines.push(`  ${item}`);
     };
-    const shown = (field: PathField) => this.paths.get(field)!.list.map(visibleOneLine);
+    const shown = (field: PathField) => {
+      const set = this.paths.get(field)!;
+      return set.list.map((p) => {
+        const status = set.statusOf(p);
+        return status === 'success' ? visibleOneLine(p) : `${visibleOneLine(p)}  (${status})`;
+      });
+    };
     section('files read', shown('read'), true);
     section('paths searched', shown('searched'), false);
     section('files written', shown('written'), true);
