@@ -206,6 +206,19 @@ t.test('main()', async (t) => {
     t.equal(await main([], m.io), 0, 'without --verify a mismatched flush is reported, status 0');
     t.match(m.stderr(), /flush differs/);
   });
+  t.test('a broken line shaped like an event of a type dedupe does not read passes unparsed; --strict parses it', async (t) => {
+    const broken = '{"type":"thinking","subtype":"delta","text":"a" "b"}';
+    const m = memoryIo(lines(broken, delta('a')));
+    t.equal(await main([], m.io), 0);
+    t.equal(m.stdout(), lines(broken, delta('a')));
+    const strict = memoryIo(lines(broken, delta('a')));
+    t.equal(await main(['--strict'], strict.io), 2);
+    t.match(strict.stderr(), /^ndjson-dedupe: stdin:1: not JSON: /);
+    const shapedAssistant = memoryIo(lines('{"type":"assistant","message":oops}', delta('a')));
+    t.equal(await main([], shapedAssistant.io), 0);
+    t.equal(shapedAssistant.stdout(), lines(delta('a')), 'an assistant line is always parsed: dropped and reported');
+    t.match(shapedAssistant.stderr(), /stdin:1: not JSON/);
+  });
   t.test('lines that are not events are dropped and reported, so jq can read the output', async (t) => {
     const m = memoryIo(`Update available\n${delta('a')}\n42\n`);
     t.equal(await main([], m.io), 0);

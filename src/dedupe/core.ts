@@ -5,14 +5,17 @@
  * paths equal an earlier event's.
  *
  * Kept events leave as their input bytes and a newline: nothing is parsed
- * again or re-serialised. Only `assistant`, `tool_call` and `result` events
- * are looked into; every other event needs no more than its type.
+ * again or re-serialised. Only `assistant` events are parsed (and `result`
+ * events under `verify`); a `tool_call` or `result` needs its session alone,
+ * every other event its type alone, and the input layer reads both from the
+ * line's bytes when it can (see {@link DedupeCore.needs}).
  */
 import { createHash } from 'node:crypto';
 import type { EventRecord, InputProblem } from '../io/input.js';
+import { recordSession, recordSessionField, recordType } from '../io/input.js';
 import type { ToolCore, Emit } from '../io/tool-stream.js';
 import type { AgentEvent } from '../events.js';
-import { assistantKind, eventType, getPath, isObject, messageText, obj, resultFailed, resultText, sessionId } from '../events.js';
+import { assistantKind, getPath, isObject, messageText, obj, resultFailed, resultText, sessionId } from '../events.js';
 import { TextTracker } from '../assistant-text.js';
 
 const NEWLINE = Buffer.from('\n');
@@ -215,14 +218,6 @@ function statKind(type: string): StatKind {
   }
 }
 
-/**
- * The type of a record. The one place the core reads an event it may pass
- * through untouched, so a reader that parses lazily only has to provide this.
- */
-function recordType(rec: EventRecord): string {
-  return eventType(rec.event);
-}
-
 /** The dedupe filter as a {@link ToolCore}. Read {@link stats} once the input has ended. */
 export class DedupeCore implements ToolCore {
   readonly stats: DedupeStats = emptyStats();
@@ -237,6 +232,14 @@ export class DedupeCore implements ToolCore {
     this.keys = options.keys && options.keys.length > 0 ? options.keys : undefined;
   }
 
+  /**
+   * The events read in full: `assistant`, `result` under `verify`, every event
+   * with `keys`. Lines of other types are passed through as read, unparsed.
+   */
+  needs(type: string): boolean {
+    return this.keys !== undefined || type === 'assistant' || (type === 'result' && this.options.verify === true);
+  }
+
   record(rec: EventRecord, emit: Emit): void {
     const type = recordType(rec);
     if (this.keys) {
@@ -247,16 +250,21 @@ export class DedupeCore implements ToolCore {
       case 'assistant':
         this.assistant(rec, emit);
         return;
-      case 'tool_call':
-        this.tracker.toolCall(rec.event);
-        this.stretches.delete(sessionId(rec.event));
+      case 'tool_call': {
+        // The tracker reads only the session of a tool call or result: hand it that, so the line need not be parsed.
+        const session = recordSessionField(rec);
+        this.tracker.toolCall(session === undefined ? {} : { session_id: session });
+        this.stretches.delete(session ?? '');
         if (this.options.verify) this.session(rec);
         break;
-      case 'result':
-        this.tracker.result(rec.event);
-        this.stretches.delete(sessionId(rec.event));
+      }
+      case 'result': {
+        const session = recordSessionField(rec);
+        this.tracker.result(session === undefined ? {} : { session_id: session });
+        this.stretches.delete(session ?? '');
         if (this.options.verify) this.verify(rec);
         break;
+      }
     }
     this.keep(rec, statKind(type), emit);
   }
@@ -291,7 +299,7 @@ export class DedupeCore implements ToolCore {
   }
 
   private session(rec: EventRecord): VerifySession {
-    const id = sessionId(rec.event);
+    const id = recordSession(rec);
     let state = this.sessions.get(id);
     if (state === undefined) {
       state = { text: '', claude: false, assistant: false, source: rec.source, line: rec.line };
