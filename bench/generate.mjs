@@ -28,7 +28,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** Bumped whenever the output for a given seed and size changes (cached corpora are then remade). */
-export const GENERATOR_VERSION = 2;
+export const GENERATOR_VERSION = 3;
 
 // ---------------------------------------------------------------------------
 // PRNG: sfc32, seeded through splitmix32 from a 32-bit FNV-1a hash of the seed.
@@ -375,13 +375,16 @@ class StreamGenerator {
     const calls = [];
     for (let i = 0; i < n; i++) {
       let payload = r.logInt(100, this.maxPayload);
+      let kind;
       if (this.bytes >= this.nextHuge) {
-        // The first is the largest (6 MiB), so corpora of different sizes have the same longest line.
-        payload = (this.stats.hugeLines === 0 ? 6 : r.int(2, 5)) * 1024 * 1024;
+        // The first is the longest (6 MiB, the others 2 to 4), so corpora of different sizes have
+        // the same longest line; of a kind whose payload is in the line once.
+        payload = (this.stats.hugeLines === 0 ? 6 : r.int(2, 4)) * 1024 * 1024;
+        kind = r.pick(['readToolCall', 'lsToolCall', 'grepToolCall', 'globToolCall']);
         this.nextHuge += this.hugeEvery;
         this.stats.hugeLines++;
       }
-      const call = this.toolCall(s, payload);
+      const call = this.toolCall(s, payload, kind);
       call.id = this.callId();
       if ('toolCallId' in call.args) call.args.toolCallId = call.id;
       calls.push(call);
@@ -427,10 +430,10 @@ class StreamGenerator {
     return r.chance(0.3) ? `${s.cwd}/${p}` : p;
   }
 
-  /** A tool call of a random kind whose payload is about `size` bytes. */
-  toolCall(s, size) {
+  /** A tool call of `kind` (default: one at random) whose payload is about `size` bytes. */
+  toolCall(s, size, kind) {
     const r = this.rng;
-    const kind = r.pick([
+    kind ??= r.pick([
       'shellToolCall', 'shellToolCall', 'shellToolCall', 'readToolCall', 'readToolCall', 'readToolCall', 'writeToolCall',
       'editToolCall', 'editToolCall', 'lsToolCall', 'globToolCall', 'grepToolCall', 'grepToolCall', 'deleteToolCall',
       'mcpToolCall', 'function', 'updateTodosToolCall', 'webFetchToolCall',
