@@ -1,0 +1,245 @@
+// ndjson-tools in process: path forms, the checks' resistance to path tricks, pairing
+// whatever the chunking, accounting for every tool_call event, safe text, and the
+// agreement of --help and the man page with the options and the record.
+import t from 'tap';
+import fs from 'node:fs';
+import path from 'node:path';
+import { PassThrough } from 'node:stream';
+import { ROOT, memoryIo } from './fixtures/lib/run.js';
+import { main, toolsOptions, toolsSpec } from '../src/cli/tools.js';
+import { helpText } from '../src/cli/common.js';
+import { matchForms, normalizePath, resolvePath, samePath, insidePath } from '../src/tools/paths.js';
+import { Policy } from '../src/tools/policy.js';
+import type { PolicyOptions, Violation } from '../src/tools/policy.js';
+import { ToolsCore } from '../src/tools/core.js';
+import type { ToolsOptions } from '../src/tools/core.js';
+import { tools } from '../src/tools/stream.js';
+import { EventReader } from '../src/io/input.js';
+
+const STREAMS = path.join(ROOT, 'test/fixtures/streams');
+const stream = (name: string) => fs.readFileSync(path.join(STREAMS, name));
+
+/** Runs the core over `input` fed in chunks of `size` bytes (0: whole); returns output and violations. */
+function runCore(input: Buffer | string, options: ToolsOptions = {}, size = 0) {
+  const violations: Violation[] = [];
+  const core = new ToolsCore({ ...options, onViolation: (v) => violations.push(v) });
+  let out = '';
+  const emit = (d: string | Buffer) => (out += d.toString());
+  const reader = new EventReader({ record: (r) => core.record(r, emit), problem: () => {} });
+  reader.startSource('in');
+  const buf = Buffer.isBuffer(input) ? input : Buffer.from(input);
+  if (size <= 0) reader.write(buf);
+  else for (let i = 0; i < buf.length; i += size) reader.write(buf.subarray(i, i + size));
+  reader.endSource();
+  core.end(emit);
+  return { out, violations, core };
+}
+
+const records = (out: string) => out.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+
+t.test('path forms', async (t) => {
+  t.equal(normalizePath('./a//b/../c/'), 'a/c');
+  t.equal(normalizePath('../x'), '../x');
+  t.equal(resolvePath('src/../.env', '/home/u/p'), '/home/u/p/.env');
+  t.equal(resolvePath('/etc//passwd', '/home/u/p'), '/etc/passwd');
+  t.equal(resolvePath('a', undefined), 'a');
+  t.equal(insidePath('/home/u/p/x/y', '/home/u/p', false), 'x/y');
+  t.equal(insidePath('/home/u/p', '/home/u/p/', false), '.');
+  t.equal(insidePath('/home/u/px/y', '/home/u/p', false), undefined, 'a sibling with a common prefix is not inside');
+  t.equal(insidePath('/Home/U/p/x', '/home/u/p', true), 'x');
+  t.equal(insidePath('/Home/U/p/x', '/home/u/p', false), undefined);
+  t.ok(samePath('summary.txt', '/Users/u/p/summary.txt', '/Users/u/p'));
+  t.ok(samePath('summary.txt', '/Users/u/p/summary.txt', undefined), 'without a cwd, a result path ending in the argument');
+  t.notOk(samePath('../summary.txt', '/Users/u/p/summary.txt', undefined));
+  t.notOk(samePath('a.txt', '/p/b.txt', '/p'));
+  t.same(matchForms('sub/../.env', '/home/u/p', true).sort(), ['.env', '/home/u/p/.env'].sort());
+  t.ok(matchForms('..\\..\\secrets\\k.pem', undefined, true).includes('secrets/k.pem'), 'backslashes and leading .. segments');
+  t.notOk(matchForms('../k.pem', undefined, false).includes('k.pem'), 'strict forms keep the leading ..');
+});
+
+// One read (or write) of `p` in a session whose cwd is `cwd`, through the real core.
+function oneCall(kind: 'read' | 'write' | 'edit' | 'delete', p: string, cwd: string | undefined, status = 'success') {
+  const init = { type: 'system', subtype: 'init', session_id: 's', ...(cwd ? { cwd } : {}) };
+  const key = `${kind}ToolCall`;
+  const start = { type: 'tool_call', subtype: 'started', call_id: 'c', session_id: 's', tool_call: { [key]: { args: { path: p } } } };
+  const done = { type: 'tool_call', subtype: 'completed', call_id: 'c', session_id: 's', tool_call: { [key]: { result: { [status]: {} } } } };
+  return [init, start, done].map((e) => JSON.stringify(e)).join('\n') + '\n';
+}
+const violates = (input: string, options: PolicyOptions) => runCore(input, options).violations.length > 0;
+
+t.test('deny globs are not fooled by path tricks', async (t) => {
+  const cwd = '/home/u/p';
+  const deny = { denyRead: ['**/.env'] };
+  for (const p of ['.env', './.env', '././.env', 'src/../.env', 'src//..//.env', './/.env', '/home/u/p/.env', '/home/u/p/sub/../.env', '/home/u/p//.env', 'a/b/c/../../../.env']) {
+    t.ok(violates(oneCall('read', p, cwd), deny), `read ${p}`);
+  }
+  for (const p of ['.ENV', '.Env', 'CONFIG/.eNv']) t.ok(violates(oneCall('read', p, cwd), deny), `case: ${p}`);
+  t.ok(violates(oneCall('read', '../../.env', '/home/u/p/a/b'), { denyRead: ['/home/u/p/.env'] }), 'relative to another cwd');
+  t.ok(violates(oneCall('read', '../secrets/k.pem', '/home/u/p/sub'), { denyRead: ['secrets/**'] }), 'outside the cwd, relative glob');
+  t.ok(violates(oneCall('read', '/home/u/p/secrets/k.pem', cwd), { denyRead: ['secrets/**'] }), 'absolute path, relative glob');
+  t.ok(violates(oneCall('read', '/HOME/u/p/secrets/k.pem', cwd), { denyRead: ['secrets/**'] }), 'absolute path in another case');
+  t.ok(violates(oneCall('read', 'C:\\proj\\.env', undefined), deny), 'Windows separators');
+  t.ok(violates(oneCall('read', 'keys/id.pem', cwd), { denyRead: ['*.pem'] }), 'a glob without a slash matches the name anywhere');
+  t.ok(violates(oneCall('write', './secrets/../secrets/x', cwd), { denyWrite: ['./secrets/*'] }), 'a glob with ./');
+  t.ok(violates(oneCall('edit', 'src/a.ts', cwd), { denyWrite: ['src/**'] }), 'edits are writes');
+  t.ok(violates(oneCall('delete', 'src/a.ts', cwd), { denyWrite: ['src/**'] }), 'deletes are writes');
+  t.ok(violates(oneCall('read', '.env', cwd, 'error'), deny), 'a failed read may have read');
+  t.notOk(violates(oneCall('read', '.env', cwd, 'rejected'), deny), 'a refused read did not read');
+  t.notOk(violates(oneCall('read', '.envrc', cwd), deny));
+  t.notOk(violates(oneCall('read', 'src/env.ts', cwd), deny));
+  t.notOk(violates(oneCall('read', 'secrets/k.pem', cwd), { denyWrite: ['secrets/**'] }), 'a read is not a write');
+  t.notOk(violates(oneCall('write', 'dist/../src/a.ts', cwd), { denyWrite: ['dist/**'] }), '.. leaves the directory');
+});
+
+t.test('required writes must be successful and exact', async (t) => {
+  const cwd = '/home/u/p';
+  t.notOk(violates(oneCall('write', './CHANGELOG.md', cwd), { requireWrite: ['CHANGELOG.md'] }));
+  t.notOk(violates(oneCall('edit', '/home/u/p/docs//a.md', cwd), { requireWrite: ['docs/*.md'] }));
+  t.ok(violates(oneCall('write', 'changelog.md', cwd), { requireWrite: ['CHANGELOG.md'] }), 'case counts');
+  t.ok(violates(oneCall('write', 'CHANGELOG.md', cwd, 'error'), { requireWrite: ['CHANGELOG.md'] }), 'a failed write is no write');
+  t.ok(violates(oneCall('write', 'sub/CHANGELOG.md', cwd), { requireWrite: ['CHANGELOG.md'] }), 'no basename matching');
+  t.ok(violates(oneCall('delete', 'CHANGELOG.md', cwd), { requireWrite: ['CHANGELOG.md'] }), 'a delete is no write');
+  t.ok(violates(oneCall('read', 'CHANGELOG.md', cwd), { requireWrite: ['CHANGELOG.md'] }));
+});
+
+t.test('the policy on its own', async (t) => {
+  const p = new Policy({ denyTool: ['Shell'] });
+  t.ok(p.active);
+  t.notOk(new Policy({}).active);
+  const { violations } = runCore(stream('tools-function.ndjson'), { denyTool: ['SHELL'] });
+  t.same(violations.map((v) => v.call?.tool), ['run_terminal_cmd'], 'deny-tool matches the kind, any case');
+});
+
+t.test('output does not depend on how the input is chunked', async (t) => {
+  for (const name of ['tools-kinds.ndjson', 'tools-doc-example.ndjson', 'tools-parallel.ndjson', 'tools-died.ndjson', 'tools-hostile.ndjson']) {
+    const input = stream(name);
+    for (const options of [{}, { summary: true }, { paths: 'all' as const, absolute: true }]) {
+      const whole = runCore(input, options).out;
+      for (const size of [1, 3, 7, 64]) t.equal(runCore(input, options, size).out, whole, `${name} ${JSON.stringify(options)} in ${size}-byte chunks`);
+    }
+  }
+});
+
+t.test('every tool_call event is accounted for in a record', async (t) => {
+  for (const name of fs.readdirSync(STREAMS).filter((f) => f.endsWith('.ndjson'))) {
+    const input = stream(name);
+    let toolEvents = 0;
+    const reader = new EventReader({ record: (r) => void (r.event.type === 'tool_call' && toolEvents++), problem: () => {} });
+    reader.startSource(name);
+    reader.write(input);
+    reader.endSource();
+    const recs = records(runCore(input).out);
+    t.equal(recs.reduce((n, r) => n + (r.events as number), 0), toolEvents, name);
+  }
+});
+
+t.test('pairing', async (t) => {
+  const recs = records(runCore(stream('tools-parallel.ndjson')).out);
+  t.same(recs.map((r) => r.call_id), ['call_par_C\nfc_6a7b8c', 'call_par_B\nfc_3d4e5f', 'call_par_A\nfc_0a1b2c', 'call_orphan'], 'in completion order');
+  t.same(recs.map((r) => r.started), [true, true, true, false]);
+  t.equal(recs[2]!.command, 'npm test', 'a completion without args takes them from its start');
+  t.equal(recs[0]!.duration_ms, 100);
+  const died = records(runCore(stream('tools-died.ndjson')).out);
+  t.same(died.map((r) => r.status), ['success', 'pending', 'pending'], 'pending calls come last');
+});
+
+t.test('records leave bulky payloads out unless --full', async (t) => {
+  const plain = runCore(stream('tools-kinds.ndjson')).out;
+  for (const bulky of ['fileText', 'streamContent', 'stdout', 'diffString', '"content"', 'First line']) t.notMatch(plain, bulky);
+  const full = runCore(stream('tools-kinds.ndjson'), { full: true }).out;
+  for (const bulky of ['fileText', 'streamContent', 'stdout', 'diffString']) t.match(full, bulky);
+  const long = 'x'.repeat(5000);
+  const input = oneCall('read', 'a', '/p').replace('"result":{"success":{}}', `"result":{"error":{"error":"${long}"}}`);
+  t.equal((records(runCore(input).out)[0]!.reason as string).length, 1001, 'a long reason is cut');
+  t.equal((records(runCore(input, { full: true }).out)[0]!.reason as string).length, 5000);
+});
+
+// eslint-disable-next-line no-control-regex
+const RAW_CONTROL = /[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029]/;
+
+t.test('nothing from the stream reaches a terminal raw', async (t) => {
+  const input = stream('tools-hostile.ndjson');
+  for (const args of [[], ['--summary'], ['--summary', '--json'], ['--paths'], ['--full'], ['--deny-tool', 'shell', '--no-pending', '--deny-read', '**']]) {
+    const m = memoryIo(input);
+    const code = await main(args, m.io);
+    t.notMatch(m.stdout(), RAW_CONTROL, `stdout of ${args.join(' ')}`);
+    t.notMatch(m.stderr(), RAW_CONTROL, `stderr of ${args.join(' ')}`);
+    for (const line of m.stderr().split('\n').filter(Boolean)) t.match(line, /^ndjson-tools: /, 'one line per message');
+    t.ok(code === 0 || code === 3);
+  }
+});
+
+t.test('main: statuses and messages', async (t) => {
+  let m = memoryIo(stream('tools-died.ndjson'));
+  t.equal(await main(['--no-pending', '--summary'], m.io), 3);
+  t.equal(m.stderr().split('\n').filter((l) => l.includes('--no-pending')).length, 2);
+  t.match(m.stderr(), 'stdin:8: truncated: ');
+  m = memoryIo(stream('tools-died.ndjson'));
+  t.equal(await main(['--no-pending', '-q'], m.io), 3, '--quiet does not hide violations');
+  t.notMatch(m.stderr(), 'truncated');
+  m = memoryIo('');
+  t.equal(await main(['--nope'], m.io), 1);
+  m = memoryIo('');
+  t.equal(await main([path.join(STREAMS, 'no-such.ndjson')], m.io), 2);
+  t.match(m.stderr(), /^ndjson-tools: .*no-such\.ndjson: No such file or directory\n$/);
+  m = memoryIo('');
+  t.equal(await main(['--paths', path.join(STREAMS, 'tools-doc-example.ndjson')], m.io), 0, '--paths alone does not swallow the file');
+  t.equal(m.stdout(), 'README.md\nsummary.txt\n');
+  m = memoryIo('');
+  t.equal(await main(['--writes'], m.io), 1);
+  m = memoryIo(stream('tools-doc-example.ndjson'));
+  t.equal(await main(['--no-writes', '--deny-write', 'x', '--deny-read', 'y'], m.io), 3);
+  t.equal(m.stderr(), 'ndjson-tools: stdin:1: --no-writes: write summary.txt (call toolu_01WriteSummaryBbbbbbbbbb, success)\n');
+});
+
+t.test('a stream through tools()', async (t) => {
+  const s = tools({ summary: true, json: true });
+  const out: Buffer[] = [];
+  s.on('data', (d: Buffer) => out.push(d));
+  const done = new Promise((resolve) => s.on('end', resolve));
+  const input = stream('tools-doc-example.ndjson');
+  s.write(input.subarray(0, 100));
+  s.end(input.subarray(100));
+  await done;
+  const summary = JSON.parse(Buffer.concat(out).toString());
+  t.same(summary.written, ['summary.txt']);
+  t.equal(s.core.calls, 2);
+});
+
+t.test('a closed stdout ends quietly', async (t) => {
+  const stdout = new PassThrough();
+  stdout.destroy();
+  const m = memoryIo(stream('tools-kinds.ndjson'));
+  const code = await main([], { ...m.io, stdout });
+  t.equal(code, 0);
+  t.equal(m.stderr(), '');
+});
+
+const visibleOptions = Object.entries(toolsOptions).filter(([, o]) => !('hidden' in o && o.hidden)).map(([name]) => name);
+
+t.test('--help names every option and ends with examples', async (t) => {
+  const help = await helpText(toolsSpec);
+  for (const name of visibleOptions) t.match(help, `--${name}`, name);
+  t.notMatch(help, /--writes\b/);
+  t.match(help, "ndjson-tools --deny-read '**/.env' --no-pending < run.ndjson");
+  t.ok(toolsSpec.examples.length >= 2 && toolsSpec.examples.length <= 3);
+});
+
+t.test('the man page documents every option, every record field and every check', async (t) => {
+  const src = path.join(ROOT, 'man/src/ndjson-tools.1.md');
+  const roff = path.join(ROOT, 'man/ndjson-tools.1');
+  t.ok(fs.existsSync(roff), 'man/ndjson-tools.1 is built');
+  const page = fs.readFileSync(src, 'utf8');
+  t.notMatch(page, /^\|/m, 'no markdown tables');
+  for (const name of visibleOptions) t.match(page, `--${name}`, `option --${name}`);
+  const fields = new Set<string>();
+  for (const name of ['tools-kinds.ndjson', 'tools-function.ndjson', 'tools-paths.ndjson', 'tools-siblings.ndjson', 'tools-parallel.ndjson']) {
+    for (const r of records(runCore(stream(name), { full: true }).out)) for (const k of Object.keys(r)) fields.add(k);
+  }
+  t.ok(fields.size >= 30, `${fields.size} fields seen`);
+  for (const f of fields) t.match(page, `\`${f}\``, `record field ${f}`);
+  const summary = JSON.parse(runCore(stream('tools-kinds.ndjson'), { summary: true, json: true }).out);
+  for (const k of Object.keys(summary)) t.match(page, `\`${k}\``, `summary field ${k}`);
+  t.match(page, "ndjson-tools --deny-read '**/.env' --no-pending < run.ndjson");
+  t.match(page, /EXIT STATUS/);
+});
