@@ -232,7 +232,7 @@ t.test('exit statuses and notes', async (t) => {
   r = await run([], lines(init(), asst('Half'), shell('c', 'make')));
   t.equal(r.code, EXIT.NO_RESULT);
   t.equal(r.stdout, '');
-  t.match(r.stderr, /no result event: the agent stopped before finishing \(session sess-1, 3 events from stdin:1\)/);
+  t.match(r.stderr, /no result event: the agent stopped before finishing \(session sess-1, last event at stdin:3\)/);
   t.match(r.stderr, /no assistant text after the last tool call; ndjson-text --all shows the whole transcript/);
   r = await run([], lines(init(), asst('Half a sent')));
   t.same([r.code, r.stdout], [EXIT.NO_RESULT, 'Half a sent\n'], 'what text there was');

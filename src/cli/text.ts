@@ -4,8 +4,8 @@
  * live, with tool lines and prompts.
  */
 import type { Options } from 'yargs';
-import { parseArgs, processIo, runTool, warn, EXIT } from './common.js';
-import type { CommandSpec, Io } from './common.js';
+import { commandStartFailure, commandStatus, parseArgs, processIo, runTool, startCommand, warn, EXIT } from './common.js';
+import type { CommandSpec, CommonArgs, Io, RunResult } from './common.js';
 import { TextCore } from '../text/core.js';
 import type { SessionText } from '../text/core.js';
 import { resultFailureMessage } from '../events.js';
@@ -66,13 +66,14 @@ function colorWhen(value: unknown): ColorWhen | undefined {
 export const textSpec: CommandSpec<typeof textOptions> = {
   name: 'ndjson-text',
   summary:
-    "Print an agent's stream as text: each session's final message (what --output-format text\nprints), or with --all the whole transcript as it arrives.",
+    "Print an agent's stream as text: each session's final message (what --output-format text prints), or with --all the whole transcript as it arrives.",
   options: textOptions,
   examples: [
     ['agent -p --output-format stream-json "fix the tests" | ndjson-text', 'the final answer'],
-    ['agent -p --output-format stream-json --stream-partial-output "fix the tests" | ndjson-text -a', 'watch the run live'],
+    ['agent -p --output-format stream-json "fix the tests" | ndjson-text -a', 'watch the run live (word by word with --stream-partial-output)'],
     ['ndjson-text -a --no-tools --no-user run.ndjson | less', 'all the assistant text of a saved run'],
   ],
+  runsCommand: true,
   check: (argv) => {
     if (colorWhen(argv.color) === undefined) return `--color must be auto, always or never, not '${String(argv.color)}'`;
     if (!argv.all) {
@@ -93,7 +94,8 @@ export function useColor(when: ColorWhen, io: Io): boolean {
 
 function describeSession(s: SessionText): string {
   const id = s.session ? `session ${visibleOneLine(s.session)}, ` : '';
-  return `${id}${s.events} event${s.events === 1 ? '' : 's'} from ${visibleOneLine(s.source)}:${s.line}`;
+  const at = s.result ? `result at ${visibleOneLine(s.result.source)}:${s.result.line}` : `last event at ${visibleOneLine(s.lastSource)}:${s.lastLine}`;
+  return `${id}${at}`;
 }
 
 /** Runs ndjson-text; returns its exit status. */
@@ -110,8 +112,19 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     color: useColor(colorWhen(args.color) ?? 'auto', io),
     raw: args.raw,
   });
-  const run = await runTool(name, core, args, io);
+  const command = parsed.rest.length > 0 ? startCommand(parsed.rest, io) : undefined;
+  const run = await runTool(name, core, args, io, undefined, command);
   if (run.closed) return run.code;
+  if (command) {
+    const notStarted = await commandStartFailure(name, command, io);
+    if (notStarted !== null) return notStarted;
+  }
+  const code = verdictStatus(name, core, args, run, io);
+  return command ? commandStatus(name, command, code, io) : code;
+}
+
+/** The status the sessions call for, with a note on stderr for each that did not end well. */
+function verdictStatus(name: string, core: TextCore, args: TextArgs & CommonArgs, run: RunResult, io: Io): number {
   const sessions = core.sessions;
   // Under --strict, or when nothing could be read, the I/O error is the whole story.
   if (run.code !== EXIT.OK && ((args.strict && run.problems > 0) || sessions.length === 0)) return run.code;

@@ -58,6 +58,9 @@ export interface SessionText {
   line: number;
   /** How many events of the session were read. */
   events: number;
+  /** Where the session's last event was read. */
+  lastSource: string;
+  lastLine: number;
   /** The session's last result event, if it had one. */
   result?: EventRecord;
   /** The result reports failure. */
@@ -391,6 +394,8 @@ export class TextCore implements ToolCore {
         source: rec.source,
         line: rec.line,
         events: 0,
+        lastSource: rec.source,
+        lastLine: rec.line,
         failed: false,
         texts: 0,
         toolCalls: 0,
@@ -401,6 +406,8 @@ export class TextCore implements ToolCore {
       this.states.set(id, s);
     }
     s.events++;
+    s.lastSource = rec.source;
+    s.lastLine = rec.line;
     this.current = s;
     const out = this.options.all ? (this.transcript ??= this.makeTranscript(emit)) : null;
     switch (eventType(event)) {
