@@ -1,0 +1,82 @@
+// ndjson-tools on real captures, when the shared folder of captures is there (it is
+// not part of the project). Expectations come from reading each capture independently.
+import t from 'tap';
+import fs from 'node:fs';
+import path from 'node:path';
+import { ROOT, runBin } from './fixtures/lib/run.js';
+
+const DIR = path.resolve(ROOT, '../shared/transcripts');
+
+if (!fs.existsSync(DIR)) {
+  t.skip(`no captures at ${DIR}: the real-capture checks did not run`);
+} else {
+  const files = fs.readdirSync(DIR).filter((f) => f.endsWith('.ndjson')).sort();
+  for (const file of files) {
+    const full = path.join(DIR, file);
+    const events = fs
+      .readFileSync(full, 'utf8')
+      .split('\n')
+      .filter((l) => l.trim() !== '')
+      .map((l) => JSON.parse(l) as Record<string, any>);
+    const toolEvents = events.filter((e) => e.type === 'tool_call');
+    const claudeToolUse = events.some((e) => Array.isArray(e.message?.content) && e.message.content.some((b: any) => b?.type === 'tool_use'));
+
+    t.test(file, async (t) => {
+      const run = await runBin('ndjson-tools', [full]);
+      const records = run.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, any>);
+      if (claudeToolUse) {
+        t.equal(run.code, 0);
+        t.equal(records.length, 0, 'Claude Code tool_use blocks are not audited');
+        t.match(run.stderr, /:\d+: tool calls in Claude Code's dialect \(tool_use blocks\) are not audited\n$/);
+        const checked = await runBin('ndjson-tools', ['--no-pending', full]);
+        t.equal(checked.code, 3, 'and a check cannot pass on them');
+        return;
+      }
+      t.equal(run.code, 0);
+      t.equal(run.stderr, '');
+      // The oracle: calls by session and id, completed in the order their completions appear.
+      const byKey = new Map<string, { started?: any; completed?: any }>();
+      const completionOrder: string[] = [];
+      for (const e of toolEvents) {
+        const key = `${e.session_id}\u0000${e.call_id}`;
+        const entry = byKey.get(key) ?? {};
+        byKey.set(key, entry);
+        if (e.subtype === 'started') entry.started = e;
+        else {
+          entry.completed = e;
+          completionOrder.push(key);
+        }
+      }
+      const pendingKeys = [...byKey].filter(([, v]) => !v.completed).map(([k]) => k);
+      t.same(
+        records.map((r) => `${r.session_id}\u0000${r.call_id}`),
+        [...completionOrder, ...pendingKeys],
+        'one record per call, in completion order, pending ones last',
+      );
+      t.equal(records.reduce((n, r) => n + r.events, 0), toolEvents.length, 'every tool_call event is accounted for');
+      const cwd = events.find((e) => e.type === 'system' && e.subtype === 'init')?.cwd;
+      for (const r of records) {
+        const { started, completed } = byKey.get(`${r.session_id}\u0000${r.call_id}`)!;
+        const tool = Object.keys((completed ?? started).tool_call).find((k) => k.endsWith('ToolCall'))!;
+        const result = completed?.tool_call[tool]?.result;
+        t.equal(r.tool, tool.replace(/ToolCall$/, ''));
+        t.equal(r.status, result ? Object.keys(result).find((k) => ['success', 'error', 'rejected', 'spawnError', 'failure'].includes(k)) : 'pending');
+        t.equal(r.cwd, cwd);
+        if (tool === 'shellToolCall') {
+          t.equal(r.command, started.tool_call[tool].args.command);
+          if (result?.success) t.equal(r.exit_code, result.success.exitCode);
+        }
+        if (started?.timestamp_ms && completed?.timestamp_ms) t.equal(r.duration_ms, completed.timestamp_ms - started.timestamp_ms);
+        t.notOk('args' in r || 'result' in r, 'no payloads without --full');
+      }
+      // Call ids with newlines are printed escaped, one line per violation.
+      const denied = await runBin('ndjson-tools', ['--deny-tool', 'shell', '--summary', full]);
+      const shellCalls = records.filter((r) => r.kind === 'shell' && r.status !== 'rejected' && r.status !== 'spawnError');
+      t.equal(denied.code, shellCalls.length > 0 ? 3 : 0);
+      const lines = denied.stderr.split('\n').filter(Boolean);
+      t.equal(lines.length, shellCalls.length, 'one stderr line per violation');
+      for (const r of shellCalls) t.ok(lines.some((l) => l.includes(`call ${(r.call_id as string).replace(/\n/g, '\\n')},`)), 'call id escaped');
+      t.match(denied.stdout, `${records.length} tool call${records.length === 1 ? '' : 's'}`);
+    });
+  }
+}
