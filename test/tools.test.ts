@@ -25,7 +25,8 @@ function runCore(input: Buffer | string, options: ToolsOptions = {}, size = 0) {
   const core = new ToolsCore({ ...options, onViolation: (v) => violations.push(v) });
   let out = '';
   const emit = (d: string | Buffer) => (out += d.toString());
-  const reader = new EventReader({ record: (r) => core.record(r, emit), problem: () => {} });
+  // Lines of types the core does not need are handed over unparsed, as in the tool.
+  const reader = new EventReader({ record: (r) => core.record(r, emit), problem: () => {} }, { needs: (type) => core.needs(type) });
   reader.startSource('in');
   const buf = Buffer.isBuffer(input) ? input : Buffer.from(input);
   if (size <= 0) reader.write(buf);

@@ -8,6 +8,7 @@
  * each session's `cwd`, and for `--summary` what the summary shows.
  */
 import type { EventRecord } from '../io/input.js';
+import { recordType } from '../io/input.js';
 import type { ToolCore, Emit } from '../io/tool-stream.js';
 import {
   isObject,
@@ -59,6 +60,8 @@ export interface ToolsOptions extends PolicyOptions {
   onForeignCalls?: (source: string, line: number) => void;
 }
 
+const TOOL_USE = Buffer.from('"tool_use"');
+
 /** True for a message event whose content holds a `tool_use` block (Claude Code's dialect). */
 function hasToolUseBlock(event: unknown): boolean {
   const content = obj(event, 'message')?.content;
@@ -105,18 +108,32 @@ export class ToolsCore implements ToolCore {
     else if (options.paths) this.pathSet = new PathSet(!!options.absolute);
   }
 
+  /**
+   * The events read in full: `tool_call`, and `system` (for `cwd`). Other lines
+   * are handed over unparsed; an `assistant` line is parsed only when its bytes
+   * hold `"tool_use"` (Claude Code's dialect), until the first such block.
+   */
+  needs(type: string): boolean {
+    return type === 'tool_call' || type === 'system';
+  }
+
   record(rec: EventRecord, emit: Emit): void {
+    const type = recordType(rec);
+    if (type !== 'tool_call' && type !== 'system') {
+      if (type === 'assistant' && !this.foreignCalls && rec.raw.includes(TOOL_USE) && hasToolUseBlock(rec.event)) {
+        this.foreignCalls = true;
+        this.options.onForeignCalls?.(rec.source, rec.line);
+      }
+      return;
+    }
     const event = rec.event;
     const sid = event.session_id;
     // Events without a session id belong to the session being read.
     if (typeof sid === 'string') this.session = sid;
-    if (event.type !== 'tool_call') {
+    if (type === 'system') {
       if (isSystemInit(event)) {
         const cwd = str(event, 'cwd');
         if (cwd) this.cwds.set(this.session, cwd);
-      } else if (!this.foreignCalls && event.type === 'assistant' && hasToolUseBlock(event)) {
-        this.foreignCalls = true;
-        this.options.onForeignCalls?.(rec.source, rec.line);
       }
       return;
     }
