@@ -69,7 +69,7 @@ export interface SessionText {
   texts: number;
   /** How many tool calls (started or completed events) were seen. */
   toolCalls: number;
-  /** The new assistant text since the session's last tool call: its final message once it has ended. */
+  /** Default mode: the new assistant text since the session's last tool call, its final message once it has ended. */
   final: string;
   /** How many characters of text were written for the session (default mode: its final message). */
   written: number;
@@ -416,10 +416,11 @@ export class TextCore implements ToolCore {
         const verdict = this.tracker.assistant(event, text);
         if ((verdict === 'delta' || verdict === 'only-copy') && text.length > 0) {
           s.texts++;
-          s.final += text;
           if (out) {
             s.written += text.length;
             out.text(id, text, verdict === 'delta');
+          } else {
+            s.final += text;
           }
         }
         // A flush ends the stretch, and a complete message stands alone: the next text is a new block.
