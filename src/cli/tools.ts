@@ -163,7 +163,6 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
   const { args } = parsed;
   const name = toolsSpec.name;
   let violations = 0;
-  let closed = false;
   const checking =
     [args['deny-read'], args['deny-write'], args['deny-tool'], args['require-write']].some((v) => v !== undefined) ||
     args.writes === false ||
@@ -184,7 +183,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     noPending: args.pending === false,
     onViolation: (v) => {
       violations++;
-      if (!closed) warn(io, name, formatViolation(v));
+      warn(io, name, formatViolation(v));
     },
     onForeignCalls: (source, line) => {
       // A check that cannot see the calls must not pass.
@@ -194,7 +193,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     },
   });
   const run = await runTool(name, core, args, io);
-  closed = run.closed;
-  if (run.closed || run.code !== EXIT.OK) return run.code;
+  // A reader that went away (| head) ends the run quietly; a violation already reported still fails it.
+  if (run.code !== EXIT.OK) return run.code;
   return violations > 0 ? EXIT.FAILED : EXIT.OK;
 }
