@@ -287,6 +287,9 @@ export function toolCallEntry(e: unknown): ToolCallEntry | undefined {
 export function toolCallId(e: unknown, entry: ToolCallEntry | undefined = toolCallEntry(e)): string | undefined {
   const id = str(e, 'call_id');
   if (id !== undefined) return id;
+  // A numeric id is still an id.
+  const n = num(e, 'call_id');
+  if (n !== undefined) return String(n);
   if (entry === undefined) return undefined;
   return str(entry.toolCall, 'toolCallId') ?? str(entry.body, 'toolCallId') ?? str(obj(entry.body, 'args'), 'toolCallId');
 }

@@ -39,6 +39,8 @@ t.test('call ids: call_id, else toolCallId beside the tool or in args', async (t
   t.equal(toolCallId({ tool_call: { toolCallId: 'x', shellToolCall: { args: {} } } }), 'x');
   t.equal(toolCallId({ tool_call: { shellToolCall: { args: { toolCallId: 'y' } } } }), 'y');
   t.equal(toolCallId({ tool_call: { shellToolCall: { args: {} } } }), undefined);
+  t.equal(toolCallId({ call_id: 7, tool_call: {} }), '7', 'a numeric id');
+  t.equal(toolCallId({ call_id: {}, tool_call: {} }), undefined);
 });
 
 t.test('function arguments: parsed, broken, salvaged', async (t) => {

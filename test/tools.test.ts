@@ -244,3 +244,61 @@ t.test('the man page documents every option, every record field and every check'
   t.match(page, "ndjson-tools --deny-read '**/.env' --no-pending < run.ndjson");
   t.match(page, /EXIT STATUS/);
 });
+
+t.test('fields of the wrong type never stop the audit', async (t) => {
+  const lines = stream('tools-kinds.ndjson').toString('utf8').split('\n').filter(Boolean);
+  const odd: unknown[] = [null, 5, -1e308, 'x', [], [1, 'a'], {}, { a: { b: { c: [] } } }, true, '\u0000\u001b]52;c;x\u0007'];
+  const mutations: Array<(e: any) => void> = [];
+  for (const v of odd) {
+    mutations.push((e) => (e.call_id = v));
+    mutations.push((e) => (e.session_id = v));
+    mutations.push((e) => (e.subtype = v));
+    mutations.push((e) => (e.tool_call = v));
+    mutations.push((e) => (e.timestamp_ms = v));
+    mutations.push((e) => {
+      const body = Object.values(e.tool_call ?? {})[0] as any;
+      if (body) body.args = v;
+    });
+    mutations.push((e) => {
+      const body = Object.values(e.tool_call ?? {})[0] as any;
+      if (body?.args && typeof body.args === 'object') body.args.path = v;
+      if (body?.args && typeof body.args === 'object') body.args.command = v;
+    });
+    mutations.push((e) => {
+      const body = Object.values(e.tool_call ?? {})[0] as any;
+      if (body && 'result' in body) body.result = v;
+    });
+    mutations.push((e) => {
+      const body = Object.values(e.tool_call ?? {})[0] as any;
+      if (body?.result && typeof body.result === 'object') for (const k of Object.keys(body.result)) body.result[k] = v;
+    });
+  }
+  let runs = 0;
+  for (const [i, mutate] of mutations.entries()) {
+    const mutated = lines.map((line, n) => {
+      const e = JSON.parse(line);
+      if (e.type === 'tool_call' && n % 3 === i % 3) mutate(e);
+      return JSON.stringify(e);
+    });
+    const input = `${mutated.join('\n')}\n`;
+    const toolEvents = mutated.filter((l) => JSON.parse(l).type === 'tool_call').length;
+    for (const options of [{}, { summary: true, json: true }, { paths: 'all' as const, absolute: true, denyRead: ['**'], denyWrite: ['**'], noPending: true, requireWrite: ['x'] }]) {
+      let out: ReturnType<typeof runCore>;
+      try {
+        out = runCore(input, options);
+      } catch (error) {
+        t.fail(`mutation ${i} with ${JSON.stringify(options)} threw: ${(error as Error).message}`);
+        continue;
+      }
+      runs++;
+      if (Object.keys(options).length === 0) {
+        const recs = records(out.out);
+        if (recs.reduce((n, r) => n + (r.events as number), 0) !== toolEvents) t.fail(`mutation ${i}: tool_call events lost`);
+      } else if ('summary' in options) {
+        JSON.parse(out.out);
+      }
+      if (RAW_CONTROL.test(out.out.replace(/\n/g, ''))) t.fail(`mutation ${i}: raw control character in output`);
+    }
+  }
+  t.equal(runs, mutations.length * 3, `${runs} mutated runs, none threw`);
+});
