@@ -116,6 +116,28 @@ t.test('every example stream reads the same whatever the chunk boundaries', asyn
   }
 });
 
+t.test('lines read by type and session alone give the output of lines parsed in full', async (t) => {
+  t.same(
+    ['assistant', 'result', 'tool_call', 'user', 'thinking', 'system'].map((type) => new TextCore({}).needs(type)),
+    [true, true, false, false, false, false],
+    'default: only text and results are parsed',
+  );
+  t.same(
+    ['tool_call', 'user', 'thinking'].map((type) => new TextCore({ all: true, tools: true, user: false, thinking: true }).needs(type)),
+    [true, false, true],
+    '--all: what the transcript shows',
+  );
+  for (const file of exampleStreams) {
+    const input = fs.readFileSync(path.join(STREAMS, file), 'utf8');
+    for (const argv of [[], ['-a', '--thinking'], ['-a', '--no-tools', '--no-user']]) {
+      const lazy = await run(argv, input);
+      const full = await run([...argv, '--strict'], input);
+      if (full.code === EXIT.INPUT) continue; // --strict stops at a bad line: nothing to compare
+      t.same(lazy, full, `${file} ${argv.join(' ')}`);
+    }
+  }
+});
+
 t.test('--all writes every piece of text once: without its line ends, it is the result text', async (t) => {
   let checked = 0;
   for (const file of exampleStreams) {

@@ -11,17 +11,16 @@
  * shared partial-output rule of {@link TextTracker}.
  */
 import type { EventRecord } from '../io/input.js';
+import { recordSessionField, recordType } from '../io/input.js';
 import type { ToolCore, Emit } from '../io/tool-stream.js';
 import { TextTracker } from '../assistant-text.js';
 import {
   eventSubtype,
-  eventType,
   isObject,
   messageText,
   obj,
   resultFailed,
   resultText,
-  str,
   thinkingText,
   toolCallArgs,
   toolCallEntry,
@@ -383,10 +382,31 @@ export class TextCore implements ToolCore {
     return [...this.states.values()];
   }
 
+  /**
+   * Which events are read in full: assistant text and results always; tool
+   * calls, prompts and thinking only when the transcript shows them. Other
+   * lines count by their type and session alone, unparsed.
+   */
+  needs(type: string): boolean {
+    switch (type) {
+      case 'assistant':
+      case 'result':
+        return true;
+      case 'tool_call':
+        return this.options.all === true && this.options.tools === true;
+      case 'user':
+        return this.options.all === true && this.options.user === true;
+      case 'thinking':
+        return this.options.all === true && this.options.thinking === true;
+      default:
+        return false;
+    }
+  }
+
   record(rec: EventRecord, emit: Emit): void {
-    const event = rec.event;
+    const field = recordSessionField(rec);
     // Events without a session id belong to the session being read.
-    const id = str(event, 'session_id') ?? this.current?.session ?? '';
+    const id = field ?? this.current?.session ?? '';
     let s = this.current?.session === id ? this.current : this.states.get(id);
     if (s === undefined) {
       s = {
@@ -410,8 +430,9 @@ export class TextCore implements ToolCore {
     s.lastLine = rec.line;
     this.current = s;
     const out = this.options.all ? (this.transcript ??= this.makeTranscript(emit)) : null;
-    switch (eventType(event)) {
+    switch (recordType(rec)) {
       case 'assistant': {
+        const event = rec.event;
         const text = messageText(event);
         const verdict = this.tracker.assistant(event, text);
         if ((verdict === 'delta' || verdict === 'only-copy') && text.length > 0) {
@@ -425,28 +446,31 @@ export class TextCore implements ToolCore {
         }
         // A flush ends the stretch, and a complete message stands alone: the next text is a new block.
         if (verdict !== 'delta') out?.close(id);
-        if (hasToolUse(event)) this.toolCallSeen(s, event, out);
+        if (hasToolUse(event)) this.toolCallSeen(s, field, out);
         return;
       }
       case 'tool_call':
-        this.toolCallSeen(s, event, out);
-        if (out && this.options.tools) this.toolEvent(s, event, out);
+        this.toolCallSeen(s, field, out);
+        if (out && this.options.tools) this.toolEvent(s, rec.event, out);
         return;
       case 'thinking':
         if (out && this.options.thinking) {
+          const event = rec.event;
           if (eventSubtype(event) === 'completed') out.close(id);
           else out.thinking(id, thinkingText(event));
         }
         return;
       case 'user':
-        if (out && this.options.user) out.user(id, messageText(event));
+        if (out && this.options.user) out.user(id, messageText(rec.event));
         return;
-      case 'result':
+      case 'result': {
+        const event = rec.event;
         this.tracker.result(event);
         s.result = rec;
         s.failed = resultFailed(event);
         if (out) this.endSession(s, out);
         return;
+      }
       default:
         return;
     }
@@ -490,9 +514,13 @@ export class TextCore implements ToolCore {
     return new Transcript((data) => emit(data), this.options.color === true, this.safe, this.safeLine);
   }
 
-  /** A tool call ends the session's stretch of text: what follows it is a new message. */
-  private toolCallSeen(s: SessionState, event: unknown, out: Transcript | null): void {
-    this.tracker.toolCall(event);
+  /**
+   * A tool call ends the session's stretch of text: what follows it is a new
+   * message. `field` is the event's own `session_id`, all the tracker reads of
+   * it, so that a tool call line need not be parsed.
+   */
+  private toolCallSeen(s: SessionState, field: string | undefined, out: Transcript | null): void {
+    this.tracker.toolCall(field === undefined ? {} : { session_id: field });
     s.toolCalls++;
     s.final = '';
     out?.close(s.session);
