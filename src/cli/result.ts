@@ -5,9 +5,15 @@
 import type { Options } from 'yargs';
 import { commandStartFailure, commandStatus, parseArgs, processIo, runTool, startCommand, warn, EXIT } from './common.js';
 import type { CommandSpec, CommonArgs, Io, RunResult } from './common.js';
-import { ResultCore } from '../result/core.js';
+import { open } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
+import { fstatSync } from 'node:fs';
+import { ResultCore, formatVerdict } from '../result/core.js';
+import { lineNumberAt, verdictFromEnd } from '../result/seek.js';
+import { guardOutput, writeAll } from '../io/output.js';
+import { STDIN } from '../io/sources.js';
 import type { SessionVerdict } from '../result/core.js';
-import { resultFailureMessage } from '../events.js';
+import { resultFailed, resultFailureMessage } from '../events.js';
 import { visibleOneLine } from '../safe-text.js';
 
 /** ndjson-result's own options (with the common ones, the whole of its `--help`). */
@@ -66,7 +72,7 @@ export const resultSpec: CommandSpec<typeof resultOptions> = {
 
 function describeSession(v: SessionVerdict): string {
   const id = v.session ? `session ${visibleOneLine(v.session)}, ` : '';
-  return `${id}${v.events} event${v.events === 1 ? '' : 's'} from ${visibleOneLine(v.source)}:${v.line}`;
+  return `${id}${v.result ? 'result' : 'last event'} at ${visibleOneLine(v.source)}:${v.line}`;
 }
 
 /** Runs ndjson-result; returns its exit status. */
@@ -82,6 +88,10 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     tsv: args.tsv,
     escape: !args.raw && io.stdout.isTTY === true,
   });
+  if (parsed.rest.length === 0 && !args.all && !args.strict) {
+    const code = await fromEnd(args, core, io);
+    if (code !== undefined) return code;
+  }
   const command = parsed.rest.length > 0 ? startCommand(parsed.rest, io) : undefined;
   const run = await runTool(name, core, args, io, undefined, command);
   if (run.closed) return run.code;
@@ -91,6 +101,70 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
   }
   const code = verdictStatus(name, core, args, run, io);
   return command ? commandStatus(name, command, code, io) : code;
+}
+
+/**
+ * The default verdict of a single regular file (named, or standard input
+ * redirected from one), read from its end; undefined when the file must be
+ * read from the start (it is not a regular file, or its end is not clean).
+ */
+async function fromEnd(args: ResultArgs & CommonArgs, core: ResultCore, io: Io): Promise<number | undefined> {
+  const input = await openSeekable(args.files, io);
+  if (input === undefined) return undefined;
+  try {
+    const outcome = await verdictFromEnd(input.fd, input.size);
+    if (outcome === null) return undefined;
+    const line = outcome.kind === 'result' && !resultFailed(outcome.event) ? 0 : await lineNumberAt(input.fd, outcome.line.offset);
+    const verdict: SessionVerdict = {
+      session: outcome.session,
+      source: input.source,
+      line,
+      failed: outcome.kind === 'result' && resultFailed(outcome.event),
+      result: outcome.kind === 'result' ? { event: outcome.event, raw: outcome.line.raw, source: input.source, line } : undefined,
+    };
+    core.verdicts.push(verdict);
+    const out = formatVerdict(verdict, core.options);
+    if (out !== undefined) {
+      guardOutput(io.stdout);
+      const written = await writeAll(io.stdout, out);
+      if (written.kind === 'closed') return EXIT.OK;
+      if (written.kind === 'write-error') {
+        warn(io, resultSpec.name, `write error: ${written.message}`);
+        return EXIT.INPUT;
+      }
+    }
+    return verdictStatus(resultSpec.name, core, args, { code: EXIT.OK, closed: false, problems: 0 }, io);
+  } finally {
+    await input.close();
+  }
+}
+
+/** The input as a regular file to read at any offset, when it is one: a single file argument, or standard input redirected from a file. */
+async function openSeekable(files: string[], io: Io): Promise<{ fd: number; size: number; source: string; close: () => Promise<void> } | undefined> {
+  if (files.length > 1) return undefined;
+  if (files.length === 1 && files[0] !== '-') {
+    let handle: FileHandle | undefined;
+    try {
+      handle = await open(files[0]!, 'r');
+      const stat = await handle.stat();
+      if (stat.isFile()) {
+        const h = handle;
+        return { fd: h.fd, size: stat.size, source: files[0]!, close: () => h.close() };
+      }
+    } catch {
+      // The full read reports what is wrong with it.
+    }
+    await handle?.close();
+    return undefined;
+  }
+  if (io.stdin !== process.stdin) return undefined;
+  try {
+    const stat = fstatSync(0);
+    if (stat.isFile()) return { fd: 0, size: stat.size, source: STDIN, close: async () => {} };
+  } catch {
+    // not a file
+  }
+  return undefined;
 }
 
 function verdictStatus(name: string, core: ResultCore, args: ResultArgs & CommonArgs, run: RunResult, io: Io): number {

@@ -58,3 +58,18 @@ export async function runOutput(source: Readable, tool: Transform, out: NodeJS.W
     source.destroy();
   }
 }
+
+/** Writes `data` to `out` and waits until it is handed to the system; a reader that went away is `closed`. */
+export function writeAll(out: NodeJS.WritableStream, data: string | Buffer): Promise<OutputOutcome> {
+  return new Promise((resolve) => {
+    const onError = (error: unknown): void => {
+      resolve(isEpipe(error) ? { kind: 'closed' } : { kind: 'write-error', message: (error as Error).message ?? String(error) });
+    };
+    out.once('error', onError);
+    out.write(data, (error) => {
+      out.off('error', onError);
+      if (error) onError(error);
+      else resolve({ kind: 'done' });
+    });
+  });
+}

@@ -92,7 +92,7 @@ export function toolStream(core: ToolCore, options: ToolStreamOptions = {}): Tra
   };
   return transform(
     { writableObjectMode: true, readableObjectMode: false },
-    function (chunk: unknown, _enc: BufferEncoding, cb: (err?: Error | null, data?: unknown) => void) {
+    function (this: Transform, chunk: unknown, _enc: BufferEncoding, cb: (err?: Error | null, data?: unknown) => void) {
       try {
         if (isSourceChunk(chunk)) {
           if ('end' in chunk) {
@@ -114,6 +114,9 @@ export function toolStream(core: ToolCore, options: ToolStreamOptions = {}): Tra
           reader.write(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
         }
       } catch (error) {
+        // What was made before the failing line is still written.
+        const out = take();
+        if (out) this.push(out);
         cb(error as Error);
         return;
       }

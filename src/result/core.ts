@@ -4,7 +4,7 @@
  */
 import type { EventRecord } from '../io/input.js';
 import type { ToolCore, Emit } from '../io/tool-stream.js';
-import { getPath, resultFailed, resultText } from '../events.js';
+import { getPath, isSystemInit, resultFailed, resultText } from '../events.js';
 import { recordSessionField, recordType } from '../io/input.js';
 import { visible } from '../safe-text.js';
 
@@ -12,11 +12,9 @@ import { visible } from '../safe-text.js';
 export interface SessionVerdict {
   /** The session id ('' for events without one). */
   session: string;
-  /** Where the session was first seen. */
+  /** Where the verdict was read: the result event, or the session's last event when it has no result. */
   source: string;
   line: number;
-  /** How many events of the session were read. */
-  events: number;
   /** The session's last result event, if it had one. */
   result?: EventRecord;
   /** The result reports failure. */
@@ -73,25 +71,37 @@ export class ResultCore implements ToolCore {
   /** The verdicts given, in order. */
   readonly verdicts: SessionVerdict[] = [];
 
-  constructor(private readonly options: ResultOptions = {}) {}
+  constructor(readonly options: ResultOptions = {}) {}
 
-  /** Only results are read in full; every other event counts by its type and session alone. */
+  /** Only results and `system` events are read in full; every other event counts by its type and session alone. */
   needs(type: string): boolean {
-    return type === 'result';
+    return type === 'result' || type === 'system';
   }
 
   record(rec: EventRecord, emit: Emit): void {
     // Events without a session id belong to the session being read.
     const id = recordSessionField(rec) ?? this.last?.session ?? '';
+    const type = recordType(rec);
     let state = this.sessions.get(id);
     if (state === undefined) {
-      state = { session: id, source: rec.source, line: rec.line, events: 0, failed: false };
+      state = { session: id, source: rec.source, line: rec.line, failed: false };
       this.sessions.set(id, state);
+    } else if (type === 'system' && isSystemInit(rec.event)) {
+      // The session starts again (a resumed run): an earlier run's result is not this run's.
+      state.result = undefined;
+      state.failed = false;
     }
-    state.events++;
     this.last = state;
-    if (recordType(rec) !== 'result') return;
+    if (type !== 'result') {
+      if (state.result === undefined) {
+        state.source = rec.source;
+        state.line = rec.line;
+      }
+      return;
+    }
     state.result = rec;
+    state.source = rec.source;
+    state.line = rec.line;
     state.failed = resultFailed(rec.event);
     if (this.options.all) this.give(state, emit);
   }

@@ -1,0 +1,149 @@
+/**
+ * The last session's verdict, read from the end of a regular file.
+ *
+ * Only the last session matters to ndjson-result's default verdict, and in a
+ * log it is at the end. Reading backwards, the last event names the session;
+ * the verdict is that session's last result, or none when its `system/init`
+ * (or the start of the file) comes first. Lines of other types are judged by
+ * their first key alone, without parsing.
+ *
+ * The reading is optimistic: anything it cannot judge with certainty (a line
+ * that is not one clean event, such as noise, a truncated line, glued or
+ * pretty-printed values, or a last event without a session id) gives up, and
+ * the caller reads the file from the start instead. So the answer is always
+ * the one the full read gives; only the lines it never reaches go unchecked.
+ */
+import { read as readCallback } from 'node:fs';
+import { promisify } from 'node:util';
+import { isObject, isSystemInit, sessionId, str } from '../events.js';
+import type { AgentEvent } from '../events.js';
+import { peekSession, peekType } from '../io/input.js';
+
+const read = promisify(readCallback);
+const CHUNK = 1 << 20;
+const GLUED = Buffer.from('}{');
+
+/** A line found reading backwards: its bytes (without line end) and where it starts in the file. */
+export interface FoundLine {
+  raw: Buffer;
+  offset: number;
+}
+
+/** What the backward reading found. */
+export type SeekOutcome =
+  | { kind: 'result'; session: string; line: FoundLine; event: AgentEvent }
+  | { kind: 'none'; session: string; line: FoundLine };
+
+/** Reads a file's lines from the end, one at a time, lazily. */
+async function* linesFromEnd(fd: number, size: number): AsyncGenerator<FoundLine> {
+  let pos = size;
+  // Pieces of the line that began before the chunk read last, in file order.
+  let tail: Buffer[] = [];
+  while (pos > 0) {
+    const start = Math.max(0, pos - CHUNK);
+    const chunk = Buffer.allocUnsafe(pos - start);
+    let got = 0;
+    while (got < chunk.length) {
+      const { bytesRead } = await read(fd, chunk, got, chunk.length - got, start + got);
+      if (bytesRead === 0) throw new Error('file shrank while read');
+      got += bytesRead;
+    }
+    let end = chunk.length;
+    for (;;) {
+      const nl = end === 0 ? -1 : chunk.lastIndexOf(10, end - 1);
+      if (nl === -1) break;
+      const piece = chunk.subarray(nl + 1, end);
+      const raw = tail.length > 0 ? Buffer.concat([piece, ...tail]) : piece;
+      tail = [];
+      yield { raw, offset: start + nl + 1 };
+      end = nl;
+    }
+    tail.unshift(chunk.subarray(0, end));
+    pos = start;
+  }
+  if (tail.length > 0) yield { raw: Buffer.concat(tail), offset: 0 };
+}
+
+/** Parses a line that must be one clean event; undefined when it is not. */
+function parseEvent(raw: Buffer): AgentEvent | undefined {
+  if (raw[0] !== 0x7b || raw.indexOf(GLUED) !== -1) return undefined;
+  try {
+    const value: unknown = JSON.parse(raw.toString('utf8'));
+    return isObject(value) ? (value as AgentEvent) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function isBlank(raw: Buffer): boolean {
+  for (const b of raw) if (b !== 0x20 && b !== 0x09 && b !== 0x0d) return false;
+  return true;
+}
+
+/**
+ * Finds the last session's verdict reading `fd` (a regular file of `size`
+ * bytes) backwards; null when the file must be read from the start instead.
+ */
+export async function verdictFromEnd(fd: number, size: number): Promise<SeekOutcome | null> {
+  let session: string | undefined;
+  let last: FoundLine | undefined;
+  let first = true;
+  for await (const found of linesFromEnd(fd, size)) {
+    let raw = found.raw;
+    if (raw.length > 0 && raw[raw.length - 1] === 0x0d) raw = raw.subarray(0, raw.length - 1);
+    if (found.offset === 0 && raw[0] === 0xef && raw[1] === 0xbb && raw[2] === 0xbf) return null;
+    const line = { raw, offset: found.offset };
+    if (isBlank(raw)) {
+      // A file that does not end with a newline may have been cut short: let the full read judge it.
+      if (first && raw.length > 0) return null;
+      first = false;
+      continue;
+    }
+    first = false;
+    if (session === undefined) {
+      // The last event names the session.
+      const event = parseEvent(raw);
+      if (event === undefined) return null;
+      const id = str(event, 'session_id');
+      if (id === undefined) return null;
+      session = id;
+      last = line;
+      if (event.type === 'result') return { kind: 'result', session, line, event };
+      if (isSystemInit(event)) return { kind: 'none', session, line };
+      continue;
+    }
+    const type = raw[raw.length - 1] === 0x7d ? peekType(raw) : undefined;
+    if (type === undefined) {
+      // Not plainly an event: parse it, and give up when it is not one.
+      const event = parseEvent(raw);
+      if (event === undefined) return null;
+      if ((event.type === 'result' || event.type === 'system') && str(event, 'session_id') === undefined) return null;
+      if (event.type === 'result' && sessionId(event) === session) return { kind: 'result', session, line, event };
+      if (isSystemInit(event) && sessionId(event) === session) return { kind: 'none', session, line: last! };
+      continue;
+    }
+    if (type !== 'result' && type !== 'system') continue;
+    const peeked = peekSession(raw);
+    if (peeked !== undefined && peeked !== session) continue;
+    const event = parseEvent(raw);
+    if (event === undefined || str(event, 'session_id') === undefined) return null;
+    if (sessionId(event) !== session) continue;
+    if (type === 'result') return { kind: 'result', session, line, event };
+    if (isSystemInit(event)) return { kind: 'none', session, line: last! };
+  }
+  if (session === undefined || last === undefined) return null;
+  return { kind: 'none', session, line: last };
+}
+
+/** The 1-based line number of a byte offset of `fd`, counting newlines before it. */
+export async function lineNumberAt(fd: number, offset: number): Promise<number> {
+  let line = 1;
+  const buf = Buffer.allocUnsafe(CHUNK);
+  for (let pos = 0; pos < offset; ) {
+    const { bytesRead } = await read(fd, buf, 0, Math.min(CHUNK, offset - pos), pos);
+    if (bytesRead === 0) break;
+    for (let i = buf.indexOf(10, 0); i !== -1 && i < bytesRead; i = buf.indexOf(10, i + 1)) line++;
+    pos += bytesRead;
+  }
+  return line;
+}

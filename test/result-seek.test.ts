@@ -1,0 +1,73 @@
+// ndjson-result reads a regular file from its end; a pipe from its start.
+// Both must give the same answer: same stdout and status, and the same
+// messages, except warnings about lines the reading from the end never reached.
+import t from 'tap';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { spawn } from 'node:child_process';
+import { ROOT, TEST_ENV } from './fixtures/lib/run.js';
+
+const bin = path.join(ROOT, 'bin/ndjson-result.js');
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ndjson-result-seek-'));
+t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+const init = (s: string) => JSON.stringify({ type: 'system', subtype: 'init', session_id: s, cwd: '/p' });
+const delta = (s: string, text: string) =>
+  JSON.stringify({ type: 'assistant', message: { content: [{ type: 'text', text }] }, session_id: s, timestamp_ms: 1 });
+const result = (s: string | undefined, text: string, extra: object = {}) =>
+  JSON.stringify({ type: 'result', subtype: 'success', is_error: false, result: text, ...(s === undefined ? {} : { session_id: s }), ...extra });
+
+const built: Record<string, string> = {
+  'resumed session without result': [init('a'), result('a', 'first'), init('a'), delta('a', 'again')].join('\n') + '\n',
+  'interleaved sessions': [init('a'), init('b'), delta('a', 'x'), result('b', 'bee'), delta('a', 'y'), result('a', 'ay'), delta('b', 'z')].join('\n') + '\n',
+  'last event without session': [init('a'), result('a', 'r'), '{"type":"assistant","message":{"content":[]}}'].join('\n') + '\n',
+  'result without session at the end': [init('a'), delta('a', 'x'), result(undefined, 'orphan')].join('\n') + '\n',
+  'no newline at the end': [init('a'), result('a', 'r')].join('\n'),
+  'truncated last line': [init('a'), result('a', 'r'), '{"type":"result","subtype":"succ'].join('\n'),
+  'noise at the end': [init('a'), result('a', 'r'), 'Update available'].join('\n') + '\n',
+  'noise in the middle': [init('a'), 'Update available', result('a', 'r')].join('\n') + '\n',
+  'failed result among others': [init('a'), result('a', 'ok'), init('b'), result('b', 'bad', { is_error: true, subtype: 'failed' })].join('\n') + '\n',
+  'pretty result at the end': `${init('a')}\n{\n  "type": "result",\n  "result": "p",\n  "session_id": "a"\n}\n`,
+  'glued at the end': `${init('a')}\n${delta('a', 'x')}${result('a', 'g')}\n`,
+  'crlf': [init('a'), result('a', 'r')].join('\r\n') + '\r\n',
+  'blank lines at the end': [init('a'), result('a', 'r')].join('\n') + '\n\n  \n',
+  'session id with an escape': [init('a"b'), result('a"b', 'q')].join('\n') + '\n',
+  'other session after a result': [init('a'), result('a', 'r'), init('b'), result('b', 'r2'), delta('a', 'late')].join('\n') + '\n',
+};
+const inputs: Array<[string, string]> = Object.entries(built).map(([name, text]) => {
+  const file = path.join(dir, `${name.replace(/\W+/g, '-')}.ndjson`);
+  fs.writeFileSync(file, text);
+  return [name, file];
+});
+for (const entry of fs.readdirSync(path.join(ROOT, 'test/fixtures/streams'))) {
+  if (entry.endsWith('.ndjson')) inputs.push([`streams/${entry}`, path.join(ROOT, 'test/fixtures/streams', entry)]);
+}
+const builtNames = new Set(Object.keys(built));
+
+function run(shell: string): Promise<{ stdout: string; stderr: string; status: number | null }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('bash', ['-c', shell], { env: TEST_ENV, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (status) => resolve({ stdout, stderr, status }));
+  });
+}
+
+for (const [name, file] of inputs) {
+  t.test(name, async (t) => {
+    for (const args of builtNames.has(name) ? ['', '--json -f subtype'] : ['']) {
+      const [seek, pipe] = await Promise.all([run(`node "${bin}" ${args} < "${file}"`), run(`cat "${file}" | node "${bin}" ${args}`)]);
+      const what = `(${args || 'no options'})`;
+      t.equal(seek.stdout, pipe.stdout, `stdout agrees ${what}`);
+      t.equal(seek.status, pipe.status, `status agrees ${what}`);
+      const unread = (line: string) => /^ndjson-result: stdin:\d+: not JSON: /.test(line);
+      const seekLines = seek.stderr.split('\n');
+      t.same(seekLines.filter((l) => !unread(l)), pipe.stderr.split('\n').filter((l) => !unread(l)), `messages agree ${what}`);
+      for (const line of seekLines.filter(unread)) t.ok(pipe.stderr.includes(line), `a warning it gives the full read gives too ${what}`);
+    }
+  });
+}
