@@ -1,3 +1,3 @@
 #!/usr/bin/env node
-import { main } from '../dist/cli/result.js';
-process.exit(await main(process.argv.slice(2)));
+import { run } from '../dist/cli/run.js';
+await run('result');
