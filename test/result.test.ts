@@ -34,7 +34,7 @@ t.test('--all reports every session, worst status wins', async (t) => {
   const m = memoryIo(`${ok('a', 'one')}\n${init('b')}\n${ok('c', 'three')}\n`);
   t.equal(await main(['--all'], m.io), EXIT.NO_RESULT);
   t.equal(m.stdout(), 'one\nthree\n');
-  t.match(m.stderr(), /no result event: the agent stopped before finishing \(session b, 1 event from stdin:2\)/);
+  t.match(m.stderr(), /no result event: the agent stopped before finishing \(session b, last event at stdin:2\)/);
 });
 
 t.test('control characters are made visible on a terminal, unless --raw', async (t) => {

@@ -64,6 +64,15 @@ export function recordSession(rec: EventRecord): string {
   return recordSessionField(rec) ?? '';
 }
 
+/**
+ * A copy of a record that is safe to keep after the reader moved on: its
+ * bytes are copied out of the read buffer they point into (which would
+ * otherwise stay in memory as a whole), and its event is parsed.
+ */
+export function retainRecord(rec: EventRecord): EventRecord {
+  return { event: rec.event, raw: Buffer.from(rec.raw), source: rec.source, line: rec.line, type: rec.type };
+}
+
 /** Options of an {@link EventReader}. */
 export interface ReaderOptions {
   /**

@@ -5,7 +5,7 @@
 import type { EventRecord } from '../io/input.js';
 import type { ToolCore, Emit } from '../io/tool-stream.js';
 import { getPath, isSystemInit, resultFailed, resultText } from '../events.js';
-import { recordSessionField, recordType } from '../io/input.js';
+import { recordSessionField, recordType, retainRecord } from '../io/input.js';
 import { visible } from '../safe-text.js';
 
 /** What ndjson-result found for one session. */
@@ -99,7 +99,7 @@ export class ResultCore implements ToolCore {
       }
       return;
     }
-    state.result = rec;
+    state.result = retainRecord(rec);
     state.source = rec.source;
     state.line = rec.line;
     state.failed = resultFailed(rec.event);

@@ -11,7 +11,7 @@
  * shared partial-output rule of {@link TextTracker}.
  */
 import type { EventRecord } from '../io/input.js';
-import { recordSessionField, recordType } from '../io/input.js';
+import { recordSessionField, recordType, retainRecord } from '../io/input.js';
 import type { ToolCore, Emit } from '../io/tool-stream.js';
 import { TextTracker } from '../assistant-text.js';
 import {
@@ -466,7 +466,7 @@ export class TextCore implements ToolCore {
       case 'result': {
         const event = rec.event;
         this.tracker.result(event);
-        s.result = rec;
+        s.result = retainRecord(rec);
         s.failed = resultFailed(event);
         if (out) this.endSession(s, out);
         return;
