@@ -68,7 +68,14 @@ export const commonOptions = {
     default: false,
     describe: 'Do not warn about lines that are not events',
   },
+  completion: {
+    type: 'string',
+    describe: 'Print a completion script for bash or zsh (default: the shell in $SHELL)',
+  },
 } as const satisfies Record<string, Options>;
+
+/** The hidden yargs command that prints the completion script (a name no input file has). */
+const COMPLETION_COMMAND = '__ndjson_agent_completion';
 
 /** Arguments every tool receives. */
 export interface CommonArgs {
@@ -120,6 +127,7 @@ function configure<O extends Record<string, Options>>(spec: CommandSpec<O>, args
     .help()
     .alias('h', 'help')
     .parserConfiguration({ 'populate--': true, 'boolean-negation': true })
+    .completion(COMPLETION_COMMAND, false)
     .epilogue(epilogue(spec.examples))
     .wrap(Math.min(100, process.stdout.columns ?? 80));
   return y;
@@ -128,6 +136,24 @@ function configure<O extends Record<string, Options>>(spec: CommandSpec<O>, args
 /** The `--help` text of a command (for tests and the man page check). */
 export async function helpText<O extends Record<string, Options>>(spec: CommandSpec<O>): Promise<string> {
   return configure(spec, ['--help']).getHelp();
+}
+
+/** The completion script yargs writes for `shell`, with the command that prints it named as users call it. */
+function completionScript<O extends Record<string, Options>>(spec: CommandSpec<O>, shell: 'bash' | 'zsh'): string {
+  // yargs picks the script by the SHELL variable.
+  const saved = process.env.SHELL;
+  process.env.SHELL = shell === 'zsh' ? '/bin/zsh' : '/bin/bash';
+  let script = '';
+  try {
+    configure(spec, [COMPLETION_COMMAND]).parse([COMPLETION_COMMAND], {}, (_err: unknown, _argv: unknown, out: string) => {
+      script = out;
+    });
+  } finally {
+    if (saved === undefined) delete process.env.SHELL;
+    else process.env.SHELL = saved;
+  }
+  script = script.split(`${spec.name} ${COMPLETION_COMMAND}`).join(`${spec.name} --completion=${shell}`);
+  return script.endsWith('\n') ? script : `${script}\n`;
 }
 
 /** Outcome of parsing: the arguments, or an exit status when parsing already answered (help, version, usage error). */
@@ -152,9 +178,24 @@ export function parseArgs<O extends Record<string, Options>, A>(spec: CommandSpe
     failure ??= (error as Error).message;
     parsed = {};
   }
+  if (failure === null && parsed['get-yargs-completions'] !== undefined) {
+    // yargs also offers one-letter aliases as `--a`: no one types those.
+    const words = output.split('\n').filter((word) => word !== '' && !/^--\w$/.test(word));
+    io.stdout.write(words.map((word) => `${word}\n`).join(''));
+    return { code: EXIT.OK };
+  }
   if (failure === null && (parsed.help || parsed.version)) {
     io.stdout.write(output.endsWith('\n') ? output : `${output}\n`);
     return { code: EXIT.OK };
+  }
+  if (failure === null && parsed.completion !== undefined) {
+    const shell = String(parsed.completion) || (/zsh/.test(io.env.SHELL ?? '') ? 'zsh' : 'bash');
+    if (shell !== 'bash' && shell !== 'zsh') {
+      failure = `--completion takes bash or zsh, not ${shell}`;
+    } else {
+      io.stdout.write(completionScript(spec, shell));
+      return { code: EXIT.OK };
+    }
   }
   if (failure === null && spec.check) failure = spec.check(parsed) ?? null;
   if (failure !== null) {

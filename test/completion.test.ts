@@ -1,0 +1,47 @@
+// Shell completion: each binary prints a bash and a zsh script, and the bash
+// script, sourced in a real bash, completes the binary's options.
+import t from 'tap';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { BIN, runBin } from './fixtures/lib/run.js';
+
+const tools = ['ndjson-result', 'ndjson-dedupe', 'ndjson-text', 'ndjson-tools'];
+const hasBash = spawnSync('bash', ['--version']).status === 0;
+
+// A directory with each command on PATH under its own name, as an install gives.
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ndjson-completion-'));
+t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
+for (const tool of tools) {
+  fs.writeFileSync(path.join(dir, tool), `#!/bin/sh\nexec "${process.execPath}" "${path.join(BIN, `${tool}.js`)}" "$@"\n`, { mode: 0o755 });
+}
+
+for (const tool of tools) {
+  t.test(tool, async (t) => {
+    const bash = await runBin(tool, ['--completion=bash']);
+    t.equal(bash.code, 0);
+    t.match(bash.stdout, new RegExp(`complete -o bashdefault -o default -F _${tool}_yargs_completions ${tool}\\n`));
+    t.match(bash.stdout, `# Installation: ${tool} --completion=bash >> ~/.bashrc`);
+    const zsh = await runBin(tool, ['--completion=zsh']);
+    t.equal(zsh.code, 0);
+    t.match(zsh.stdout, new RegExp(`^#compdef ${tool}\\n`));
+    const bad = await runBin(tool, ['--completion=fish']);
+    t.equal(bad.code, 1, 'an unknown shell is a usage error');
+
+    if (!hasBash) {
+      t.skip('bash is not installed: the script is not run');
+      return;
+    }
+    const script = [
+      `export PATH="${dir}:$PATH"`,
+      `source <(${tool} --completion=bash)`,
+      `COMP_WORDS=(${tool} --str); COMP_CWORD=1`,
+      `_${tool}_yargs_completions`,
+      'printf "%s\\n" "${COMPREPLY[@]}"',
+    ].join('\n');
+    const r = spawnSync('bash', ['-c', script], { encoding: 'utf8' });
+    t.equal(r.stdout, '--strict\n', 'bash completes --str to --strict');
+    t.equal(r.stderr, '');
+  });
+}
