@@ -14,33 +14,9 @@ import type { ToolCore } from '../io/tool-stream.js';
 import { runOutput, guardOutput } from '../io/output.js';
 import { visibleOneLine } from '../safe-text.js';
 import { VERSION } from '../version.js';
+import { EXIT, EXIT_TABLE } from '../exit.js';
 
-/** The toolkit's exit statuses: one table, in every man page and `--help`. */
-export const EXIT = {
-  /** Success. */
-  OK: 0,
-  /** Bad usage: an unknown option, a bad value. */
-  USAGE: 1,
-  /** An input could not be read, `--strict` met a line that is not an event, or the output could not be written. */
-  INPUT: 2,
-  /** A failure was reported: the agent's result says the run failed, a check failed. */
-  FAILED: 3,
-  /** No result: the stream ended without a terminal `result` event. */
-  NO_RESULT: 4,
-  /** The command run after `--` failed (exit status other than 0, a signal, or it could not start) while its stream reported no failure. */
-  COMMAND: 5,
-} as const;
-
-/** The exit-status table as text rows, for `--help` and the man pages. */
-export const EXIT_TABLE: ReadonlyArray<readonly [number, string]> = [
-  [EXIT.OK, 'success'],
-  [EXIT.USAGE, 'bad usage (unknown option, bad value)'],
-  [EXIT.INPUT, 'an input could not be read, --strict met a bad line, or output failed'],
-  [EXIT.FAILED, 'failure reported: a failed result, a failed check'],
-  [EXIT.NO_RESULT, 'no result: the stream ended before a terminal result event'],
-  [EXIT.COMMAND, 'the command after -- failed, though its stream reported no failure'],
-  [130, 'interrupted (SIGINT); 143 terminated (SIGTERM)'],
-];
+export { EXIT, EXIT_TABLE } from '../exit.js';
 
 /** Where a command reads and writes: the process's streams, or a test's. */
 export interface Io {

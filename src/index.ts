@@ -1,0 +1,39 @@
+/**
+ * ndjson-agent as a library: the four tools as Transform streams, the input
+ * layer, and the event model, for programs that consume the event streams of
+ * coding-agent CLIs.
+ *
+ * Each tool stream takes the agent's output as bytes and writes what the
+ * command of the same name writes; its `core` holds what it found (read it
+ * once the stream has ended).
+ *
+ * @example
+ *   import { pipeline } from 'node:stream/promises';
+ *   import { dedupe } from 'ndjson-agent';
+ *   await pipeline(process.stdin, dedupe(), process.stdout);
+ *
+ * @packageDocumentation
+ */
+export { dedupe } from './dedupe/stream.js';
+export type { DedupeStream } from './dedupe/stream.js';
+export type { DedupeOptions, DedupeStats } from './dedupe/core.js';
+export { text } from './text/stream.js';
+export type { TextStream } from './text/stream.js';
+export type { TextOptions } from './text/core.js';
+export { tools } from './tools/stream.js';
+export type { ToolsStream } from './tools/stream.js';
+export type { ToolsOptions } from './tools/core.js';
+export { result } from './result/stream.js';
+export type { ResultStream } from './result/stream.js';
+export type { ResultOptions, SessionVerdict } from './result/core.js';
+export { readEvents } from './io/read-events.js';
+export type { ReadEventsOptions } from './io/read-events.js';
+export { EventReader, formatProblem, recordType, recordSession } from './io/input.js';
+export type { EventRecord, InputProblem, ProblemReason, ReaderOptions, ReaderSink } from './io/input.js';
+export { StrictError } from './io/tool-stream.js';
+export type { ToolStreamOptions } from './io/tool-stream.js';
+export { TextTracker } from './assistant-text.js';
+export type { TextVerdict } from './assistant-text.js';
+export { EXIT, EXIT_TABLE } from './exit.js';
+export * from './events.js';
+export { VERSION } from './version.js';

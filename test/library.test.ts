@@ -1,0 +1,53 @@
+// The library, imported by its package name as a user's program imports it.
+import t from 'tap';
+import fs from 'node:fs';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { dedupe, readEvents, result, text, tools, messageText, EXIT, VERSION, type EventRecord, type InputProblem } from 'ndjson-agent';
+import { ROOT } from './fixtures/lib/run.js';
+
+const basic = fs.readFileSync(path.join(ROOT, 'test/fixtures/streams/basic.ndjson'));
+
+async function collect(stream: NodeJS.ReadWriteStream, input: Buffer): Promise<string> {
+  const out: Buffer[] = [];
+  await pipeline(Readable.from([input]), stream, async function* (chunks: AsyncIterable<Buffer>) {
+    for await (const chunk of chunks) out.push(chunk);
+  });
+  return Buffer.concat(out).toString('utf8');
+}
+
+t.test('the README example: the assistant text of a stream, once', async (t) => {
+  let said = '';
+  await pipeline(Readable.from([basic]), dedupe(), readEvents(), async function* (records: AsyncIterable<EventRecord>) {
+    for await (const { event } of records) if (event.type === 'assistant') said += messageText(event);
+  });
+  t.equal(said, "I'll read package.json first.Adding the script now.Done: package.json now has a test script.");
+});
+
+t.test('each tool as a Transform', async (t) => {
+  const r = result();
+  t.equal(await collect(r, basic), "I'll read package.json first.Adding the script now.Done: package.json now has a test script.\n");
+  t.equal(r.core.verdicts.length, 1);
+  t.equal(r.core.verdicts[0]!.failed, false);
+  t.equal(await collect(text(), basic), 'Done: package.json now has a test script.\n');
+  const audit = (await collect(tools(), basic)).trim().split('\n').map((line) => JSON.parse(line) as { tool: string; status: string });
+  t.same(audit.map((a) => [a.tool, a.status]), [['read', 'success'], ['edit', 'success']]);
+});
+
+t.test('readEvents: records with their origin, problems as events', async (t) => {
+  const problems: InputProblem[] = [];
+  const records: EventRecord[] = [];
+  const stream = readEvents({ source: 'run.ndjson' });
+  stream.on('problem', (p: InputProblem) => problems.push(p));
+  await pipeline(Readable.from([Buffer.from('{"type":"a"}\nUpdate available\n{"type":"b"}{"type":"c"}\n')]), stream, async function* (it: AsyncIterable<EventRecord>) {
+    for await (const rec of it) records.push(rec);
+  });
+  t.same(records.map((r) => [r.line, r.event.type]), [[1, 'a'], [3, 'b'], [3, 'c']]);
+  t.same(problems.map((p) => `${p.source}:${p.line}: ${p.reason}`), ['run.ndjson:2: not JSON']);
+});
+
+t.test('the exit table and version are exported', async (t) => {
+  t.equal(EXIT.NO_RESULT, 4);
+  t.match(VERSION, /^\d+\.\d+\.\d+/);
+});
