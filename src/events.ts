@@ -179,6 +179,28 @@ export function assistantKind(e: unknown): AssistantKind {
   return has(e, 'timestamp_ms') && !has(e, 'model_call_id') ? 'delta' : 'flush';
 }
 
+/**
+ * True for a message whose content holds a `tool_use` block: Claude Code's
+ * dialect, where tool calls are content blocks of `assistant` messages
+ * rather than `tool_call` events.
+ */
+export function hasToolUseBlock(e: unknown): boolean {
+  const content = obj(e, 'message')?.content;
+  return Array.isArray(content) && content.some((block) => isObject(block) && block.type === 'tool_use');
+}
+
+/**
+ * True for an event only Claude Code's dialect has: an `assistant` message
+ * with `parent_tool_use_id` or a `tool_use` block, or a `result` with
+ * `total_cost_usd` or `num_turns`. `type` is the event's type.
+ */
+export function isClaudeCodeEvent(e: unknown, type: string): boolean {
+  if (!isObject(e)) return false;
+  if (type === 'result') return 'total_cost_usd' in e || 'num_turns' in e;
+  if (type !== 'assistant') return false;
+  return 'parent_tool_use_id' in e || hasToolUseBlock(e);
+}
+
 /** Thinking text of a `thinking` delta, or ''. */
 export function thinkingText(e: unknown): string {
   return str(e, 'text') ?? '';

@@ -7,7 +7,8 @@ import { spawnSync } from 'node:child_process';
 import { pipeline } from 'node:stream/promises';
 import { ROOT, memoryIo, runBin } from './fixtures/lib/run.js';
 import { dedupeSync } from './fixtures/ndjson-dedupe/drive.js';
-import { canonicalJson, eventKey, firstDifference, isClaudeDialect } from '../src/dedupe/core.js';
+import { canonicalJson, eventKey, firstDifference } from '../src/dedupe/core.js';
+import { isClaudeCodeEvent } from '../src/events.js';
 import { dedupe } from '../src/dedupe/stream.js';
 import { main, dedupeOptions, dedupeSpec, excerptAt } from '../src/cli/dedupe.js';
 
@@ -58,12 +59,12 @@ t.test('keys for --key', async (t) => {
 });
 
 t.test('Claude Code events are recognised', async (t) => {
-  t.ok(isClaudeDialect({ type: 'assistant', message: { content: [] }, parent_tool_use_id: null }, 'assistant'));
-  t.ok(isClaudeDialect({ type: 'assistant', message: { content: [{ type: 'tool_use', id: 'x' }] } }, 'assistant'));
-  t.ok(isClaudeDialect({ type: 'result', total_cost_usd: 0.1 }, 'result'));
-  t.ok(isClaudeDialect({ type: 'result', num_turns: 3 }, 'result'));
-  t.notOk(isClaudeDialect(JSON.parse(final('x')), 'assistant'));
-  t.notOk(isClaudeDialect(JSON.parse(result('x')), 'result'));
+  t.ok(isClaudeCodeEvent({ type: 'assistant', message: { content: [] }, parent_tool_use_id: null }, 'assistant'));
+  t.ok(isClaudeCodeEvent({ type: 'assistant', message: { content: [{ type: 'tool_use', id: 'x' }] } }, 'assistant'));
+  t.ok(isClaudeCodeEvent({ type: 'result', total_cost_usd: 0.1 }, 'result'));
+  t.ok(isClaudeCodeEvent({ type: 'result', num_turns: 3 }, 'result'));
+  t.notOk(isClaudeCodeEvent(JSON.parse(final('x')), 'assistant'));
+  t.notOk(isClaudeCodeEvent(JSON.parse(result('x')), 'result'));
 });
 
 t.test('the partial-output rule', async (t) => {

@@ -14,8 +14,7 @@ import { createHash } from 'node:crypto';
 import type { EventRecord, InputProblem } from '../io/input.js';
 import { recordSession, recordSessionField, recordType } from '../io/input.js';
 import type { ToolCore, Emit } from '../io/tool-stream.js';
-import type { AgentEvent } from '../events.js';
-import { assistantKind, getPath, isObject, messageText, obj, resultFailed, resultText, sessionId } from '../events.js';
+import { assistantKind, getPath, isClaudeCodeEvent, isObject, messageText, resultFailed, resultText, sessionId } from '../events.js';
 import { TextTracker } from '../assistant-text.js';
 
 const NEWLINE = Buffer.from('\n');
@@ -186,19 +185,6 @@ export function eventKey(event: unknown, paths: readonly string[]): string | und
   return key.length <= MAX_PLAIN_KEY ? key : `\u0000${createHash('sha256').update(key).digest('base64')}`;
 }
 
-/**
- * True when an `assistant` or `result` event is in Claude Code's dialect:
- * assistant events there carry `parent_tool_use_id` and hold `tool_use`
- * blocks; results carry `total_cost_usd` and `num_turns`.
- */
-export function isClaudeDialect(event: AgentEvent, type: string): boolean {
-  if (type === 'result') return 'total_cost_usd' in event || 'num_turns' in event;
-  if (type !== 'assistant') return false;
-  if ('parent_tool_use_id' in event) return true;
-  const content = obj(event, 'message')?.content;
-  return Array.isArray(content) && content.some((block) => isObject(block) && block.type === 'tool_use');
-}
-
 function emptyStats(): DedupeStats {
   const kinds = {} as Record<StatKind, KindCount>;
   for (const kind of STAT_KINDS) kinds[kind] = { read: 0, kept: 0, dropped: 0 };
@@ -347,7 +333,7 @@ export class DedupeCore implements ToolCore {
       const state = this.session(rec);
       state.text += text;
       state.assistant = true;
-      if (!state.claude && isClaudeDialect(event, 'assistant')) state.claude = true;
+      if (!state.claude && isClaudeCodeEvent(event, 'assistant')) state.claude = true;
     }
     this.keep(rec, verdict === 'delta' ? 'assistant delta' : 'assistant flush', emit);
   }
@@ -360,7 +346,7 @@ export class DedupeCore implements ToolCore {
     this.sessions.delete(id);
     const expected = resultText(event);
     // Claude Code's result holds only the final message; a failed run's result need not be its text.
-    if (state?.claude || isClaudeDialect(event, 'result')) {
+    if (state?.claude || isClaudeCodeEvent(event, 'result')) {
       this.stats.uncheckedClaude++;
       return;
     }

@@ -16,9 +16,8 @@ import type { ToolCore, Emit } from '../io/tool-stream.js';
 import { TextTracker } from '../assistant-text.js';
 import {
   eventSubtype,
-  isObject,
+  hasToolUseBlock,
   messageText,
-  obj,
   resultFailed,
   resultText,
   thinkingText,
@@ -176,13 +175,6 @@ export function toolLineFailed(line: ToolCallLine): boolean {
  */
 // Dialect knowledge that belongs in events.ts with the other accessors; kept
 // here, to the least it can be, until Claude Code's dialect is read there.
-function hasToolUse(event: unknown): boolean {
-  const content = obj(event, 'message')?.content;
-  if (!Array.isArray(content)) return false;
-  for (const block of content) if (isObject(block) && block.type === 'tool_use') return true;
-  return false;
-}
-
 /** The label line of a session, when the input holds more than one. */
 function sessionLabel(session: string, safeLine: (s: string) => string): string {
   return `── session ${safeLine(session || '(no id)')} ──`;
@@ -446,7 +438,7 @@ export class TextCore implements ToolCore {
         }
         // A flush ends the stretch, and a complete message stands alone: the next text is a new block.
         if (verdict !== 'delta') out?.close(id);
-        if (hasToolUse(event)) this.toolCallSeen(s, field, out);
+        if (hasToolUseBlock(event)) this.toolCallSeen(s, field, out);
         return;
       }
       case 'tool_call':

@@ -11,9 +11,8 @@ import type { EventRecord } from '../io/input.js';
 import { recordType } from '../io/input.js';
 import type { ToolCore, Emit } from '../io/tool-stream.js';
 import {
-  isObject,
+  hasToolUseBlock,
   isSystemInit,
-  obj,
   str,
   toolCallArgs,
   toolCallEntry,
@@ -61,12 +60,6 @@ export interface ToolsOptions extends PolicyOptions {
 }
 
 const TOOL_USE = Buffer.from('"tool_use"');
-
-/** True for a message event whose content holds a `tool_use` block (Claude Code's dialect). */
-function hasToolUseBlock(event: unknown): boolean {
-  const content = obj(event, 'message')?.content;
-  return Array.isArray(content) && content.some((block) => isObject(block) && block.type === 'tool_use');
-}
 
 /** A started call waiting for its completion. */
 interface PendingState {

@@ -85,7 +85,7 @@ export class Summary {
   private readonly commands: CommandRun[] = [];
   private readonly pending: PendingCall[] = [];
 
-  constructor(private readonly absolute: boolean) {
+  constructor(absolute: boolean) {
     for (const field of PATH_FIELDS) this.paths.set(field, new PathSet(absolute));
   }
 
