@@ -213,6 +213,7 @@ function tokensOf(result: unknown): Token[] {
 interface PendingLine {
   buf: Buffer;
   no: number;
+  unterminated?: boolean;
 }
 
 /** The state of the slow path: one streaming tokenizer reading across lines. */
@@ -297,24 +298,28 @@ export class EventReader {
     if (this.carry.length > 0) {
       const line = Buffer.concat(this.carry);
       this.carry = [];
-      this.line(line, ++this.lineNo);
+      this.line(line, ++this.lineNo, true);
     }
     while (this.slow) this.slowFail(true);
     this.lineNo = 0;
   }
 
-  /** Handles one physical line (its `\n` removed). */
-  private line(buf: Buffer, no: number): void {
+  /**
+   * Handles one physical line (its `\n` removed). `unterminated`: the source
+   * ended without a newline after it, the mark of an agent that died mid-write.
+   */
+  private line(buf: Buffer, no: number, unterminated = false): void {
     let end = buf.length;
     if (end > 0 && buf[end - 1] === 0x0d) end--;
     let begin = 0;
     if (no === 1 && end >= 3 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf) begin = 3;
     const raw = begin === 0 && end === buf.length ? buf : buf.subarray(begin, end);
     if (this.slow) {
-      this.slowFeed(raw, no);
+      this.slowFeed(raw, no, unterminated);
       return;
     }
-    if (this.needs !== undefined && raw[0] === 0x7b && raw[raw.length - 1] === 0x7d) {
+    // A last line without its newline may be torn just after a `}`: it is always parsed.
+    if (this.needs !== undefined && !unterminated && raw[0] === 0x7b && raw[raw.length - 1] === 0x7d) {
       const type = peekType(raw);
       // Glued values (`}{`) are not one event: those lines take the full path.
       if (type !== undefined && !this.needs(type) && raw.indexOf(GLUED) === -1 && raw.indexOf(GLUED_SPACED) === -1) {
@@ -384,9 +389,9 @@ export class EventReader {
   }
 
   /** Feeds one line to the tokenizer; leaves the slow path when no value is open at its end. */
-  private slowFeed(raw: Buffer, no: number): void {
+  private slowFeed(raw: Buffer, no: number, unterminated = false): void {
     const slow = this.slow!;
-    slow.lines.push({ buf: raw, no });
+    slow.lines.push({ buf: raw, no, unterminated });
     try {
       this.slowTokens(slow, slow.tokenize(raw.toString('utf8')), no);
       // A line end inside a string is a literal newline in the value: read it as `\n`.
@@ -455,6 +460,6 @@ export class EventReader {
     const [first, ...rest] = slow.lines;
     if (!first) return;
     this.problem(atEnd ? 'truncated' : 'not JSON', first.buf, first.no);
-    for (const line of rest) this.line(line.buf, line.no);
+    for (const line of rest) this.line(line.buf, line.no, line.unterminated);
   }
 }
