@@ -2,11 +2,18 @@
 // stays fixed whatever the fuzzer's seeds.
 import t from 'tap';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { ROOT, memoryIo } from './fixtures/lib/run.js';
+import { main as resultMain } from '../src/cli/result.js';
 import { main as dedupeMain } from '../src/cli/dedupe.js';
 import { main as textMain } from '../src/cli/text.js';
 import { main as toolsMain } from '../src/cli/tools.js';
+import { EventReader } from '../src/io/input.js';
+import { canonicalJsonText, jsonText } from '../src/json-text.js';
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ndjson-regressions-'));
+t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 const stream = (name: string): Buffer => fs.readFileSync(path.join(ROOT, 'test/fixtures/streams', name));
 
@@ -36,4 +43,63 @@ t.test('a last line cut just after a closing brace is truncated, even of a type 
   m = memoryIo(call);
   t.equal(await toolsMain(['--no-pending'], m.io), 0, 'no call started: the torn line is no call');
   t.equal(m.stdout(), '');
+});
+
+t.test('values nested 100,000 deep: read, keyed, printed and audited, never a stack overflow', async (t) => {
+  const n = 100000;
+  const deep = '['.repeat(n) + ']'.repeat(n);
+  const init = '{"type":"system","subtype":"init","session_id":"s","cwd":"/p"}';
+  // Over two lines (the slow path) and on one line.
+  const reader = { records: 0, problems: [] as string[] };
+  const r = new EventReader({ record: () => reader.records++, problem: (p) => reader.problems.push(p.reason) });
+  r.startSource('in');
+  r.write(Buffer.from(`{"type":"assistant",\n"deep":${deep}}\n{"type":"x","deep":${deep}}{"type":"y"}\n`));
+  r.endSource();
+  t.same(reader, { records: 3, problems: [] }, 'pretty-printed and glued deep values are events');
+
+  const result = `{"type":"result","subtype":"success","is_error":false,"result":"ok","session_id":"s","deep":${deep}}`;
+  const file = path.join(dir, 'deep.ndjson');
+  fs.writeFileSync(file, `${init}\n${result}\n`);
+  for (const args of [['--field', 'deep', '--field', 'result'], ['--all', '--tsv', '--field', 'deep']]) {
+    for (const from of ['stdin', 'file']) {
+      const m = memoryIo(`${init}\n${result}\n`);
+      // A file after --field would be taken for a second field: it goes first.
+      t.equal(await resultMain(from === 'file' ? [file, ...args] : args, m.io), 0, `ndjson-result ${args.join(' ')} (${from})`);
+      t.equal(m.stdout().split('\n')[0], deep, 'the field is printed as JSON');
+      t.equal(m.stderr(), '');
+    }
+  }
+
+  const assistant = (text: string) => `{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"${text}"}]},"session_id":"s","deep":${deep}}`;
+  let m = memoryIo(`${assistant('a')}\n${assistant('b')}\n`);
+  t.equal(await dedupeMain(['--key', 'deep'], m.io), 0);
+  t.equal(m.stdout(), `${assistant('a')}\n`, 'ndjson-dedupe --key: the second event has the same deep key');
+  t.equal(m.stderr(), '');
+
+  const call = (sub: string) => `{"type":"tool_call","subtype":"${sub}","call_id":"c","session_id":"s","tool_call":{"readToolCall":{"args":{"path":"a","deep":${deep}}${sub === 'completed' ? ',"result":{"success":{}}' : ''}}}}`;
+  for (const input of [`${init}\n${call('started')}\n${call('completed')}\n`, `${init}\n${call('started')}\n`]) {
+    m = memoryIo(input);
+    t.equal(await toolsMain(['--full'], m.io), 0, 'ndjson-tools --full');
+    const rec = JSON.parse(m.stdout()) as { args: { deep: unknown } };
+    t.ok(Array.isArray(rec.args.deep), 'the record holds the deep args');
+    t.equal(m.stderr(), '');
+  }
+});
+
+t.test('jsonText writes what JSON.stringify writes, at any depth', async (t) => {
+  const values: unknown[] = [null, true, 0, -1.5e-300, 'a"\\\u2028\ud800', [], {}, { b: [1, { a: 'x' }], a: null, __proto__x: 1 }, [[[]], {}]];
+  for (const v of values) {
+    t.equal(jsonText(v), JSON.stringify(v));
+    // Inside 50,000 arrays, only the explicit stack can write it.
+    const n = 50000;
+    let wrapped: unknown = v;
+    for (let i = 0; i < n; i++) wrapped = [wrapped];
+    t.equal(jsonText(wrapped), '['.repeat(n) + JSON.stringify(v) + ']'.repeat(n));
+  }
+  t.equal(canonicalJsonText({ b: 1, a: { d: [2, { z: 0, y: 1 }], c: 3 } }), '{"a":{"c":3,"d":[2,{"y":1,"z":0}]},"b":1}');
+  let deepObject: unknown = { z: 1, a: 2 };
+  for (let i = 0; i < 50000; i++) deepObject = { k: deepObject, b: i };
+  const text = canonicalJsonText(deepObject);
+  t.ok(text.startsWith('{"b":49999,"k":{"b":49998,"k":'), 'keys sorted at every depth');
+  t.ok(text.includes('{"a":2,"z":1}'));
 });

@@ -14,8 +14,9 @@ import { createHash } from 'node:crypto';
 import type { EventRecord, InputProblem } from '../io/input.js';
 import { recordSession, recordSessionField, recordType } from '../io/input.js';
 import type { ToolCore, Emit } from '../io/tool-stream.js';
-import { assistantKind, getPath, isClaudeCodeEvent, isObject, messageText, resultFailed, resultText, sessionId } from '../events.js';
+import { assistantKind, getPath, isClaudeCodeEvent, messageText, resultFailed, resultText, sessionId } from '../events.js';
 import { TextTracker } from '../assistant-text.js';
+import { canonicalJsonText } from '../json-text.js';
 
 const NEWLINE = Buffer.from('\n');
 
@@ -152,12 +153,7 @@ export function firstDifference(a: string, b: string): number {
  * `{"b":2,"a":1}` are the same key.
  */
 export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (isObject(value)) {
-    const keys = Object.keys(value).sort();
-    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(value[k])}`).join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
+  return canonicalJsonText(value);
 }
 
 /**

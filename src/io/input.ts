@@ -19,6 +19,7 @@ import { jsonParser } from 'stream-json/parser.js';
 import Assembler from 'stream-json/assembler.js';
 import type { AgentEvent } from '../events.js';
 import { eventType, isObject, str } from '../events.js';
+import { jsonText } from '../json-text.js';
 
 /** One event read from the input. */
 export interface EventRecord {
@@ -429,7 +430,7 @@ export class EventReader {
         if (isObject(value)) {
           this.sink.record({
             event: value as AgentEvent,
-            raw: Buffer.from(JSON.stringify(value)),
+            raw: Buffer.from(jsonText(value)),
             source: this.source,
             line: slow.valueLine,
           });

@@ -7,6 +7,7 @@ import type { ToolCore, Emit } from '../io/tool-stream.js';
 import { getPath, isSystemInit, resultFailed, resultText } from '../events.js';
 import { recordSessionField, recordType, retainRecord } from '../io/input.js';
 import { visible } from '../safe-text.js';
+import { jsonText } from '../json-text.js';
 
 /** What ndjson-result found for one session. */
 export interface SessionVerdict {
@@ -39,7 +40,7 @@ export interface ResultOptions {
 
 function fieldText(value: unknown): string {
   if (value === undefined) return '';
-  return typeof value === 'string' ? value : JSON.stringify(value);
+  return typeof value === 'string' ? value : jsonText(value);
 }
 
 function tsvCell(text: string): string {

@@ -7,6 +7,7 @@ import type { JsonObject } from '../events.js';
 import type { AuditedCall } from './call.js';
 import { pathField } from './call.js';
 import { resolvePath } from './paths.js';
+import { jsonText } from '../json-text.js';
 
 /** How records are written. */
 export interface RecordOptions {
@@ -87,7 +88,7 @@ const UNESCAPED = /[\x7f-\x9f\u2028\u2029]/g;
 
 /** A value as one line of JSON that is safe on a terminal: no control character left raw. */
 export function safeJsonLine(value: unknown): string {
-  const text = JSON.stringify(value);
+  const text = jsonText(value);
   UNESCAPED.lastIndex = 0;
   const safe = UNESCAPED.test(text) ? text.replace(UNESCAPED, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`) : text;
   return `${safe}\n`;

@@ -1,0 +1,94 @@
+/**
+ * JSON text of parsed values, whatever their depth. `JSON.parse` reads values
+ * nested to any depth (a hostile line of 100,000 `[`), while `JSON.stringify`,
+ * being recursive, overflows the stack past a few thousand levels. These write
+ * the same text as `JSON.stringify` (sorted keys aside), falling back to an
+ * explicit stack when recursion runs out, so a deep value is written, not a
+ * crash.
+ */
+import { isObject } from './events.js';
+
+function isStackOverflow(error: unknown): boolean {
+  return error instanceof RangeError && /call stack/i.test(error.message);
+}
+
+/** A value as `JSON.stringify` writes it (`null` where it would write nothing), keys sorted when asked. */
+function recursive(value: unknown, sortKeys: boolean): string {
+  if (!sortKeys) return JSON.stringify(value) ?? 'null';
+  if (Array.isArray(value)) return `[${value.map((v) => recursive(v, true)).join(',')}]`;
+  if (isObject(value)) {
+    const keys = Object.keys(value).sort();
+    return `{${keys.map((k) => `${JSON.stringify(k)}:${recursive(value[k], true)}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+interface Frame {
+  array?: readonly unknown[];
+  object?: Record<string, unknown>;
+  keys?: string[];
+  next: number;
+}
+
+/** The same text as {@link recursive}, with an explicit stack: no depth limit but memory. */
+function iterative(root: unknown, sortKeys: boolean): string {
+  const out: string[] = [];
+  const stack: Frame[] = [];
+  let value = root;
+  for (;;) {
+    if (Array.isArray(value)) {
+      out.push('[');
+      stack.push({ array: value, next: 0 });
+    } else if (isObject(value)) {
+      out.push('{');
+      const keys = Object.keys(value);
+      if (sortKeys) keys.sort();
+      stack.push({ object: value, keys, next: 0 });
+    } else {
+      out.push(JSON.stringify(value) ?? 'null');
+    }
+    // The next value to write, closing the containers that are done.
+    for (;;) {
+      const top = stack[stack.length - 1];
+      if (top === undefined) return out.join('');
+      if (top.array) {
+        if (top.next < top.array.length) {
+          if (top.next > 0) out.push(',');
+          value = top.array[top.next++];
+          break;
+        }
+        out.push(']');
+      } else {
+        const keys = top.keys!;
+        if (top.next < keys.length) {
+          const key = keys[top.next];
+          out.push(top.next++ > 0 ? ',' : '', JSON.stringify(key), ':');
+          value = top.object![key!];
+          break;
+        }
+        out.push('}');
+      }
+      stack.pop();
+    }
+  }
+}
+
+/** `JSON.stringify(value)` for a parsed value, at any depth. */
+export function jsonText(value: unknown): string {
+  try {
+    return recursive(value, false);
+  } catch (error) {
+    if (!isStackOverflow(error)) throw error;
+  }
+  return iterative(value, false);
+}
+
+/** A parsed value as canonical JSON (object keys sorted), at any depth. */
+export function canonicalJsonText(value: unknown): string {
+  try {
+    return recursive(value, true);
+  } catch (error) {
+    if (!isStackOverflow(error)) throw error;
+  }
+  return iterative(value, true);
+}
