@@ -160,6 +160,13 @@ t.test('peekSession reads only a top-level session_id among the last scalar memb
   t.equal(p('{"type":"x","text":"he said \\"session_id\\":\\"abc\\"","z":1}'), undefined, 'inside a string');
   t.equal(p('{"type":"x","session_id":"a\\u0062c"}'), undefined, 'an escape: parse instead');
   t.equal(p('{"type":"x"}'), undefined);
+  t.equal(p('{"type":"x","session_id":"s1","t":-1.5E+3,"u":false,"v":"","w":null}'), 's1', 'numbers, literals, empty strings after it');
+  t.equal(p('{"type":"x","session_id":"s1","list":[1]}'), undefined, 'an array after it');
+  t.equal(p('{"type":"x","session_id":"sé"}'), undefined, 'not ASCII: parse instead');
+  t.equal(p('{"type":"x","session_id":17}'), undefined, 'not a string');
+  t.equal(p('{"type":"x","session_id":"a"} '), undefined, 'not ending with }');
+  t.equal(p('{"type":"x","session_id":"a"}'), 'a');
+  t.equal(p('{"type":"x","session_id":"b"}'), 'b', 'a new id after another');
 });
 
 t.test('with needs, unneeded lines are handed over unparsed and give the same events', async (t) => {

@@ -86,10 +86,21 @@ export interface ReaderOptions {
   needs?: (type: string) => boolean;
 }
 
-// `{"type":"`
-const TYPE_PREFIX = Buffer.from('{"type":"');
 const GLUED = Buffer.from('}{');
 const GLUED_SPACED = Buffer.from('} {');
+// `{"type":"` as bytes.
+const TYPE_PREFIX = [0x7b, 0x22, 0x74, 0x79, 0x70, 0x65, 0x22, 0x3a, 0x22];
+// The types of the stream, as strings made once: a known name costs no allocation.
+const KNOWN_TYPES = ['assistant', 'tool_call', 'thinking', 'result', 'system', 'user', 'stream_event'].map((name) => ({
+  name,
+  bytes: Buffer.from(name),
+}));
+
+/** True when `raw[from, from + bytes.length)` holds `bytes` (a loop: short compares cost less than a native call). */
+function sameBytes(raw: Buffer, from: number, bytes: Buffer): boolean {
+  for (let i = 0; i < bytes.length; i++) if (raw[from + i] !== bytes[i]) return false;
+  return true;
+}
 
 /**
  * The type named by a line's first key, when the line starts exactly with
@@ -97,32 +108,89 @@ const GLUED_SPACED = Buffer.from('} {');
  * object line that first key is certainly the top-level `type`.
  */
 export function peekType(raw: Buffer): string | undefined {
-  if (raw.length < 12 || raw.compare(TYPE_PREFIX, 0, 9, 0, 9) !== 0) return undefined;
-  const end = raw.indexOf(0x22, 9);
-  if (end === -1 || end - 9 > 64) return undefined;
-  for (let i = 9; i < end; i++) {
-    const b = raw[i]!;
+  const length = raw.length;
+  if (length < 12) return undefined;
+  for (let i = 0; i < 9; i++) if (raw[i] !== TYPE_PREFIX[i]) return undefined;
+  // Plain bytes that names are made of; a quote ends the name, anything else means no certainty.
+  let end = 9;
+  for (; end < length && end < 9 + 64; end++) {
+    const b = raw[end]!;
+    if (b === 0x22) break;
     if (b < 0x20 || b >= 0x7f || b === 0x5c) return undefined;
   }
+  if (raw[end] !== 0x22) return undefined;
   const after = raw[end + 1];
   if (after !== 0x2c && after !== 0x7d) return undefined;
+  const size = end - 9;
+  for (const known of KNOWN_TYPES) if (known.bytes.length === size && sameBytes(raw, 9, known.bytes)) return known.name;
   return raw.toString('latin1', 9, end);
 }
 
 // A run of top-level scalar members closing the object: `,"session_id":"…"` then `,"k":scalar`… then `}`.
 // With no brackets or backslashes in it, every quote in such a suffix of a valid JSON object is a
 // delimiter, so the key it names is certainly a member of the top-level object.
-const SESSION_KEY = Buffer.from('"session_id":"');
-const SESSION_TAIL = 400;
-const SESSION_SUFFIX =
-  /^[,{]"session_id":"([\x20\x21\x23-\x5b\x5d-\x7e]*)"(?:,"[\x20\x21\x23-\x5b\x5d-\x7e]*":(?:"[\x20\x21\x23-\x5b\x5d-\x7e]*"|-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?|true|false|null))*\}$/;
+const SESSION_ID = Buffer.from('session_id');
+const MAX_MEMBERS = 16;
+let lastSessionBytes: Buffer = Buffer.alloc(0);
+let lastSessionId = '';
 
-/** The top-level `session_id` of a line, read from its last members without parsing; undefined when the line does not end that way. */
+/** A byte of a plain string: printable ASCII, no quote, no backslash. */
+function isPlain(b: number): boolean {
+  return b >= 0x20 && b <= 0x7e && b !== 0x22 && b !== 0x5c;
+}
+
+/** A byte of a number or of `true`, `false`, `null`. */
+function isScalarByte(b: number): boolean {
+  return (b >= 0x30 && b <= 0x39) || (b >= 0x61 && b <= 0x7a) || b === 0x2e || b === 0x2b || b === 0x2d || b === 0x45;
+}
+
+/** The string of the bytes `raw[from, to)`, reusing the last one made when they repeat (a session's id does). */
+function sessionString(raw: Buffer, from: number, to: number): string {
+  if (to - from === lastSessionBytes.length && sameBytes(raw, from, lastSessionBytes)) return lastSessionId;
+  lastSessionBytes = Buffer.from(raw.subarray(from, to));
+  lastSessionId = lastSessionBytes.toString('latin1');
+  return lastSessionId;
+}
+
+/**
+ * The top-level `session_id` of a line, read backwards from its closing `}`
+ * through its last scalar members without parsing; undefined when the line
+ * does not end that way.
+ */
 export function peekSession(raw: Buffer): string | undefined {
-  const from = Math.max(0, raw.length - SESSION_TAIL);
-  const at = raw.lastIndexOf(SESSION_KEY);
-  if (at < from + 1) return undefined;
-  return SESSION_SUFFIX.exec(raw.toString('latin1', at - 1))?.[1];
+  let i = raw.length - 1;
+  if (i < 1 || raw[i] !== 0x7d) return undefined;
+  i--;
+  for (let members = 0; members < MAX_MEMBERS && i > 0; members++) {
+    // The value ends at i: a plain string, or a number or literal.
+    let valueStart: number;
+    const isString = raw[i] === 0x22;
+    if (isString) {
+      let j = i - 1;
+      while (j >= 0 && isPlain(raw[j]!)) j--;
+      if (j < 0 || raw[j] !== 0x22) return undefined;
+      valueStart = j;
+    } else {
+      let j = i;
+      while (j >= 0 && isScalarByte(raw[j]!)) j--;
+      if (j === i) return undefined;
+      valueStart = j + 1;
+    }
+    // `:` then the key, a plain string, then `,` or the object's `{`.
+    let k = valueStart - 1;
+    if (raw[k] !== 0x3a) return undefined;
+    k--;
+    if (raw[k] !== 0x22) return undefined;
+    let m = k - 1;
+    while (m >= 0 && isPlain(raw[m]!)) m--;
+    if (m < 1 || raw[m] !== 0x22) return undefined;
+    const before = raw[m - 1];
+    if (before !== 0x2c && before !== 0x7b) return undefined;
+    if (isString && k - m - 1 === SESSION_ID.length && sameBytes(raw, m + 1, SESSION_ID)) return sessionString(raw, valueStart + 1, i);
+    if (before === 0x7b) return undefined;
+    i = m - 2;
+  }
+  return undefined;
 }
 
 /** A record handed over without parsing: the event is parsed on first use. */

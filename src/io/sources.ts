@@ -12,7 +12,7 @@ export type SourceChunk = { source: string; data: Buffer } | { source: string; e
 /** Shown as the source of standard input in messages (`stdin:12: …`). */
 export const STDIN = 'stdin';
 
-const READ_SIZE = 256 * 1024;
+const READ_SIZE = 1024 * 1024;
 
 /**
  * The chunks of every input in order. `stdin` is the stream read for `-`.
