@@ -103,3 +103,17 @@ t.test('jsonText writes what JSON.stringify writes, at any depth', async (t) => 
   t.ok(text.startsWith('{"b":49999,"k":{"b":49998,"k":'), 'keys sorted at every depth');
   t.ok(text.includes('{"a":2,"z":1}'));
 });
+
+t.test('ndjson-dedupe drops a line it found not to be JSON, as it drops every line that is no event', async (t) => {
+  // Starts like a tool_call event and ends with `}`, so it is handed over unparsed; its session
+  // is not at its end, so ndjson-dedupe parses it, and finds it broken.
+  const broken = '{"type":"tool_call","session_id":"s","tool_call":{"readToolCall":{"args":{"path#:"a"}}}}';
+  const before = '{"type":"system","subtype":"init","session_id":"s"}';
+  const after = '{"type":"result","subtype":"success","is_error":false,"result":"","session_id":"s"}';
+  const m = memoryIo(`${before}\n${broken}\n${after}\n`);
+  t.equal(await dedupeMain(['--stats'], m.io), 0);
+  t.equal(m.stdout(), `${before}\n${after}\n`, 'jq can read the output');
+  t.match(m.stderr(), /^ndjson-dedupe: stdin:2: not JSON: /m);
+  t.match(m.stderr(), /^ {2}total +2 +2 +0$/m, 'two events read, two kept');
+  t.match(m.stderr(), /^ {2}not events +1 +0 +1$/m, 'one line that is no event, dropped');
+});

@@ -12,7 +12,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { EventRecord, InputProblem } from '../io/input.js';
-import { recordSession, recordSessionField, recordType } from '../io/input.js';
+import { recordBroken, recordSession, recordSessionField, recordType } from '../io/input.js';
 import type { ToolCore, Emit } from '../io/tool-stream.js';
 import { assistantKind, getPath, isClaudeCodeEvent, messageText, resultFailed, resultText, sessionId } from '../events.js';
 import { TextTracker } from '../assistant-text.js';
@@ -248,6 +248,8 @@ export class DedupeCore implements ToolCore {
         break;
       }
     }
+    // Parsed for its session, it was found not to be JSON: reported, and dropped like any line that is no event.
+    if (recordBroken(rec)) return;
     this.keep(rec, statKind(type), emit);
   }
 

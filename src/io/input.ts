@@ -74,6 +74,15 @@ export function retainRecord(rec: EventRecord): EventRecord {
   return { event: rec.event, raw: Buffer.from(rec.raw), source: rec.source, line: rec.line, type: rec.type };
 }
 
+/**
+ * True when a record handed over unparsed turned out, once parsed, not to be
+ * an event: it has been reported as a problem, and a tool that copies lines
+ * through must not pass it on.
+ */
+export function recordBroken(rec: EventRecord): boolean {
+  return rec instanceof SkimmedRecord && rec.failed;
+}
+
 /** Options of an {@link EventReader}. */
 export interface ReaderOptions {
   /**
@@ -196,6 +205,8 @@ export function peekSession(raw: Buffer): string | undefined {
 /** A record handed over without parsing: the event is parsed on first use. */
 class SkimmedRecord implements EventRecord {
   private value: AgentEvent | undefined;
+  /** Parsed, it turned out not to be an event (and was reported). */
+  failed = false;
   constructor(
     readonly raw: Buffer,
     readonly source: string,
@@ -221,6 +232,7 @@ class SkimmedRecord implements EventRecord {
       } else {
         // Shaped like an event, yet not one: reported now, read as an event of its type with nothing else.
         this.value = { type: this.type };
+        this.failed = true;
         this.broken(this);
       }
     }
