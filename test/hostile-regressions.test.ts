@@ -11,6 +11,7 @@ import { main as textMain } from '../src/cli/text.js';
 import { main as toolsMain } from '../src/cli/tools.js';
 import { EventReader } from '../src/io/input.js';
 import { canonicalJsonText, jsonText } from '../src/json-text.js';
+import { runInProcess } from './fixtures/hostile/check.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ndjson-regressions-'));
 t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -116,4 +117,18 @@ t.test('ndjson-dedupe drops a line it found not to be JSON, as it drops every li
   t.match(m.stderr(), /^ndjson-dedupe: stdin:2: not JSON: /m);
   t.match(m.stderr(), /^ {2}total +2 +2 +0$/m, 'two events read, two kept');
   t.match(m.stderr(), /^ {2}not events +1 +0 +1$/m, 'one line that is no event, dropped');
+});
+
+t.test('ndjson-result --json on a terminal: no C1 control, DEL or line separator left raw', async (t) => {
+  // Valid JSON may hold these raw inside strings; on a terminal U+009B is a CSI.
+  const result = '{"type":"result","subtype":"success","is_error":false,"result":"a\u009b2J\u009d0;x\u009c\u007f\u2028\u2029b \\u001b","session_id":"s"}';
+  for (const args of [['--json'], ['--json', '--all']]) {
+    const tty = await runInProcess({ tool: 'ndjson-result', args, tty: true }, [Buffer.from(`${result}\n`)]);
+    t.equal(tty.code, 0);
+    const out = tty.stdout.toString('utf8');
+    t.notMatch(out, /[\u007f-\u009f\u2028\u2029]/, `${args.join(' ')}: nothing raw on a terminal`);
+    t.same(JSON.parse(out), JSON.parse(result), 'the same JSON value, escaped');
+    const piped = await runInProcess({ tool: 'ndjson-result', args }, [Buffer.from(`${result}\n`)]);
+    t.equal(piped.stdout.toString('utf8'), `${result}\n`, 'to a pipe: the line as read');
+  }
 });

@@ -6,7 +6,7 @@ import type { EventRecord } from '../io/input.js';
 import type { ToolCore, Emit } from '../io/tool-stream.js';
 import { getPath, isSystemInit, resultFailed, resultText } from '../events.js';
 import { recordSessionField, recordType, retainRecord } from '../io/input.js';
-import { visible } from '../safe-text.js';
+import { visible, visibleJson } from '../safe-text.js';
 import { jsonText } from '../json-text.js';
 
 /** What ndjson-result found for one session. */
@@ -51,7 +51,7 @@ function tsvCell(text: string): string {
 export function formatVerdict(verdict: SessionVerdict, options: ResultOptions): string | Buffer | undefined {
   const rec = verdict.result;
   if (rec === undefined) return undefined;
-  if (options.json) return Buffer.concat([rec.raw, Buffer.from('\n')]);
+  if (options.json) return options.escape ? `${visibleJson(rec.raw.toString('utf8'))}\n` : Buffer.concat([rec.raw, Buffer.from('\n')]);
   const safe = options.escape ? visible : (s: string) => s;
   if (options.fields && options.fields.length > 0) {
     const values = options.fields.map((path) => fieldText(getPath(rec.event, path)));
