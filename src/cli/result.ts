@@ -3,8 +3,9 @@
  * status: 0 success, 3 the result reports failure, 4 no result at all.
  */
 import type { Options } from 'yargs';
-import { commandStartFailure, commandStatus, parseArgs, processIo, runTool, startCommand, warn, EXIT } from './common.js';
-import type { CommandSpec, CommonArgs, Io, RunResult } from './common.js';
+import { parseArgs, processIo, warn, EXIT } from './common.js';
+import type { CommandSpec, CommonArgs, Io } from './common.js';
+import { judgeSessions, runJudged } from './verdict.js';
 import { open } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { fstatSync } from 'node:fs';
@@ -13,8 +14,7 @@ import { lineNumberAt, verdictFromEnd } from '../result/seek.js';
 import { guardOutput, writeAll } from '../io/output.js';
 import { STDIN } from '../io/sources.js';
 import type { SessionVerdict } from '../result/core.js';
-import { resultFailed, resultFailureMessage } from '../events.js';
-import { visibleOneLine } from '../safe-text.js';
+import { resultFailed } from '../events.js';
 
 /** ndjson-result's own options (with the common ones, the whole of its `--help`). */
 export const resultOptions = {
@@ -70,11 +70,6 @@ export const resultSpec: CommandSpec<typeof resultOptions> = {
   check: (argv) => (argv.tsv && !(argv.field as unknown[] | undefined)?.length ? '--tsv needs --field' : undefined),
 };
 
-function describeSession(v: SessionVerdict): string {
-  const id = v.session ? `session ${visibleOneLine(v.session)}, ` : '';
-  return `${id}${v.result ? 'result' : 'last event'} at ${visibleOneLine(v.source)}:${v.line}`;
-}
-
 /** Runs ndjson-result; returns its exit status. */
 export async function main(argv: string[], io: Io = processIo()): Promise<number> {
   const parsed = parseArgs<typeof resultOptions, ResultArgs>(resultSpec, argv, io);
@@ -92,15 +87,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     const code = await fromEnd(args, core, io);
     if (code !== undefined) return code;
   }
-  const command = parsed.rest.length > 0 ? startCommand(parsed.rest, io) : undefined;
-  const run = await runTool(name, core, args, io, undefined, command);
-  if (run.closed) return run.code;
-  if (command) {
-    const notStarted = await commandStartFailure(name, command, io);
-    if (notStarted !== null) return notStarted;
-  }
-  const code = verdictStatus(name, core, args, run, io);
-  return command ? commandStatus(name, command, code, io) : code;
+  return runJudged(name, core, args, parsed.rest, io, (run) => judgeSessions(name, core.verdicts, args, run, io));
 }
 
 /**
@@ -133,7 +120,7 @@ async function fromEnd(args: ResultArgs & CommonArgs, core: ResultCore, io: Io):
         return EXIT.INPUT;
       }
     }
-    return verdictStatus(resultSpec.name, core, args, { code: EXIT.OK, closed: false, problems: 0 }, io);
+    return judgeSessions(resultSpec.name, core.verdicts, args, { code: EXIT.OK, closed: false, problems: 0 }, io);
   } finally {
     await input.close();
   }
@@ -165,24 +152,4 @@ async function openSeekable(files: string[], io: Io): Promise<{ fd: number; size
     // not a file
   }
   return undefined;
-}
-
-function verdictStatus(name: string, core: ResultCore, args: ResultArgs & CommonArgs, run: RunResult, io: Io): number {
-  // Under --strict, or when nothing could be read, the I/O error is the whole story.
-  if (run.code !== EXIT.OK && ((args.strict && run.problems > 0) || core.verdicts.length === 0)) return run.code;
-  if (core.verdicts.length === 0) {
-    warn(io, name, 'no result event: the input held no events');
-    return run.code || EXIT.NO_RESULT;
-  }
-  let code: number = EXIT.OK;
-  for (const v of core.verdicts) {
-    if (v.result === undefined) {
-      warn(io, name, `no result event: the agent stopped before finishing (${describeSession(v)})`);
-      code = EXIT.NO_RESULT;
-    } else if (v.failed) {
-      warn(io, name, `the run failed: ${visibleOneLine(resultFailureMessage(v.result.event))} (${describeSession(v)})`);
-      if (code === EXIT.OK) code = EXIT.FAILED;
-    }
-  }
-  return run.code || code;
 }

@@ -4,12 +4,10 @@
  * live, with tool lines and prompts.
  */
 import type { Options } from 'yargs';
-import { commandStartFailure, commandStatus, parseArgs, processIo, runTool, startCommand, warn, EXIT } from './common.js';
-import type { CommandSpec, CommonArgs, Io, RunResult } from './common.js';
+import { parseArgs, processIo, warn } from './common.js';
+import type { CommandSpec, Io } from './common.js';
+import { describeSessionEnd, judgeSessions, runJudged } from './verdict.js';
 import { TextCore } from '../text/core.js';
-import type { SessionText } from '../text/core.js';
-import { resultFailureMessage } from '../events.js';
-import { visibleOneLine } from '../safe-text.js';
 
 /** ndjson-text's own options (with the common ones, the whole of its `--help`). */
 export const textOptions = {
@@ -92,12 +90,6 @@ export function useColor(when: ColorWhen, io: Io): boolean {
   return io.env.TERM !== 'dumb';
 }
 
-function describeSession(s: SessionText): string {
-  const id = s.session ? `session ${visibleOneLine(s.session)}, ` : '';
-  const at = s.result ? `result at ${visibleOneLine(s.result.source)}:${s.result.line}` : `last event at ${visibleOneLine(s.lastSource)}:${s.lastLine}`;
-  return `${id}${at}`;
-}
-
 /** Runs ndjson-text; returns its exit status. */
 export async function main(argv: string[], io: Io = processIo()): Promise<number> {
   const parsed = parseArgs<typeof textOptions, TextArgs>(textSpec, argv, io);
@@ -112,39 +104,17 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     color: useColor(colorWhen(args.color) ?? 'auto', io),
     raw: args.raw,
   });
-  const command = parsed.rest.length > 0 ? startCommand(parsed.rest, io) : undefined;
-  const run = await runTool(name, core, args, io, undefined, command);
-  if (run.closed) return run.code;
-  if (command) {
-    const notStarted = await commandStartFailure(name, command, io);
-    if (notStarted !== null) return notStarted;
-  }
-  const code = verdictStatus(name, core, args, run, io);
-  return command ? commandStatus(name, command, code, io) : code;
-}
-
-/** The status the sessions call for, with a note on stderr for each that did not end well. */
-function verdictStatus(name: string, core: TextCore, args: TextArgs & CommonArgs, run: RunResult, io: Io): number {
-  const sessions = core.sessions;
-  // Under --strict, or when nothing could be read, the I/O error is the whole story.
-  if (run.code !== EXIT.OK && ((args.strict && run.problems > 0) || sessions.length === 0)) return run.code;
-  if (sessions.length === 0) {
-    warn(io, name, 'no result event: the input held no events');
-    return run.code || EXIT.NO_RESULT;
-  }
-  let code: number = EXIT.OK;
-  for (const s of sessions) {
-    if (s.result === undefined) {
-      warn(io, name, `no result event: the agent stopped before finishing (${describeSession(s)})`);
-      code = EXIT.NO_RESULT;
-    } else if (s.failed) {
-      warn(io, name, `the run failed: ${visibleOneLine(resultFailureMessage(s.result.event))} (${describeSession(s)})`);
-      if (code === EXIT.OK) code = EXIT.FAILED;
-    }
-    // Nothing on stdout for a session that had text: say why, and where the text is.
-    if (!args.all && s.written === 0 && s.texts > 0 && !s.failed) {
-      warn(io, name, `no assistant text after the last tool call; ndjson-text --all shows the whole transcript (${describeSession(s)})`);
-    }
-  }
-  return run.code || code;
+  return runJudged(name, core, args, parsed.rest, io, (run) => {
+    const sessions = core.sessions.map((s) => ({
+      ...s,
+      source: s.result ? s.result.source : s.lastSource,
+      line: s.result ? s.result.line : s.lastLine,
+    }));
+    return judgeSessions(name, sessions, args, run, io, (s) => {
+      // Nothing on stdout for a session that had text: say why, and where the text is.
+      if (!args.all && s.written === 0 && s.texts > 0 && !s.failed) {
+        warn(io, name, `no assistant text after the last tool call; ndjson-text --all shows the whole transcript (${describeSessionEnd(s)})`);
+      }
+    });
+  });
 }

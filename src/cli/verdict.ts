@@ -1,0 +1,89 @@
+/**
+ * The verdict of the commands that judge a run (ndjson-result, ndjson-text):
+ * how each session ended, one note on stderr for each that did not end well,
+ * and the status, weighed with the exit of a command run after `--`.
+ */
+import type { EventRecord } from '../io/input.js';
+import type { ToolCore } from '../io/tool-stream.js';
+import { resultFailureMessage } from '../events.js';
+import { visibleOneLine } from '../safe-text.js';
+import { EXIT } from '../exit.js';
+import { commandStartFailure, commandStatus, runTool, startCommand, warn } from './common.js';
+import type { CommonArgs, Io, RunResult } from './common.js';
+
+/** How a session ended, as a judging command saw it. */
+export interface SessionEnd {
+  /** The session id ('' for events without one). */
+  session: string;
+  /** The session's last result event, if it had one. */
+  result?: EventRecord;
+  /** The result reports failure. */
+  failed: boolean;
+  /** Where the verdict was read: the result, or the session's last event when there is none. */
+  source: string;
+  line: number;
+}
+
+/** `session X, result at file:line` (or `last event at …`), for messages. */
+export function describeSessionEnd(s: SessionEnd): string {
+  const id = s.session ? `session ${visibleOneLine(s.session)}, ` : '';
+  return `${id}${s.result ? 'result' : 'last event'} at ${visibleOneLine(s.source)}:${s.line}`;
+}
+
+/**
+ * Says on stderr how each session that did not end well ended, and returns
+ * the status they call for: 4 when one has no result, else 3 when one
+ * failed, else 0. An I/O error (`run.code`) comes first; under --strict, or
+ * when nothing could be read, it is the whole story. `more` may add a note
+ * of its own after each session's.
+ */
+export function judgeSessions<S extends SessionEnd>(
+  name: string,
+  sessions: readonly S[],
+  args: CommonArgs,
+  run: RunResult,
+  io: Io,
+  more?: (s: S) => void,
+): number {
+  if (run.code !== EXIT.OK && ((args.strict && run.problems > 0) || sessions.length === 0)) return run.code;
+  if (sessions.length === 0) {
+    warn(io, name, 'no result event: the input held no events');
+    return run.code || EXIT.NO_RESULT;
+  }
+  let code: number = EXIT.OK;
+  for (const s of sessions) {
+    if (s.result === undefined) {
+      warn(io, name, `no result event: the agent stopped before finishing (${describeSessionEnd(s)})`);
+      code = EXIT.NO_RESULT;
+    } else if (s.failed) {
+      warn(io, name, `the run failed: ${visibleOneLine(resultFailureMessage(s.result.event))} (${describeSessionEnd(s)})`);
+      if (code === EXIT.OK) code = EXIT.FAILED;
+    }
+    more?.(s);
+  }
+  return run.code || code;
+}
+
+/**
+ * Runs a judging command's core over its inputs, or over the output of the
+ * command given after `--` (`rest`), and returns the status: `judge`'s
+ * verdict on the stream, weighed with the command's exit.
+ */
+export async function runJudged(
+  name: string,
+  core: ToolCore,
+  args: CommonArgs,
+  rest: string[],
+  io: Io,
+  judge: (run: RunResult) => number,
+): Promise<number> {
+  const command = rest.length > 0 ? startCommand(rest, io) : undefined;
+  const run = await runTool(name, core, args, io, undefined, command);
+  if (run.closed) return run.code;
+  if (command) {
+    const notStarted = await commandStartFailure(name, command, io);
+    if (notStarted !== null) return notStarted;
+  }
+  const code = judge(run);
+  return command ? commandStatus(name, command, code, io) : code;
+}
