@@ -3,6 +3,7 @@
 import t from 'tap';
 import fs from 'node:fs';
 import os from 'node:os';
+import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { ROOT, memoryIo } from './fixtures/lib/run.js';
 import { main as resultMain } from '../src/cli/result.js';
@@ -130,5 +131,24 @@ t.test('ndjson-result --json on a terminal: no C1 control, DEL or line separator
     t.same(JSON.parse(out), JSON.parse(result), 'the same JSON value, escaped');
     const piped = await runInProcess({ tool: 'ndjson-result', args }, [Buffer.from(`${result}\n`)]);
     t.equal(piped.stdout.toString('utf8'), `${result}\n`, 'to a pipe: the line as read');
+  }
+});
+
+t.test('standard input a directory: one clear line, status 2', async (t) => {
+  for (const tool of ['ndjson-result', 'ndjson-dedupe', 'ndjson-text', 'ndjson-tools']) {
+    const fd = fs.openSync(dir, 'r');
+    const ran = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
+      const child = spawn(process.execPath, [path.join(ROOT, 'bin', `${tool}.js`)], { stdio: [fd, 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (d) => (stdout += d));
+      child.stderr.on('data', (d) => (stderr += d));
+      child.on('error', reject);
+      child.on('close', (code) => resolve({ code, stdout, stderr }));
+    });
+    fs.closeSync(fd);
+    t.equal(ran.stderr, `${tool}: stdin: Is a directory\n`, tool);
+    t.equal(ran.code, 2);
+    t.equal(ran.stdout, '');
   }
 });

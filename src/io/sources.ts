@@ -3,7 +3,7 @@
  * of chunks tagged with their source. `-` (or no file at all) is stdin. A file
  * that cannot be read is reported through `onError` and skipped, like cat(1).
  */
-import { createReadStream } from 'node:fs';
+import { createReadStream, fstatSync } from 'node:fs';
 import { Readable } from 'node:stream';
 
 /** A chunk of one input, or the end of one input. */
@@ -30,6 +30,12 @@ export function openSources(
     for (const name of names) {
       const source = name === '-' ? stdinName : name;
       const stream: NodeJS.ReadableStream = name === '-' ? stdin : createReadStream(name, { highWaterMark: READ_SIZE });
+      if (name === '-' && isDirectoryFd(stream)) {
+        // Node reads a directory on file descriptor 0 as an empty stream: say what it is, as for a named one.
+        onError(source, Object.assign(new Error('EISDIR: illegal operation on a directory, read'), { code: 'EISDIR' }));
+        yield { source, end: true };
+        continue;
+      }
       // Only the input's own errors are about the input: an error thrown in
       // from downstream (the reader of stdout went away) is not.
       let readError: NodeJS.ErrnoException | null = null;
@@ -48,6 +54,17 @@ export function openSources(
     }
   }
   return Readable.from(chunks(), { objectMode: true, highWaterMark: 4 });
+}
+
+/** True when the stream reads a file descriptor that is a directory. */
+function isDirectoryFd(stream: NodeJS.ReadableStream): boolean {
+  const fd = (stream as { fd?: unknown }).fd;
+  if (typeof fd !== 'number') return false;
+  try {
+    return fstatSync(fd).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 /** A one-line description of a system error, like the C library's (`No such file or directory`). */
