@@ -36,33 +36,25 @@ export function readEvents(options: ReadEventsOptions = {}): Transform {
     },
   });
   reader.startSource(options.source ?? 'stdin');
-  const pushAll = (t: Transform): void => {
+  // Reads with `step`, then pushes what it found, even when it failed midway.
+  const readThen = (t: Transform, step: () => void, cb: (err?: Error | null) => void): void => {
+    let failure: Error | null = null;
+    try {
+      step();
+    } catch (error) {
+      failure = error as Error;
+    }
     for (const rec of records) t.push(rec);
     records = [];
+    cb(failure);
   };
   stream = transform(
     { writableObjectMode: false, readableObjectMode: true },
     function (this: Transform, chunk: Buffer | string, _enc: BufferEncoding, cb: (err?: Error | null) => void) {
-      try {
-        reader.write(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
-      } catch (error) {
-        pushAll(this);
-        cb(error as Error);
-        return;
-      }
-      pushAll(this);
-      cb();
+      readThen(this, () => reader.write(typeof chunk === 'string' ? Buffer.from(chunk) : chunk), cb);
     },
     function (this: Transform, cb: (err?: Error | null) => void) {
-      try {
-        reader.endSource();
-      } catch (error) {
-        pushAll(this);
-        cb(error as Error);
-        return;
-      }
-      pushAll(this);
-      cb();
+      readThen(this, () => reader.endSource(), cb);
     },
   ) as unknown as Transform;
   return stream;
