@@ -82,3 +82,12 @@ t.test('| head -1 ends quietly with status 0', async (t) => {
   t.equal(r.stderr, '');
   fs.rmSync(dir, { recursive: true, force: true });
 });
+
+t.test('a write error is reported once, without a stack trace', { skip: fs.existsSync('/dev/full') ? false : 'no /dev/full here' }, async (t) => {
+  const example = path.join(ROOT, 'test/fixtures/streams/basic.ndjson');
+  for (const [tool, args] of [['ndjson-result', []], ['ndjson-result', ['--all']], ['ndjson-text', ['-a']], ['ndjson-dedupe', []], ['ndjson-tools', []]] as const) {
+    const r = spawnSync('bash', ['-c', `node "${ROOT}/bin/${tool}.js" ${args.join(' ')} "${example}" > /dev/full`], { encoding: 'utf8', env: TEST_ENV });
+    t.equal(r.status, 2, `${tool} ${args.join(' ')}: status 2`);
+    t.equal(r.stderr, `${tool}: write error: No space left on device\n`, `${tool}: one line`);
+  }
+});

@@ -6,6 +6,7 @@
  */
 import { pipeline } from 'node:stream/promises';
 import type { Readable, Transform } from 'node:stream';
+import { describeError } from './sources.js';
 
 /** How writing ended. */
 export type OutputOutcome =
@@ -51,7 +52,7 @@ export async function runOutput(source: Readable, tool: Transform, out: NodeJS.W
   } catch (error) {
     const cause = writeError ?? error;
     if (isEpipe(cause)) return { kind: 'closed' };
-    if (writeError !== null) return { kind: 'write-error', message: (cause as Error).message ?? String(cause) };
+    if (writeError !== null) return { kind: 'write-error', message: describeError(cause as NodeJS.ErrnoException) };
     return { kind: 'failed', error: error as Error };
   } finally {
     out.off('error', onError);
@@ -63,7 +64,7 @@ export async function runOutput(source: Readable, tool: Transform, out: NodeJS.W
 export function writeAll(out: NodeJS.WritableStream, data: string | Buffer): Promise<OutputOutcome> {
   return new Promise((resolve) => {
     const onError = (error: unknown): void => {
-      resolve(isEpipe(error) ? { kind: 'closed' } : { kind: 'write-error', message: (error as Error).message ?? String(error) });
+      resolve(isEpipe(error) ? { kind: 'closed' } : { kind: 'write-error', message: describeError(error as NodeJS.ErrnoException) });
     };
     out.once('error', onError);
     out.write(data, (error) => {

@@ -84,6 +84,10 @@ export function describeError(error: NodeJS.ErrnoException): string {
       return 'Too many open files';
     case 'EIO':
       return 'Input/output error';
+    case 'ENOSPC':
+      return 'No space left on device';
+    case 'EBADF':
+      return 'Bad file descriptor';
     default:
       return error.message.split('\n')[0] ?? String(error);
   }
