@@ -152,3 +152,17 @@ t.test('standard input a directory: one clear line, status 2', async (t) => {
     t.equal(ran.stdout, '');
   }
 });
+
+t.test('a file name with control characters is shown escaped in every warning', async (t) => {
+  const name = path.join(dir, 'run\x1b]52;c;eA==\x07\r\n\u009b2J.ndjson');
+  fs.writeFileSync(name, 'Update available\n{"type":"result","subtype":"success","is_error":false,"result":"ok"}\n');
+  const missing = `${name}.gone`;
+  for (const [tool, main] of [['ndjson-result', resultMain], ['ndjson-dedupe', dedupeMain], ['ndjson-text', textMain], ['ndjson-tools', toolsMain]] as const) {
+    const m = memoryIo('');
+    t.equal(await main([name, missing], m.io), 2, tool);
+    const lines = m.stderr().split('\n').slice(0, -1);
+    t.ok(lines.some((l) => l.includes('run\\x1b]52;c;eA==\\x07\\r\\n\\x9b2J.ndjson:1: not JSON: Update available')), `${tool}: the bad line, at the escaped name`);
+    t.ok(lines.some((l) => l.endsWith('.ndjson.gone: No such file or directory')), `${tool}: the missing file`);
+    t.notMatch(m.stderr(), /[\x00-\x09\x0b-\x1f\x7f-\x9f]/, `${tool}: nothing raw on stderr`);
+  }
+});

@@ -283,7 +283,7 @@ export async function runTool(
     command ? command.stdout : io.stdin,
     (source, error) => {
       inputError = true;
-      warn(io, name, `${source}: ${describeError(error)}`);
+      warn(io, name, visibleOneLine(`${source}: ${describeError(error)}`));
     },
     command ? visibleOneLine(command.name) : undefined,
   );

@@ -20,6 +20,7 @@ import Assembler from 'stream-json/assembler.js';
 import type { AgentEvent } from '../events.js';
 import { eventType, isObject, str } from '../events.js';
 import { jsonText } from '../json-text.js';
+import { visibleOneLine } from '../safe-text.js';
 
 /** One event read from the input. */
 export interface EventRecord {
@@ -254,9 +255,10 @@ export interface InputProblem {
   raw: Buffer;
 }
 
-/** Formats a problem as `file:line: reason: excerpt`. */
+/** Formats a problem as `file:line: reason: excerpt` (a file name's control characters made visible, as the excerpt's are). */
 export function formatProblem(p: InputProblem): string {
-  return p.excerpt ? `${p.source}:${p.line}: ${p.reason}: ${p.excerpt}` : `${p.source}:${p.line}: ${p.reason}`;
+  const source = visibleOneLine(p.source);
+  return p.excerpt ? `${source}:${p.line}: ${p.reason}: ${p.excerpt}` : `${source}:${p.line}: ${p.reason}`;
 }
 
 /** Receives what the reader finds, in input order. */
