@@ -19,6 +19,7 @@ import { jsonParser } from 'stream-json/parser.js';
 import Assembler from 'stream-json/assembler.js';
 import type { AgentEvent } from '../events.js';
 import { eventType, isObject, str } from '../events.js';
+import { SKIM_THRESHOLD, rebaseSkimmed, skimParse } from './skim.js';
 import { jsonText } from '../json-text.js';
 import { visibleOneLine } from '../safe-text.js';
 
@@ -72,7 +73,11 @@ export function recordSession(rec: EventRecord): string {
  * otherwise stay in memory as a whole), and its event is parsed.
  */
 export function retainRecord(rec: EventRecord): EventRecord {
-  return { event: rec.event, raw: Buffer.from(rec.raw), source: rec.source, line: rec.line, type: rec.type };
+  const raw = Buffer.from(rec.raw);
+  const event = rec.event;
+  // A skimmed event's large values, not read yet, are read from the copy.
+  rebaseSkimmed(event, raw);
+  return { event, raw, source: rec.source, line: rec.line, type: rec.type };
 }
 
 /**
@@ -94,6 +99,14 @@ export interface ReaderOptions {
    * parsed.
    */
   needs?: (type: string) => boolean;
+  /**
+   * Which of the event types read may be skim-parsed (see `skim.ts`): a line
+   * of such a type, as `peekType` reads it, of at least 4 KiB, has its large
+   * values (file contents, command output, search matches) parsed only when
+   * they are read. The event reads exactly the same; a line the skim cannot
+   * vouch for is parsed in full. Without it, none.
+   */
+  skim?: (type: string) => boolean;
 }
 
 const GLUED = Buffer.from('}{');
@@ -331,6 +344,7 @@ export class EventReader {
   private carry: Buffer[] = [];
   private slow: SlowState | null = null;
   private readonly needs: ((type: string) => boolean) | undefined;
+  private readonly skim: ((type: string) => boolean) | undefined;
   private readonly broken = (rec: SkimmedRecord): void => {
     this.sink.problem({ source: rec.source, line: rec.line, reason: 'not JSON', excerpt: excerptOf(rec.raw), raw: rec.raw });
   };
@@ -340,6 +354,7 @@ export class EventReader {
     options: ReaderOptions = {},
   ) {
     this.needs = options.needs;
+    this.skim = options.skim;
   }
 
   /** Starts a new source (a file name, or `stdin`), ending the current one. */
@@ -401,13 +416,28 @@ export class EventReader {
       this.slowFeed(raw, no, unterminated);
       return;
     }
-    // A last line without its newline may be torn just after a `}`: it is always parsed.
-    if (this.needs !== undefined && !unterminated && raw[0] === 0x7b && raw[raw.length - 1] === 0x7d) {
+    if ((this.needs !== undefined || this.skim !== undefined) && raw[0] === 0x7b && raw[raw.length - 1] === 0x7d) {
       const type = peekType(raw);
+      // A last line without its newline may be torn just after a `}`: it is always parsed.
       // Glued values (`}{`) are not one event: those lines take the full path.
-      if (type !== undefined && !this.needs(type) && raw.indexOf(GLUED) === -1 && raw.indexOf(GLUED_SPACED) === -1) {
+      if (
+        type !== undefined &&
+        this.needs !== undefined &&
+        !unterminated &&
+        !this.needs(type) &&
+        raw.indexOf(GLUED) === -1 &&
+        raw.indexOf(GLUED_SPACED) === -1
+      ) {
         this.sink.record(new SkimmedRecord(raw, this.source, no, type, this.broken));
         return;
+      }
+      // The skim checks the whole line as JSON.parse would, so a torn or glued line is left to the full path.
+      if (type !== undefined && this.skim !== undefined && raw.length >= SKIM_THRESHOLD && raw.length <= MAX_STRING && this.skim(type)) {
+        const event = skimParse(raw);
+        if (event !== undefined) {
+          this.sink.record({ event: event as AgentEvent, raw, source: this.source, line: no });
+          return;
+        }
       }
     }
     let i = 0;

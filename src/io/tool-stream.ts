@@ -32,6 +32,13 @@ export interface ToolCore {
    * every line.
    */
   needs?(type: string): boolean;
+  /**
+   * Which of the event types it reads may be skim-parsed: their large values
+   * (file contents, command output) are parsed only when read, the events
+   * read the same. Without it, none. Ignored under `strict`, which parses
+   * every line in full.
+   */
+  skim?(type: string): boolean;
 }
 
 /** Options shared by every tool stream. */
@@ -75,7 +82,10 @@ export function toolStream(core: ToolCore, options: ToolStreamOptions = {}): Tra
         core.problem?.(p, emit);
       },
     },
-    { needs: options.strict || !core.needs ? undefined : (type) => core.needs!(type) },
+    {
+      needs: options.strict || !core.needs ? undefined : (type) => core.needs!(type),
+      skim: options.strict || !core.skim ? undefined : (type) => core.skim!(type),
+    },
   );
   let current: string | null = null;
   const endCurrent = (): void => {

@@ -1,0 +1,375 @@
+/**
+ * The skim parse: one JSON line parsed without decoding its large values.
+ *
+ * Tool-call events are mostly payload: the content of a file read or written,
+ * a command's output, a diff, the matches of a search. A tool that reads a
+ * call's paths, command and exit code has no use for them, yet `JSON.parse`
+ * decodes every byte. {@link skimParse} checks the whole line with a scan that
+ * jumps from quote to quote, replaces each large value by a short stand-in,
+ * parses what is left, and puts each large value back as a property that
+ * parses its bytes on first read. Reading the object gives exactly what
+ * `JSON.parse` gives; only the cost moves to the values read.
+ *
+ * Large values are strings of at least `threshold` bytes, and arrays of at
+ * least `threshold` bytes once their own large values are left out (the
+ * matches of a search, the files of a listing). Objects are never left out:
+ * their small members (a path, an exit code) are what tools read.
+ *
+ * The scan validates the line as strictly as `JSON.parse` (structure, numbers,
+ * literals, escapes, no raw control characters in strings), and gives up,
+ * returning undefined, on anything it cannot vouch for: the caller then parses
+ * the line in full, which gives the verdict. So a line is read the same way
+ * whether or not it was skimmed, broken lines included.
+ */
+import type { JsonObject } from '../events.js';
+
+/** Values smaller than this are parsed with the line. */
+export const SKIM_THRESHOLD = 4096;
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const SPACE = 0x20;
+
+// What the scan expects next.
+const VALUE = 0; // a value (after `:`, or `,` in an array)
+const FIRST_VALUE = 1; // a value or `]` (after `[`)
+const KEY = 2; // a key (after `,` in an object)
+const FIRST_KEY = 3; // a key or `}` (after `{`)
+const COLON = 4; // `:` after a key
+const AFTER = 5; // `,` or the container's end, after a value
+const DONE = 6; // only spaces (after the top-level value)
+
+/** True for the bytes a JSON escape may name after its backslash (`u` aside). */
+function simpleEscape(b: number): boolean {
+  return b === 0x22 || b === 0x5c || b === 0x2f || b === 0x62 || b === 0x66 || b === 0x6e || b === 0x72 || b === 0x74;
+}
+
+function isHex(b: number): boolean {
+  return (b >= 0x30 && b <= 0x39) || (b >= 0x61 && b <= 0x66) || (b >= 0x41 && b <= 0x46);
+}
+
+function isDigit(b: number): boolean {
+  return b >= 0x30 && b <= 0x39;
+}
+
+/**
+ * Where the strings of one line end, each escape checked on the way. A class
+ * so that the position of the next backslash is remembered from one string to
+ * the next: each backslash of the line is looked for once.
+ */
+class Scan {
+  /** The next backslash at or after the position last asked about (`raw.length` when none). */
+  private backslash = -1;
+  /** A `\u0000` escape was seen: the stand-ins would not be told apart from the line's own strings. */
+  nul = false;
+
+  constructor(private readonly raw: Buffer) {}
+
+  /**
+   * The index of the quote that closes the string opened at `open`, checking
+   * every escape on the way; -1 when the string is not valid JSON or not
+   * closed.
+   */
+  stringEnd(open: number): number {
+    const raw = this.raw;
+    const n = raw.length;
+    let from = open + 1;
+    for (;;) {
+      const close = raw.indexOf(QUOTE, from);
+      if (close === -1) return -1;
+      let b = this.backslash;
+      if (b < from) {
+        b = raw.indexOf(BACKSLASH, from);
+        if (b === -1) b = n;
+      }
+      let escapedQuote = false;
+      while (b < close) {
+        const c = raw[b + 1]!;
+        let next: number;
+        if (c === 0x75 /* u */) {
+          const h1 = raw[b + 2]!;
+          const h2 = raw[b + 3]!;
+          const h3 = raw[b + 4]!;
+          const h4 = raw[b + 5]!;
+          if (!(isHex(h1) && isHex(h2) && isHex(h3) && isHex(h4))) return -1;
+          if (h1 === 0x30 && h2 === 0x30 && h3 === 0x30 && h4 === 0x30) this.nul = true;
+          next = b + 6;
+        } else if (simpleEscape(c)) {
+          if (b + 1 === close) escapedQuote = true;
+          next = b + 2;
+        } else {
+          return -1;
+        }
+        b = raw.indexOf(BACKSLASH, next);
+        if (b === -1) b = n;
+        if (escapedQuote) break;
+      }
+      this.backslash = b;
+      if (!escapedQuote) return close;
+      from = close + 1;
+    }
+  }
+}
+
+/**
+ * The large values of a line, as offsets `[start, end)` in pairs, in order
+ * (none overlapping); undefined when the line is not exactly one JSON object
+ * the scan can vouch for (see the module comment), or has a `\u0000` escape.
+ */
+export function largeValues(raw: Buffer, threshold: number = SKIM_THRESHOLD): number[] | undefined {
+  const n = raw.length;
+  const scan = new Scan(raw);
+  const spans: number[] = [];
+  // Per open container: its start, whether it is an array, the spans it began after, the large bytes of its parent so far.
+  const starts: number[] = [];
+  const arrays: boolean[] = [];
+  const spansBefore: number[] = [];
+  const parentLarge: number[] = [];
+  // Bytes of the current container already left out as large values.
+  let large = 0;
+  let state = VALUE;
+  let i = 0;
+  while (i < n) {
+    const b = raw[i]!;
+    if (b === SPACE) {
+      i++;
+      continue;
+    }
+    switch (state) {
+      case VALUE:
+      case FIRST_VALUE:
+        if (b === QUOTE) {
+          if (starts.length === 0) return undefined;
+          const close = scan.stringEnd(i);
+          if (close === -1) return undefined;
+          const size = close + 1 - i;
+          if (size >= threshold) {
+            spans.push(i, close + 1);
+            large += size;
+          }
+          i = close + 1;
+          state = AFTER;
+          continue;
+        }
+        if (b === 0x7b /* { */ || b === 0x5b /* [ */) {
+          if (starts.length === 0 && (b !== 0x7b || i !== 0)) return undefined;
+          starts.push(i);
+          arrays.push(b === 0x5b);
+          spansBefore.push(spans.length);
+          parentLarge.push(large);
+          large = 0;
+          i++;
+          state = b === 0x7b ? FIRST_KEY : FIRST_VALUE;
+          continue;
+        }
+        if (b === 0x5d /* ] */ && state === FIRST_VALUE) break; // an empty array: closed below
+        if (starts.length === 0) return undefined;
+        if (b === 0x2d /* - */ || isDigit(b)) {
+          let j = i;
+          if (raw[j] === 0x2d) j++;
+          if (raw[j] === 0x30) j++;
+          else if (isDigit(raw[j] ?? 0)) while (isDigit(raw[j] ?? 0)) j++;
+          else return undefined;
+          if (raw[j] === 0x2e /* . */) {
+            j++;
+            if (!isDigit(raw[j] ?? 0)) return undefined;
+            while (isDigit(raw[j] ?? 0)) j++;
+          }
+          if (raw[j] === 0x65 || raw[j] === 0x45 /* e E */) {
+            j++;
+            if (raw[j] === 0x2b || raw[j] === 0x2d) j++;
+            if (!isDigit(raw[j] ?? 0)) return undefined;
+            while (isDigit(raw[j] ?? 0)) j++;
+          }
+          i = j;
+          state = AFTER;
+          continue;
+        }
+        if (b === 0x74 /* t */ && raw[i + 1] === 0x72 && raw[i + 2] === 0x75 && raw[i + 3] === 0x65) {
+          i += 4;
+          state = AFTER;
+          continue;
+        }
+        if (b === 0x66 /* f */ && raw[i + 1] === 0x61 && raw[i + 2] === 0x6c && raw[i + 3] === 0x73 && raw[i + 4] === 0x65) {
+          i += 5;
+          state = AFTER;
+          continue;
+        }
+        if (b === 0x6e /* n */ && raw[i + 1] === 0x75 && raw[i + 2] === 0x6c && raw[i + 3] === 0x6c) {
+          i += 4;
+          state = AFTER;
+          continue;
+        }
+        return undefined;
+      case KEY:
+      case FIRST_KEY:
+        if (b === QUOTE) {
+          const close = scan.stringEnd(i);
+          if (close === -1) return undefined;
+          i = close + 1;
+          state = COLON;
+          continue;
+        }
+        if (b === 0x7d /* } */ && state === FIRST_KEY) break; // an empty object: closed below
+        return undefined;
+      case COLON:
+        if (b !== 0x3a /* : */) return undefined;
+        i++;
+        state = VALUE;
+        continue;
+      case AFTER:
+        if (b === 0x2c /* , */) {
+          i++;
+          state = arrays[arrays.length - 1] ? VALUE : KEY;
+          continue;
+        }
+        if (b === (arrays[arrays.length - 1] ? 0x5d : 0x7d)) break; // the container's end: closed below
+        return undefined;
+      default:
+        return undefined; // DONE: something after the top-level value
+    }
+    // `raw[i]` closes the current container.
+    const start = starts.pop()!;
+    const isArray = arrays.pop()!;
+    const before = spansBefore.pop()!;
+    const size = i + 1 - start;
+    const outer = parentLarge.pop()!;
+    if (isArray && starts.length > 0 && size - large >= threshold) {
+      // Large even without its large values: left out whole, in place of them.
+      spans.length = before;
+      spans.push(start, i + 1);
+      large = outer + size;
+    } else {
+      large = outer + large;
+    }
+    i++;
+    state = starts.length === 0 ? DONE : AFTER;
+  }
+  if (state !== DONE || scan.nul) return undefined;
+  // No raw control character in the large values (the rest is checked by JSON.parse).
+  for (let k = 0; k < spans.length; k += 2) {
+    const value = raw.subarray(spans[k]!, spans[k + 1]!);
+    for (let c = 0; c < 0x20; c++) if (value.indexOf(c) !== -1) return undefined;
+  }
+  return spans;
+}
+
+/** The bytes the large values of one line are read from; see {@link rebaseSkimmed} and {@link keepSkimmed}. */
+interface LineBytes {
+  raw: Buffer;
+  /** `raw` is a copy of the line's own, not the reader's buffer. */
+  own: boolean;
+}
+
+const LINES = new WeakMap<object, LineBytes>();
+
+function lazyValue(target: JsonObject | unknown[], key: string | number, line: LineBytes, start: number, end: number): void {
+  const settle = (value: unknown): void => {
+    Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
+  };
+  Object.defineProperty(target, key, {
+    enumerable: true,
+    configurable: true,
+    get(): unknown {
+      const value: unknown = JSON.parse(line.raw.toString('utf8', start, end));
+      settle(value);
+      return value;
+    },
+    set(value: unknown): void {
+      settle(value);
+    },
+  });
+}
+
+/**
+ * Parses one line holding a JSON object, its large values left to be parsed
+ * when read (see the module comment). Undefined when the line has no large
+ * value or the scan cannot vouch for it: then parse it in full, which also
+ * says whether it is JSON at all.
+ *
+ * The object keeps `raw` (not a copy) until its large values are read; see
+ * {@link rebaseSkimmed} and {@link keepSkimmed} for values kept longer than
+ * the buffer.
+ */
+export function skimParse(raw: Buffer, threshold: number = SKIM_THRESHOLD): JsonObject | undefined {
+  if (raw.length < threshold) return undefined;
+  const spans = largeValues(raw, threshold);
+  if (spans === undefined || spans.length === 0) return undefined;
+  let text = '';
+  let from = 0;
+  for (let k = 0; k < spans.length; k += 2) {
+    // A stand-in: a string no line that passed the scan can hold (it has no `\u0000`).
+    text += `${raw.toString('utf8', from, spans[k]!)}"\\u0000${k >> 1}"`;
+    from = spans[k + 1]!;
+  }
+  text += raw.toString('utf8', from);
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  const line: LineBytes = { raw, own: false };
+  let left = spans.length >> 1;
+  // Each stand-in still in the object (a later duplicate key may have replaced one)
+  // becomes its value; the objects and arrays that hold one, at any depth, are noted
+  // with the line's bytes (see keepSkimmed). True when `node` holds a stand-in.
+  const walk = (node: JsonObject | unknown[]): boolean => {
+    let holds = false;
+    const visit = (key: string | number, v: unknown): void => {
+      if (typeof v === 'string') {
+        if (v.charCodeAt(0) === 0) {
+          const index = Number(v.slice(1));
+          lazyValue(node, key, line, spans[2 * index]!, spans[2 * index + 1]!);
+          left--;
+          holds = true;
+        }
+      } else if (typeof v === 'object' && v !== null && walk(v as JsonObject | unknown[])) {
+        holds = true;
+      }
+    };
+    if (Array.isArray(node)) {
+      for (let i = 0; i < node.length && left > 0; i++) visit(i, node[i]);
+    } else {
+      for (const key in node) {
+        if (left === 0) break;
+        visit(key, node[key]);
+      }
+    }
+    if (holds) LINES.set(node, line);
+    return holds;
+  };
+  const event = value as JsonObject;
+  walk(event);
+  LINES.set(event, line);
+  return event;
+}
+
+/**
+ * Points the values not read yet of a skimmed object at `raw`, a copy of the
+ * line it was parsed from, so that it no longer keeps the reader's buffer (and
+ * the chunk around it) in memory. Objects not skimmed are left as they are.
+ */
+export function rebaseSkimmed(event: object, raw: Buffer): void {
+  const line = LINES.get(event);
+  if (line !== undefined) {
+    line.raw = raw;
+    line.own = true;
+  }
+}
+
+/**
+ * Makes a value taken from a skimmed object (the object itself, or an object
+ * or array inside it) safe to keep after the reader moved on: the large values
+ * in it not read yet are read, when they are, from a copy of the line's bytes
+ * (made once per line) rather than from the reader's buffer. Other values are
+ * left as they are.
+ */
+export function keepSkimmed(value: object): void {
+  const line = LINES.get(value);
+  if (line !== undefined && !line.own) {
+    line.raw = Buffer.from(line.raw);
+    line.own = true;
+  }
+}

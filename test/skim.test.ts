@@ -1,0 +1,352 @@
+// The skim parse (src/io/skim.ts) against JSON.parse: on generated lines (escapes,
+// unicode, surrogates, backslash runs, strings at the threshold, nesting, arrays of
+// big strings), on the same lines damaged byte by byte, and through the reader
+// whatever the chunks.
+import t from 'tap';
+import { SKIM_THRESHOLD, keepSkimmed, largeValues, rebaseSkimmed, skimParse } from '../src/io/skim.js';
+import { EventReader, formatProblem, retainRecord } from '../src/io/input.js';
+import type { EventRecord, InputProblem } from '../src/io/input.js';
+
+/** A small seeded random source (mulberry32): the same seed, the same lines. */
+class Rng {
+  constructor(private s: number) {}
+  next(): number {
+    this.s = (this.s + 0x6d2b79f5) | 0;
+    let z = this.s;
+    z = Math.imul(z ^ (z >>> 15), z | 1);
+    z ^= z + Math.imul(z ^ (z >>> 7), z | 61);
+    return ((z ^ (z >>> 14)) >>> 0) / 4294967296;
+  }
+  int(lo: number, hi: number): number {
+    return lo + Math.floor(this.next() * (hi - lo + 1));
+  }
+  pick<T>(list: readonly T[]): T {
+    return list[this.int(0, list.length - 1)]!;
+  }
+}
+
+// Pieces of string bodies as JSON text: plain text, every escape, raw UTF-8 of 2, 3 and
+// 4 bytes, escaped surrogate pairs and lone surrogates, and backslash runs before quotes.
+const PIECES = [
+  'a',
+  'plain words ',
+  'x'.repeat(40),
+  '\\"',
+  '\\\\',
+  '\\\\\\"',
+  '\\\\\\\\',
+  '\\/',
+  '\\b',
+  '\\f',
+  '\\n',
+  '\\r',
+  '\\t',
+  '\\u00e9',
+  '\\u00E9',
+  '\\uD83D\\uDE00',
+  '\\ud800',
+  '\\uDFFF',
+  '\\u2028',
+  'é',
+  '日本語',
+  '😀',
+  '{\\"not\\":\\"json\\"}',
+  '[1,2]',
+  '}{',
+  ':,',
+];
+
+/** A JSON string of `size` bytes (quotes included) or a little more, ending on any piece. */
+function stringOf(rng: Rng, size: number): string {
+  let body = '';
+  let bytes = 2;
+  while (bytes < size) {
+    const piece = rng.pick(PIECES);
+    body += piece;
+    bytes += Buffer.byteLength(piece);
+  }
+  return `"${body}"`;
+}
+
+/** A JSON string of exactly `size` bytes, quotes included (plain ASCII, escapes of 2 bytes). */
+function stringExactly(rng: Rng, size: number): string {
+  let body = '';
+  while (body.length < size - 2) body += size - 2 - body.length >= 2 && rng.next() < 0.3 ? rng.pick(['\\n', '\\"', '\\\\']) : 'y';
+  return `"${body}"`;
+}
+
+const NUMBERS = ['0', '-0', '1', '-12', '3.25', '-0.5e-3', '1E+2', '6.02e23', '123456789012345678901234567890', '1e400', '0.1'];
+const KEYS = ['type', 'content', 'stdout', 'path', 'args', 'result', 'success', 'matches', 'files', '__proto__', 'a b', 'é', '\\u0041', 'k\\"q'];
+
+/** A JSON value of about `budget` bytes, with strings around `threshold` bytes. */
+function valueOf(rng: Rng, depth: number, threshold: number): string {
+  const roll = rng.next();
+  if (depth > 4 || roll < 0.35) {
+    const r = rng.next();
+    if (r < 0.15) return stringExactly(rng, threshold + rng.int(-2, 2));
+    if (r < 0.45) return stringOf(rng, rng.int(1, threshold * 2));
+    if (r < 0.55) return stringOf(rng, rng.int(1, 12));
+    if (r < 0.8) return rng.pick(NUMBERS);
+    return rng.pick(['true', 'false', 'null']);
+  }
+  const sp = rng.next() < 0.2 ? ' ' : '';
+  if (roll < 0.6) {
+    const n = rng.int(0, 6);
+    const items: string[] = [];
+    for (let i = 0; i < n; i++) items.push(valueOf(rng, depth + 1, threshold));
+    return `[${sp}${items.join(`${sp},${sp}`)}${sp}]`;
+  }
+  const n = rng.int(0, 6);
+  const members: string[] = [];
+  for (let i = 0; i < n; i++) members.push(`"${rng.pick(KEYS)}"${sp}:${sp}${valueOf(rng, depth + 1, threshold)}`);
+  return `{${sp}${members.join(`${sp},${sp}`)}${sp}}`;
+}
+
+/** A line holding one JSON object, with at least one string value of `threshold` bytes or more. */
+function lineOf(rng: Rng, threshold: number): Buffer {
+  const members = [`"type":"tool_call"`, `"big":${stringOf(rng, threshold + rng.int(0, threshold))}`];
+  const n = rng.int(1, 6);
+  for (let i = 0; i < n; i++) members.push(`"${rng.pick(KEYS)}":${valueOf(rng, 1, threshold)}`);
+  // An array of big strings, now and then.
+  if (rng.next() < 0.3) members.push(`"many":[${[1, 2, 3].map(() => stringOf(rng, threshold + 1)).join(',')}]`);
+  for (let i = members.length - 1; i > 1; i--) {
+    const j = rng.int(1, i);
+    [members[i], members[j]] = [members[j]!, members[i]!];
+  }
+  return Buffer.from(`{${members.join(',')}}`);
+}
+
+/** Deep equality that sees key order, -0 and the kind of every value. */
+function same(a: unknown, b: unknown): boolean {
+  if (typeof a !== 'object' || a === null || typeof b !== 'object' || b === null) return Object.is(a, b);
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  if (ka.length !== kb.length || ka.some((k, i) => k !== kb[i])) return false;
+  return ka.every((k) => same((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
+}
+
+function fullParse(raw: Buffer): { value?: unknown; ok: boolean } {
+  try {
+    return { value: JSON.parse(raw.toString('utf8')), ok: true };
+  } catch {
+    return { ok: false };
+  }
+}
+
+const THRESHOLDS = [8, 33, 256, SKIM_THRESHOLD];
+
+t.test('a skimmed line reads exactly as JSON.parse reads it', async (t) => {
+  let lines = 0;
+  let skimmed = 0;
+  for (const threshold of THRESHOLDS) {
+    const rng = new Rng(threshold);
+    for (let n = 0; n < 400; n++) {
+      const raw = lineOf(rng, threshold);
+      const full = fullParse(raw);
+      if (!full.ok) {
+        t.fail(`generated a line JSON.parse rejects: ${raw.toString().slice(0, 200)}`);
+        continue;
+      }
+      lines++;
+      const value = skimParse(raw, threshold);
+      // Every generated line has a large value and no \u0000: the skim must take it.
+      if (value === undefined) {
+        t.fail(`not skimmed (threshold ${threshold}): ${raw.toString().slice(0, 300)}`);
+        continue;
+      }
+      skimmed++;
+      if (!same(value, full.value)) t.fail(`differs (threshold ${threshold}): ${raw.toString().slice(0, 300)}`);
+      if (JSON.stringify(value) !== JSON.stringify(full.value)) t.fail(`serialises differently: ${raw.toString().slice(0, 300)}`);
+    }
+  }
+  t.equal(skimmed, lines, `all ${lines} lines skimmed, and read as JSON.parse reads them`);
+});
+
+t.test('large values wait until read, then stay', async (t) => {
+  const content = 'line one\nline "two"\t😀 é\n'.repeat(300);
+  const raw = Buffer.from(
+    JSON.stringify({
+      type: 'tool_call',
+      tool_call: { readToolCall: { args: { path: 'a.ts' }, result: { success: { content, totalLines: 600 } } } },
+      matches: Array.from({ length: 200 }, (_, i) => ({ file: `f${i}`, line: i })),
+    }),
+  );
+  const value = skimParse(raw) as Record<string, any>;
+  t.ok(value, 'skimmed');
+  const success = value.tool_call.readToolCall.result.success;
+  t.equal(typeof Object.getOwnPropertyDescriptor(success, 'content')!.get, 'function', 'the big string is not decoded yet');
+  t.equal(typeof Object.getOwnPropertyDescriptor(value, 'matches')!.get, 'function', 'the big array of small objects is not parsed yet');
+  t.equal(success.totalLines, 600, 'small values are read at once');
+  t.same(Object.keys(success), ['content', 'totalLines'], 'keys in order');
+  t.equal(success.content, content, 'read on demand');
+  t.equal(Object.getOwnPropertyDescriptor(success, 'content')!.value, content, 'then kept as a plain value');
+  t.equal(value.matches.length, 200);
+  t.same(value.matches[199], { file: 'f199', line: 199 });
+  // Writes replace the value, read or not.
+  const again = skimParse(raw) as Record<string, any>;
+  again.matches = 'replaced';
+  t.equal(again.matches, 'replaced');
+  delete again.tool_call.readToolCall.result.success.content;
+  t.notOk('content' in again.tool_call.readToolCall.result.success, 'deleted');
+  t.same({ ...(skimParse(raw) as object) }, JSON.parse(raw.toString()), 'spread reads every value');
+});
+
+t.test('a kept record reads its values from its own copy of the bytes', async (t) => {
+  const content = 'x'.repeat(5000);
+  const line = Buffer.from(`${JSON.stringify({ type: 'tool_call', content, n: 1 })}\n`);
+  const chunk = Buffer.from(line);
+  const records: EventRecord[] = [];
+  const reader = new EventReader({ record: (r) => records.push(r), problem: () => {} }, { skim: () => true });
+  reader.write(chunk);
+  reader.endSource();
+  const kept = retainRecord(records[0]!);
+  chunk.fill(0x20); // the reader's buffer is reused for other bytes
+  t.equal((kept.event as Record<string, unknown>).content, content, 'the value comes from the copy');
+  const other = skimParse(Buffer.from(JSON.stringify({ content })), 16)!;
+  const copy = Buffer.from(JSON.stringify({ content }));
+  rebaseSkimmed(other, copy);
+  t.equal(other.content, content);
+  rebaseSkimmed({ plain: true }, copy);
+  keepSkimmed({ plain: true });
+  t.pass('objects that were not skimmed are left alone');
+});
+
+t.test('a part of a skimmed object can be kept on its own', async (t) => {
+  const fileText = 'new file\n'.repeat(600);
+  const line = Buffer.from(JSON.stringify({ type: 'tool_call', tool_call: { writeToolCall: { args: { path: 'a', edits: [{ text: fileText }] } } } }));
+  const buffer = Buffer.concat([Buffer.from('{"type":"before"}\n'), line]);
+  const event = skimParse(buffer.subarray(18))! as Record<string, any>;
+  const args = event.tool_call.writeToolCall.args;
+  const edits = args.edits;
+  keepSkimmed(args);
+  keepSkimmed(args); // once is enough; twice changes nothing
+  buffer.fill(0x41);
+  t.equal(args.path, 'a');
+  t.equal(edits[0].text, fileText, 'a value below the kept object reads from the copy');
+});
+
+/** Damages a line: a byte replaced, inserted or removed, from bytes that matter to JSON. */
+const NASTY = [0x00, 0x01, 0x09, 0x0a, 0x0d, 0x1f, 0x20, 0x22, 0x5c, 0x7b, 0x7d, 0x5b, 0x5d, 0x2c, 0x3a, 0x75, 0x78, 0x30, 0x41, 0x80, 0xc3, 0xe6, 0xf0, 0xff];
+function damage(rng: Rng, raw: Buffer): Buffer {
+  const bytes = [...raw];
+  const times = rng.int(1, 3);
+  for (let k = 0; k < times; k++) {
+    const at = rng.int(0, bytes.length - 1);
+    const how = rng.next();
+    if (how < 0.4) bytes[at] = rng.pick(NASTY);
+    else if (how < 0.8) bytes.splice(at, 0, rng.pick(NASTY));
+    else bytes.splice(at, 1);
+  }
+  return Buffer.from(bytes);
+}
+
+t.test('a damaged line is never read as a different value', async (t) => {
+  let rejected = 0;
+  let stillJson = 0;
+  for (const threshold of [8, 64]) {
+    const rng = new Rng(1000 + threshold);
+    for (let n = 0; n < 3000; n++) {
+      const raw = damage(rng, lineOf(rng, threshold));
+      const full = fullParse(raw);
+      const value = skimParse(raw, threshold);
+      if (!full.ok) {
+        rejected++;
+        if (value !== undefined) t.fail(`JSON.parse rejects it, the skim took it: ${JSON.stringify(raw.toString('latin1').slice(0, 300))}`);
+      } else {
+        stillJson++;
+        if (value !== undefined && !same(value, full.value)) t.fail(`differs: ${JSON.stringify(raw.toString('latin1').slice(0, 300))}`);
+      }
+    }
+  }
+  t.ok(rejected > 1000, `${rejected} broken lines, all left to the full parse`);
+  t.ok(stillJson > 100, `${stillJson} lines still JSON after the damage, read the same`);
+});
+
+t.test('the lines the skim leaves to the full parse', async (t) => {
+  const big = 'z'.repeat(5000);
+  const valid = (s: string) => t.ok(fullParse(Buffer.from(s)).ok, `JSON: ${s.slice(0, 60)}`);
+  const left = (s: string | Buffer, why: string) => t.equal(skimParse(Buffer.isBuffer(s) ? s : Buffer.from(s)), undefined, why);
+  // Broken inside a large value, where only the scan looks: never taken.
+  left(`{"a":"${big}\u0001"}`, 'a raw control character in a large string');
+  left(`{"a":"${big}\t"}`, 'a raw tab in a large string');
+  left(`{"a":"${big}\\x"}`, 'an unknown escape in a large string');
+  left(`{"a":"${big}\\u12G4"}`, 'a bad \\u escape');
+  left(`{"a":"${big}\\u12"}`, 'a short \\u escape');
+  left(`{"a":["${big}" "${big}"]}`, 'a missing comma in a large array');
+  left(`{"a":["${big}",]}`, 'a trailing comma');
+  left(`{"a":[01,"${big}"]}`, 'a number with a leading zero');
+  left(`{"a":[1.,"${big}"]}`, 'a number without digits after the point');
+  left(`{"a":[tru,"${big}"]}`, 'a broken literal');
+  left(`{"a":"${big}"}x`, 'something after the object');
+  left(`{"a":"${big}"}{"b":1}`, 'glued objects');
+  left(`{"a":"${big}"`, 'an unclosed object');
+  left(`{"a":"${big}}`, 'an unclosed string');
+  left(`{"a":"${big}\\"}`, 'a closing quote escaped');
+  left(`["${big}"]`, 'not an object');
+  // Valid, and still left: the full parse reads them as well.
+  const nul = `{"a":"${big}\\u0000"}`;
+  valid(nul);
+  left(nul, 'a \\u0000 escape (the stand-ins could be mistaken for it)');
+  const tab = `{"a":\t"${big}"}`;
+  valid(tab);
+  left(tab, 'whitespace other than spaces between tokens');
+  const small = `{"a":"${'z'.repeat(100)}"}`;
+  left(small, 'no large value');
+  t.same(largeValues(Buffer.from(`{"a":"${big}\\\\"}`)), [5, 5 + big.length + 4], 'a final escaped backslash closes the string');
+  t.same(skimParse(Buffer.from(`{"a" : "${big}" , "b" : [ 1 , 2 ] }`)), { a: big, b: [1, 2] }, 'spaces between tokens');
+  // Invalid UTF-8 inside a string is no error: it reads as U+FFFD either way.
+  const torn = Buffer.concat([Buffer.from(`{"a":"${big}`), Buffer.from([0xe6, 0x97]), Buffer.from('","b":"'), Buffer.from([0xff]), Buffer.from('"}')]);
+  t.same(skimParse(torn), JSON.parse(torn.toString('utf8')), 'invalid UTF-8 reads as the full parse reads it');
+});
+
+/** Reads `input` through a reader in chunks of `size` bytes; returns what it saw. */
+function readAll(input: Buffer, size: number, skim: boolean): { events: unknown[]; problems: string[] } {
+  const events: unknown[] = [];
+  const problems: string[] = [];
+  const reader = new EventReader(
+    { record: (r: EventRecord) => events.push([r.line, r.raw.toString('latin1'), r.event]), problem: (p: InputProblem) => problems.push(formatProblem(p)) },
+    skim ? { skim: () => true } : {},
+  );
+  reader.startSource('in');
+  for (let i = 0; i < input.length; i += size) reader.write(input.subarray(i, i + size));
+  reader.endSource();
+  return { events, problems };
+}
+
+t.test('through the reader, whatever the chunks, as without the skim', async (t) => {
+  const big = 'é"\\'.repeat(1400);
+  const bigJson = JSON.stringify(big);
+  const input = Buffer.from(
+    [
+      `{"type":"tool_call","call_id":"1","tool_call":{"shellToolCall":{"args":{"command":"ls"},"result":{"success":{"stdout":${bigJson},"exitCode":0}}}}}`,
+      `{"type":"tool_call","broken":"${'q'.repeat(4200)}\u0002"}`,
+      `{"type":"tool_call","a":${bigJson}}{"type":"tool_call","b":1}`,
+      `{"type":"assistant","message":{"content":[{"type":"text","text":"hi"}]}}\r`,
+      `{"type":"tool_call","list":[${bigJson},${bigJson}],"n":-1.5e3}`,
+      `{"type":"tool_call","cut":${bigJson}`,
+    ].join('\n'),
+  );
+  const whole = readAll(input, input.length, false);
+  t.equal(whole.events.length, 5, 'the events of the stream');
+  t.equal(whole.problems.length, 2, 'and its problems');
+  // A line is skimmed once it is whole, so what matters is where chunks end around
+  // lines: every size up to 64, the sizes that end the first chunk on each side of
+  // every line end and of the CR, and a spread of the others up to the whole input.
+  const sizes = new Set<number>();
+  for (let size = 1; size <= 64; size++) sizes.add(size);
+  for (let i = 0; i < input.length; i++) {
+    if (input[i] === 0x0a || input[i] === 0x0d) for (const d of [-1, 0, 1, 2]) sizes.add(i + d);
+  }
+  for (let size = 65; size <= input.length; size += 251) sizes.add(size);
+  sizes.add(input.length);
+  let differ = 0;
+  for (const size of sizes) {
+    const seen = readAll(input, size, true);
+    if (seen.problems.join('\n') !== whole.problems.join('\n') || !same(seen.events, whole.events)) {
+      differ++;
+      if (differ < 3) t.fail(`chunk size ${size} reads differently`);
+    }
+  }
+  t.equal(differ, 0, `${sizes.size} chunk sizes read the same`);
+});
