@@ -1,11 +1,19 @@
 // The skim parse (src/io/skim.ts) against JSON.parse: on generated lines (escapes,
 // unicode, surrogates, backslash runs, strings at the threshold, nesting, arrays of
-// big strings), on the same lines damaged byte by byte, and through the reader
-// whatever the chunks.
+// big strings), on the same lines damaged byte by byte, through the reader at every
+// chunk size, and through ndjson-tools and ndjson-text on a generated stream.
 import t from 'tap';
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { ROOT } from './fixtures/lib/run.js';
 import { SKIM_THRESHOLD, keepSkimmed, largeValues, rebaseSkimmed, skimParse } from '../src/io/skim.js';
 import { EventReader, formatProblem, retainRecord } from '../src/io/input.js';
 import type { EventRecord, InputProblem } from '../src/io/input.js';
+import type { ToolCore } from '../src/io/tool-stream.js';
+import { ToolsCore } from '../src/tools/core.js';
+import type { ToolsOptions } from '../src/tools/core.js';
+import { TextCore } from '../src/text/core.js';
+import type { TextOptions } from '../src/text/core.js';
 
 /** A small seeded random source (mulberry32): the same seed, the same lines. */
 class Rng {
@@ -349,4 +357,55 @@ t.test('through the reader, whatever the chunks, as without the skim', async (t)
     }
   }
   t.equal(differ, 0, `${sizes.size} chunk sizes read the same`);
+});
+
+function generate(seed: string): Buffer {
+  const ran = spawnSync(process.execPath, [path.join(ROOT, 'bench/generate.mjs'), '--size', '3M', '--seed', seed, '--max-payload', '40k', '--huge-every', '0'], {
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  if (ran.status !== 0) throw new Error(`generate.mjs failed: ${ran.stderr}`);
+  return ran.stdout;
+}
+
+/** Runs a core over `input` as the tool does (skimming what it asks), or with every line it needs parsed in full. */
+function runCore(core: ToolCore, input: Buffer, skim: boolean, size = 64 * 1024): string {
+  let out = '';
+  const emit = (d: string | Buffer) => (out += d.toString());
+  const reader = new EventReader(
+    { record: (r) => core.record(r, emit), problem: (p) => core.problem?.(p, emit) },
+    { needs: (type) => core.needs!(type), skim: skim ? (type) => core.skim!(type) : undefined },
+  );
+  reader.startSource('in');
+  for (let i = 0; i < input.length; i += size) reader.write(input.subarray(i, i + size));
+  reader.endSource();
+  core.endSource?.('in', emit);
+  core.end(emit);
+  return out;
+}
+
+t.test('ndjson-tools and ndjson-text give the same output with and without the skim', async (t) => {
+  const input = generate('skim');
+  let skimmed = 0;
+  for (let i = 0, start = 0; i <= input.length; i++) {
+    if (i === input.length || input[i] === 0x0a) {
+      const line = input.subarray(start, i);
+      if (line.includes('"type":"tool_call"') && skimParse(line) !== undefined) skimmed++;
+      start = i + 1;
+    }
+  }
+  t.ok(skimmed > 50, `${skimmed} tool_call lines of the stream are skimmed`);
+  const toolsRuns: ToolsOptions[] = [{}, { summary: true }, { summary: true, json: true }, { paths: 'all', absolute: true }, { denyRead: ['**/.env'], denyWrite: ['**'], noWrites: true }];
+  for (const options of toolsRuns) {
+    const a = runCore(new ToolsCore(options), input, true);
+    const b = runCore(new ToolsCore(options), input, false);
+    t.ok(a.length > 0, `tools ${JSON.stringify(options)} writes something`);
+    t.equal(a, b, `tools ${JSON.stringify(options)}`);
+  }
+  const textRuns: TextOptions[] = [{}, { all: true, tools: true }, { all: true, tools: true, thinking: true, user: true, color: true }];
+  for (const options of textRuns) {
+    const a = runCore(new TextCore(options), input, true, 4096);
+    const b = runCore(new TextCore(options), input, false, 4096);
+    t.ok(a.length > 0, `text ${JSON.stringify(options)} writes something`);
+    t.equal(a, b, `text ${JSON.stringify(options)}`);
+  }
 });

@@ -12,6 +12,7 @@
  */
 import type { EventRecord } from '../io/input.js';
 import { recordSessionField, recordType, retainRecord } from '../io/input.js';
+import { keepSkimmed } from '../io/skim.js';
 import type { ToolCore, Emit } from '../io/tool-stream.js';
 import { TextTracker } from '../assistant-text.js';
 import {
@@ -395,6 +396,11 @@ export class TextCore implements ToolCore {
     }
   }
 
+  /** Tool calls are skim-parsed: a tool line reads their arguments and figures, not their payloads. */
+  skim(type: string): boolean {
+    return type === 'tool_call';
+  }
+
   record(rec: EventRecord, emit: Emit): void {
     const field = recordSessionField(rec);
     // Events without a session id belong to the session being read.
@@ -525,7 +531,10 @@ export class TextCore implements ToolCore {
     const id = toolCallId(event, entry) ?? '';
     const phase = toolCallPhase(event);
     if (phase === 'started') {
-      s.pending.set(id, { name: entry.name, args: toolCallArgs(entry).args });
+      const args = toolCallArgs(entry).args;
+      // Kept until the call completes: its payloads (a file written) must not keep the read buffer.
+      if (args !== undefined) keepSkimmed(args);
+      s.pending.set(id, { name: entry.name, args });
       return;
     }
     if (phase !== 'completed') return;

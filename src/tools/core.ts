@@ -110,6 +110,11 @@ export class ToolsCore implements ToolCore {
     return type === 'tool_call' || type === 'system';
   }
 
+  /** Tool calls are skim-parsed: their payloads are never read, unless `full` writes them out. */
+  skim(type: string): boolean {
+    return type === 'tool_call' && !this.options.full;
+  }
+
   record(rec: EventRecord, emit: Emit): void {
     const type = recordType(rec);
     if (type !== 'tool_call' && type !== 'system') {
