@@ -18,17 +18,28 @@ import { EXIT, EXIT_TABLE } from '../exit.js';
 
 export { EXIT, EXIT_TABLE } from '../exit.js';
 
+/** The signals a tool ends on, and the status each gives. */
+export type StopSignal = 'SIGINT' | 'SIGTERM';
+
+/** Where SIGINT and SIGTERM arrive: the process, or a test's emitter. */
+export interface SignalSource {
+  on(signal: StopSignal, listener: (signal: StopSignal) => void): unknown;
+  off(signal: StopSignal, listener: (signal: StopSignal) => void): unknown;
+}
+
 /** Where a command reads and writes: the process's streams, or a test's. */
 export interface Io {
   stdin: NodeJS.ReadableStream;
   stdout: NodeJS.WritableStream & { isTTY?: boolean };
   stderr: NodeJS.WritableStream & { isTTY?: boolean };
   env: NodeJS.ProcessEnv;
+  /** Where SIGINT and SIGTERM arrive while the input is read; without it they are not caught. */
+  signals?: SignalSource;
 }
 
-/** The process's own streams and environment. */
+/** The process's own streams, environment and signals. */
 export function processIo(): Io {
-  return { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env };
+  return { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env, signals: process };
 }
 
 /** Options every tool takes. */
@@ -196,9 +207,9 @@ export function warn(io: Io, name: string, message: string): void {
 
 /** Outcome of running a tool over its inputs. */
 export interface RunResult {
-  /** The exit status the I/O alone calls for: 0, or 2 for an input, strict or write error. */
+  /** The exit status the I/O alone calls for: 0, or 2 for an input, strict or write error; 130 or 143 when a signal stopped the run. */
   code: number;
-  /** The reader went away (EPIPE): the tool must not report anything more. */
+  /** The reader went away (EPIPE), or a signal stopped the run: the tool must not report anything more. */
   closed: boolean;
   /** How many lines were not events. */
   problems: number;
@@ -218,6 +229,8 @@ export interface StartedCommand {
   name: string;
   stdout: NodeJS.ReadableStream;
   exited: Promise<CommandExit>;
+  /** Sends the command a signal (the one that stopped us). */
+  kill(signal: NodeJS.Signals): void;
 }
 
 /**
@@ -231,7 +244,7 @@ export function startCommand(argv: string[], io: Io): StartedCommand {
     child.once('error', (error: NodeJS.ErrnoException) => resolve({ code: null, signal: null, error }));
     child.once('close', (code, signal) => resolve({ code, signal }));
   });
-  return { name: argv[0]!, stdout: child.stdout!, exited };
+  return { name: argv[0]!, stdout: child.stdout!, exited, kill: (signal) => void child.kill(signal) };
 }
 
 /**
@@ -261,6 +274,12 @@ export async function commandStatus(name: string, command: StartedCommand, strea
   return streamCode !== EXIT.OK ? streamCode : EXIT.COMMAND;
 }
 
+/** How long, after SIGINT or SIGTERM, the output may take to be written before the run ends anyway. */
+const FLUSH_WAIT_MS = 1000;
+
+/** The status of a run a signal stopped: 128 + the signal's number, as a shell reports it. */
+const SIGNAL_STATUS: Record<StopSignal, number> = { SIGINT: 130, SIGTERM: 143 };
+
 /**
  * Reads the inputs through a tool's core into stdout: files in order (stdin
  * for none or `-`), or the output of a command started with
@@ -278,6 +297,20 @@ export async function runTool(
   guardOutput(io.stdout);
   let inputError = false;
   let problems = 0;
+  // SIGINT or SIGTERM: the input ends where it is; the tool writes what it owes at the end of its
+  // input (pending calls, a summary, the final message) and the run ends with 130 or 143. A second
+  // signal finds no handler and ends the process at once.
+  const stop = new AbortController();
+  let stoppedBy = null as StopSignal | null;
+  const onSignal = (signal: StopSignal): void => {
+    io.signals?.off('SIGINT', onSignal);
+    io.signals?.off('SIGTERM', onSignal);
+    stoppedBy = signal;
+    command?.kill(signal);
+    stop.abort();
+  };
+  io.signals?.on('SIGINT', onSignal);
+  io.signals?.on('SIGTERM', onSignal);
   const sources = openSources(
     command ? ['-'] : args.files,
     command ? command.stdout : io.stdin,
@@ -286,6 +319,7 @@ export async function runTool(
       warn(io, name, visibleOneLine(`${source}: ${describeError(error)}`));
     },
     command ? visibleOneLine(command.name) : undefined,
+    stop.signal,
   );
   const stream = toolStream(core, {
     strict: args.strict,
@@ -295,7 +329,12 @@ export async function runTool(
       if (!args.quiet || args.strict) warn(io, name, formatProblem(p));
     },
   });
-  const outcome = await runOutput(sources, stream, io.stdout);
+  // What is owed is written if the reader takes it soon; a reader that has stopped reading does not hold the end back.
+  const flushed = new Promise<'stopped'>((resolve) => stop.signal.addEventListener('abort', () => setTimeout(() => resolve('stopped'), FLUSH_WAIT_MS).unref(), { once: true }));
+  const outcome = await Promise.race([runOutput(sources, stream, io.stdout), flushed]);
+  io.signals?.off('SIGINT', onSignal);
+  io.signals?.off('SIGTERM', onSignal);
+  if (outcome === 'stopped' || stoppedBy !== null) return { code: SIGNAL_STATUS[stoppedBy ?? 'SIGINT'], closed: true, problems };
   switch (outcome.kind) {
     case 'done':
       return { code: inputError ? EXIT.INPUT : EXIT.OK, closed: false, problems };

@@ -17,17 +17,21 @@ const READ_SIZE = 1024 * 1024;
 /**
  * The chunks of every input in order. `stdin` is the stream read for `-`.
  * Errors opening or reading a file go to `onError`; reading goes on with the next file.
- * `stdinName` names standard input in messages.
+ * `stdinName` names standard input in messages. Once `stop` is aborted, the
+ * input being read ends where it is and no other is read: the inputs end early,
+ * as if they had ended there.
  */
 export function openSources(
   files: readonly string[],
   stdin: NodeJS.ReadableStream,
   onError: (source: string, error: NodeJS.ErrnoException) => void,
   stdinName: string = STDIN,
+  stop?: AbortSignal,
 ): Readable {
   const names = files.length > 0 ? files : ['-'];
   async function* chunks(): AsyncGenerator<SourceChunk> {
     for (const name of names) {
+      if (stop?.aborted) return;
       const source = name === '-' ? stdinName : name;
       const stream: NodeJS.ReadableStream = name === '-' ? stdin : createReadStream(name, { highWaterMark: READ_SIZE });
       if (name === '-' && isDirectoryFd(stream)) {
@@ -42,13 +46,21 @@ export function openSources(
       stream.on('error', (error: NodeJS.ErrnoException) => {
         readError ??= error;
       });
+      // A read waiting for input (a pipe that stays open) ends when reading is stopped.
+      const onStop = (): void => void (stream as Partial<Readable>).destroy?.();
+      stop?.addEventListener('abort', onStop, { once: true });
       try {
         for await (const data of stream) {
+          if (stop?.aborted) break;
           yield { source, data: typeof data === 'string' ? Buffer.from(data) : (data as Buffer) };
         }
       } catch (error) {
-        if (readError === null) throw error;
-        onError(source, readError);
+        if (!stop?.aborted) {
+          if (readError === null) throw error;
+          onError(source, readError);
+        }
+      } finally {
+        stop?.removeEventListener('abort', onStop);
       }
       yield { source, end: true };
     }

@@ -1,0 +1,228 @@
+// Pipes, signals and inputs that cannot be read, with the built binaries as a shell
+// runs them:
+//   - `| head -1` ends every tool with status 0 and nothing on stderr;
+//   - a stdout reader slower than the input keeps memory bounded (it does not grow
+//     with the input);
+//   - SIGINT and SIGTERM end a tool promptly with 130 and 143, after it has written
+//     what it owes at the end of its input (pending calls, a summary, the final
+//     message), even when its reader has stopped reading; a command run after --
+//     gets the signal too;
+//   - stdin closed at once, a missing file, a directory, an unreadable file: one
+//     clear line each.
+import t from 'tap';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { spawn, spawnSync } from 'node:child_process';
+import { EventEmitter } from 'node:events';
+import { PassThrough } from 'node:stream';
+import { main as toolsMain } from '../src/cli/tools.js';
+import { BIN } from './fixtures/lib/run.js';
+import { PLAIN_ENV, ROOT, manySessions, memoryOf, plainCommand, sleep, startBin, waitFor } from './fixtures/hostile/spawn.js';
+
+const TOOLS = ['ndjson-result', 'ndjson-dedupe', 'ndjson-text', 'ndjson-tools'] as const;
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ndjson-pipes-'));
+t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+const MANY = path.join(dir, 'many.ndjson');
+fs.writeFileSync(MANY, manySessions(12e6));
+
+t.test('| head -1: status 0, nothing on stderr, for every tool and its main outputs', async (t) => {
+  const runs: Array<[string, string[]]> = [
+    ['ndjson-result', []],
+    ['ndjson-result', ['--all']],
+    ['ndjson-result', ['--all', '--json']],
+    ['ndjson-dedupe', []],
+    ['ndjson-dedupe', ['--stats', '--verify']],
+    ['ndjson-text', []],
+    ['ndjson-text', ['-a']],
+    ['ndjson-tools', []],
+    ['ndjson-tools', ['--full']],
+    ['ndjson-tools', ['--summary']],
+    ['ndjson-tools', ['--paths']],
+  ];
+  for (const [tool, args] of runs) {
+    for (const how of ['file', 'pipe'] as const) {
+      const command = `env -u NODE_OPTIONS ${JSON.stringify(process.execPath)} ${JSON.stringify(path.join(BIN, `${tool}.js`))} ${args.join(' ')}`;
+      const script = how === 'file' ? `${command} "$1" | head -1` : `cat "$1" | ${command} | head -1`;
+      const ran = spawnSync('bash', ['-c', `${script} > /dev/null; echo "\${PIPESTATUS[@]}"`, 'bash', MANY], { env: PLAIN_ENV, encoding: 'utf8' });
+      const statuses = ran.stdout.trim().split(' ');
+      const status = statuses[how === 'file' ? 0 : 1];
+      t.equal(`${status} ${ran.stderr}`, '0 ', `${tool} ${args.join(' ')} (${how}) | head -1`);
+    }
+  }
+});
+
+t.test('a stdout reader that stops reading: memory does not grow with the input', async (t) => {
+  const big = path.join(dir, 'big.ndjson');
+  fs.writeFileSync(big, manySessions(48e6));
+  for (const [tool, args] of [['ndjson-dedupe', []], ['ndjson-text', ['-a']], ['ndjson-tools', ['--full']]] as const) {
+    const peaks: number[] = [];
+    for (const file of [MANY, big]) {
+      const run = startBin(tool, [...args, file]);
+      run.child.stdout!.pause();
+      // The reader sleeps: the tool fills the pipe and must wait, not read on into memory.
+      let peak = 0;
+      for (let i = 0; i < 40; i++) {
+        await sleep(50);
+        peak = Math.max(peak, memoryOf(run.child.pid!)?.peak ?? 0);
+      }
+      run.child.stdout!.resume();
+      const end = await run.exited;
+      t.equal(end.code, 0, `${tool} ${file === big ? '48 MB' : '12 MB'} ends well once read`);
+      peaks.push(peak);
+    }
+    t.comment(`${tool} ${args.join(' ')}: peak RSS while the reader sleeps: ${peaks.map((p) => `${(p / 1024).toFixed(0)} MiB`).join(' (12 MB in), ')} (48 MB in)`);
+    t.ok(peaks[1]! < peaks[0]! + 24 * 1024, `${tool}: 4x the input, no more than 24 MiB more memory (${peaks[0]} KiB, ${peaks[1]} KiB)`);
+  }
+});
+
+// The partial-output example up to its second tool call's start: two calls started, one completed.
+const PARTIAL = fs.readFileSync(path.join(ROOT, 'test/fixtures/streams/dedupe-partial.ndjson'), 'utf8').split('\n').slice(0, 12).join('\n') + '\n';
+
+t.test('SIGINT and SIGTERM: 130 and 143, promptly, after writing what is owed at the end', async (t) => {
+  const cases: Array<{ tool: string; args: string[]; owes: RegExp; what: string }> = [
+    { tool: 'ndjson-tools', args: [], owes: /"call_id":"call_w1".*"status":"pending"/, what: 'the pending call' },
+    { tool: 'ndjson-tools', args: ['--summary'], owes: /^2 tool calls: 1 success, 1 pending$/m, what: 'the summary' },
+    { tool: 'ndjson-tools', args: ['--paths'], owes: /^package\.json$/m, what: 'the paths' },
+    { tool: 'ndjson-text', args: [], owes: /^$/, what: 'the final message (none yet: the run is in a tool call)' },
+    { tool: 'ndjson-text', args: ['-a'], owes: /Adding the script now\.\n→ edit package\.json \(not completed\)/, what: 'the call not completed' },
+    { tool: 'ndjson-dedupe', args: [], owes: /"call_id":"call_w1"/, what: 'every line read' },
+    { tool: 'ndjson-result', args: [], owes: /^$/, what: 'nothing (no result)' },
+  ];
+  for (const c of cases) {
+    for (const [signal, status] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
+      const run = startBin(c.tool, c.args);
+      // A line that is no event first: its warning says the tool is reading (and has read what came with it).
+      run.child.stdin!.write(`Update available: 9.9.9\n${PARTIAL}`);
+      t.ok(await waitFor(() => run.stderr().includes('stdin:1: not JSON'), 10000), `${c.tool} is reading`);
+      const t0 = Date.now();
+      run.child.kill(signal);
+      const end = await run.exited;
+      const ms = Date.now() - t0;
+      t.same({ code: end.code, signal: end.signal }, { code: status, signal: null }, `${c.tool} ${c.args.join(' ')}: ${signal} gives ${status}`);
+      t.ok(ms < 2000, `ended ${ms} ms after the signal`);
+      t.match(run.stdout(), c.owes, `and wrote ${c.what}`);
+      t.equal(run.stderr(), `${c.tool}: stdin:1: not JSON: Update available: 9.9.9\n`, 'nothing else on stderr');
+      run.child.stdin!.destroy();
+    }
+  }
+});
+
+t.test('a signal in process: the input ends where it is, the run ends with its status', async (t) => {
+  for (const [signal, status] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
+    const signals = new EventEmitter();
+    const stdin = new PassThrough();
+    const stdout = new PassThrough();
+    const stderr = new PassThrough();
+    let out = '';
+    stdout.on('data', (d) => (out += d));
+    stdin.write(PARTIAL);
+    const done = toolsMain(['--summary'], { stdin, stdout, stderr, env: {}, signals });
+    await waitFor(() => signals.listenerCount(signal) > 0, 5000);
+    await sleep(50);
+    signals.emit(signal, signal);
+    t.equal(await done, status, `${signal}: ${status}`);
+    t.match(out, /^2 tool calls: 1 success, 1 pending$/m, 'the summary of what was read');
+    t.equal(signals.listenerCount('SIGINT') + signals.listenerCount('SIGTERM'), 0, 'no handler left behind');
+  }
+});
+
+t.test('SIGTERM while the reader has stopped reading: still ends promptly', async (t) => {
+  for (const tool of TOOLS) {
+    const run = startBin(tool, tool === 'ndjson-result' ? ['--all', '--json', MANY] : tool === 'ndjson-text' ? ['-a', MANY] : [MANY]);
+    // Once it writes, the reader stops reading, and the pipe fills.
+    await new Promise((resolve) => run.child.stdout!.once('data', resolve));
+    run.child.stdout!.pause();
+    await sleep(500);
+    const t0 = Date.now();
+    run.child.kill('SIGTERM');
+    const timer = setTimeout(() => run.child.kill('SIGKILL'), 10000);
+    const end = await run.exited;
+    clearTimeout(timer);
+    t.same({ code: end.code, signal: end.signal }, { code: 143, signal: null }, `${tool}: 143`);
+    t.ok(Date.now() - t0 < 3000, `${tool} ended ${Date.now() - t0} ms after the signal`);
+  }
+});
+
+t.test('SIGTERM with a command after --: the command is ended too', async (t) => {
+  for (const tool of ['ndjson-result', 'ndjson-text']) {
+    // An agent that says where it is, prints a line that is no event and a started call, then hangs.
+    const pidFile = path.join(dir, `agent-${tool}.pid`);
+    const agent = `require('fs').writeFileSync(${JSON.stringify(pidFile)}, String(process.pid)); process.stdout.write(${JSON.stringify(`Update available\n${PARTIAL}`)}); setInterval(() => {}, 1000);`;
+    const run = startBin(tool, [...(tool === 'ndjson-text' ? ['-a'] : []), '--', process.execPath, '-e', agent]);
+    t.ok(await waitFor(() => run.stderr().includes('not JSON'), 10000), `${tool} is reading the agent's output`);
+    run.child.kill('SIGTERM');
+    const timer = setTimeout(() => run.child.kill('SIGKILL'), 10000);
+    const end = await run.exited;
+    clearTimeout(timer);
+    t.equal(end.code, 143, `${tool} -- agent: 143`);
+    const pid = Number(fs.readFileSync(pidFile, 'utf8'));
+    const alive = (): boolean => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    t.ok(await waitFor(() => !alive(), 2000), 'the agent got the signal and ended');
+    if (alive()) process.kill(pid, 'SIGKILL');
+  }
+});
+
+t.test('inputs that cannot be read: one clear line each', async (t) => {
+  const missing = path.join(dir, 'missing.ndjson');
+  const good = path.join(dir, 'good.ndjson');
+  fs.copyFileSync(path.join(ROOT, 'test/fixtures/streams/basic.ndjson'), good);
+  for (const tool of TOOLS) {
+    // stdin at its end at once, or not open at all.
+    for (const redirect of ['< /dev/null', '<&-']) {
+      const ran = spawnSync('bash', ['-c', `exec env -u NODE_OPTIONS ${JSON.stringify(process.execPath)} ${JSON.stringify(path.join(BIN, `${tool}.js`))} ${redirect}`], { env: PLAIN_ENV, encoding: 'utf8' });
+      const noResult = tool === 'ndjson-result' || tool === 'ndjson-text';
+      t.same(
+        { status: ran.status, stdout: ran.stdout, stderr: ran.stderr },
+        { status: noResult ? 4 : 0, stdout: '', stderr: noResult ? `${tool}: no result event: the input held no events\n` : '' },
+        `${tool} ${redirect}`,
+      );
+    }
+    for (const [what, file, message] of [
+      ['a missing file', missing, 'No such file or directory'],
+      ['a directory', dir, 'Is a directory'],
+      ['a path through a file', path.join(good, 'x'), 'Not a directory'],
+    ] as const) {
+      const ran = spawnSync(...plainCommand(tool, [file, good]), { env: PLAIN_ENV, encoding: 'utf8' });
+      t.equal(ran.status, 2, `${tool}: ${what}: status 2`);
+      t.match(ran.stderr, new RegExp(`^${tool}: ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: ${message}\n`), `${tool}: ${what}: one line, first`);
+      t.notMatch(ran.stderr, /\n {4}at |Error:/, 'no stack trace');
+      // Like cat(1): the next file is still read.
+      if (tool === 'ndjson-result') t.match(ran.stdout, /^I'll read package\.json first\./, 'the next file is read');
+    }
+  }
+});
+
+t.test('an unreadable file: Permission denied, status 2', async (t) => {
+  const locked = path.join(dir, 'locked.ndjson');
+  fs.writeFileSync(locked, fs.readFileSync(path.join(ROOT, 'test/fixtures/streams/basic.ndjson')));
+  fs.chmodSync(locked, 0o000);
+  fs.chmodSync(dir, 0o755);
+  // Root reads any file: the tools then run as nobody, who cannot.
+  const asNobody = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {};
+  if (process.getuid?.() === 0) {
+    const probe = spawnSync(...plainCommand('ndjson-tools', ['--version']), { env: PLAIN_ENV, ...asNobody });
+    if (probe.status !== 0) {
+      t.skip('running as root, and the user nobody cannot read the repository to run the tools as another user');
+      return;
+    }
+  }
+  for (const tool of TOOLS) {
+    const ran = await new Promise<{ code: number | null; stderr: string }>((resolve, reject) => {
+      const child = spawn(...plainCommand(tool, [locked]), { env: PLAIN_ENV, ...asNobody });
+      let stderr = '';
+      child.stderr.on('data', (d) => (stderr += d));
+      child.on('error', reject);
+      child.on('close', (code) => resolve({ code, stderr }));
+    });
+    t.same(ran, { code: 2, stderr: `${tool}: ${locked}: Permission denied\n` }, tool);
+  }
+});
