@@ -166,3 +166,23 @@ t.test('a file name with control characters is shown escaped in every warning', 
     t.notMatch(m.stderr(), /[\x00-\x09\x0b-\x1f\x7f-\x9f]/, `${tool}: nothing raw on stderr`);
   }
 });
+
+t.test('ndjson-result reading a file from its end sees a result glued after another event', async (t) => {
+  const s = 'session_id":"s"';
+  const input = [
+    `{"type":"system","subtype":"init","${s}}`,
+    `{"type":"user","message":{"role":"user","content":[]},"${s}}{"type":"result","subtype":"success","is_error":false,"result":"glued","${s}}`,
+    `{"type":"assistant","message":{"role":"assistant","content":[]},"${s}}`,
+  ].join('\n') + '\n';
+  const file = path.join(dir, 'glued.ndjson');
+  fs.writeFileSync(file, input);
+  for (const glue of ['}{', '} {']) {
+    fs.writeFileSync(file, input.replace('}{', glue));
+    const fromFile = memoryIo('');
+    const fromStdin = memoryIo(input.replace('}{', glue));
+    t.equal(await resultMain([file], fromFile.io), 0, `glued with ${JSON.stringify(glue)}: the result is found in the file`);
+    t.equal(await resultMain([], fromStdin.io), 0, 'and on standard input');
+    t.equal(fromFile.stdout(), 'glued\n');
+    t.equal(fromStdin.stdout(), 'glued\n');
+  }
+});

@@ -22,6 +22,7 @@ import { peekSession, peekType } from '../io/input.js';
 const read = promisify(readCallback);
 const CHUNK = 1 << 20;
 const GLUED = Buffer.from('}{');
+const GLUED_SPACED = Buffer.from('} {');
 
 /** A line found reading backwards: its bytes (without line end) and where it starts in the file. */
 export interface FoundLine {
@@ -112,7 +113,9 @@ export async function verdictFromEnd(fd: number, size: number): Promise<SeekOutc
       if (isSystemInit(event)) return { kind: 'none', session, line };
       continue;
     }
-    const type = raw[raw.length - 1] === 0x7d ? peekType(raw) : undefined;
+    // Glued values are several events in one line, a result perhaps among them: judged by parsing, as the input layer does.
+    const glued = raw.indexOf(GLUED) !== -1 || raw.indexOf(GLUED_SPACED) !== -1;
+    const type = raw[raw.length - 1] === 0x7d && !glued ? peekType(raw) : undefined;
     if (type === undefined) {
       // Not plainly an event: parse it, and give up when it is not one.
       const event = parseEvent(raw);
