@@ -213,3 +213,36 @@ t.test('with needs, unneeded lines are handed over unparsed and give the same ev
   );
   t.same(problems, ['x:4: not JSON: {"type":"tool_call","broken":,"session_id":"s"}'], 'a broken line is reported when it is read');
 });
+
+t.test('with needs, a line glued with or without a space is read in full', async (t) => {
+  for (const glue of ['}{', '} {']) {
+    const input = `{"type":"assistant","text":"a}"${glue}"type":"result","result":"r"}\n{"type":"assistant","text":"} x {"}`;
+    const seen: unknown[] = [];
+    const reader = new EventReader({ record: (r) => seen.push(r.event), problem: () => {} }, { needs: (type) => type === 'result' });
+    reader.write(Buffer.from(input));
+    reader.endSource();
+    t.same(seen, [{ type: 'assistant', text: 'a}' }, { type: 'result', result: 'r' }, { type: 'assistant', text: '} x {' }], `glued with ${glue}`);
+  }
+});
+
+t.test('holdsBytes finds what Buffer#includes finds', async (t) => {
+  const { holdsBytes } = await import('../src/io/input.js');
+  let seed = 7;
+  const random = (n: number) => {
+    seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+    return seed % n;
+  };
+  const alphabet = Buffer.from('"tool_use_x"');
+  let found = 0;
+  for (let n = 0; n < 4000; n++) {
+    const hay = Buffer.from(Array.from({ length: random(40) }, () => alphabet[random(alphabet.length)]!));
+    const needle = Buffer.from(Array.from({ length: 1 + random(6) }, () => alphabet[random(alphabet.length)]!));
+    const pivot = random(needle.length);
+    const expected = hay.includes(needle);
+    if (expected) found++;
+    if (holdsBytes(hay, needle, pivot) !== expected) t.fail(`${hay} / ${needle} at ${pivot}`);
+  }
+  t.ok(found > 500, `${found} of 4000 random cases hold the needle, the others not, both told apart`);
+  t.ok(holdsBytes(Buffer.from('{"type":"tool_use"}'), Buffer.from('"tool_use"'), 5));
+  t.notOk(holdsBytes(Buffer.from('{"type":"tool_us"}'), Buffer.from('"tool_use"'), 5));
+});
