@@ -8,7 +8,7 @@
  * each session's `cwd`, and for `--summary` what the summary shows.
  */
 import type { EventRecord } from '../io/input.js';
-import { recordType } from '../io/input.js';
+import { holdsBytes, recordType } from '../io/input.js';
 import type { ToolCore, Emit } from '../io/tool-stream.js';
 import {
   hasToolUseBlock,
@@ -60,6 +60,8 @@ export interface ToolsOptions extends PolicyOptions {
 }
 
 const TOOL_USE = Buffer.from('"tool_use"');
+// Its `_`: rare in assistant lines, so each is a cheap place to look.
+const TOOL_USE_PIVOT = 5;
 
 /** A started call waiting for its completion. */
 interface PendingState {
@@ -118,7 +120,7 @@ export class ToolsCore implements ToolCore {
   record(rec: EventRecord, emit: Emit): void {
     const type = recordType(rec);
     if (type !== 'tool_call' && type !== 'system') {
-      if (type === 'assistant' && !this.foreignCalls && rec.raw.includes(TOOL_USE) && hasToolUseBlock(rec.event)) {
+      if (type === 'assistant' && !this.foreignCalls && holdsBytes(rec.raw, TOOL_USE, TOOL_USE_PIVOT) && hasToolUseBlock(rec.event)) {
         this.foreignCalls = true;
         this.options.onForeignCalls?.(rec.source, rec.line);
       }
