@@ -16,13 +16,20 @@ function escapeChar(c: string): string {
   return code < 0x100 ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
 }
 
-// JSON escapes C0 controls in strings, but may leave DEL, C1 controls and U+2028/9 raw there.
-const UNSAFE_IN_JSON = /[\x7f-\x9f\u2028\u2029]/g;
+// JSON escapes C0 controls in strings, but may leave DEL, C1 controls and U+2028/9 raw there, and
+// allows tab and carriage return as white space between tokens.
+const UNSAFE_IN_JSON = /[\t\r\x7f-\x9f\u2028\u2029]/g;
 
-/** JSON text made safe for a terminal: DEL, C1 controls and U+2028/9 as `\u` escapes, which mean the same inside strings (the only place valid JSON holds them). */
+/**
+ * JSON text made safe for a terminal, the same JSON value: DEL, C1 controls
+ * and U+2028/9 as `\u` escapes, which mean the same inside strings (the only
+ * place valid JSON holds them); tab and carriage return, which valid JSON holds
+ * only between tokens, as spaces.
+ */
 export function visibleJson(text: string): string {
   UNSAFE_IN_JSON.lastIndex = 0;
-  return UNSAFE_IN_JSON.test(text) ? text.replace(UNSAFE_IN_JSON, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`) : text;
+  if (!UNSAFE_IN_JSON.test(text)) return text;
+  return text.replace(UNSAFE_IN_JSON, (c) => (c === '\t' || c === '\r' ? ' ' : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`));
 }
 
 /** Makes control characters visible (`\x1b`), keeping newlines and tabs: for text meant to span lines. */

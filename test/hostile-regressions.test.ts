@@ -186,3 +186,14 @@ t.test('ndjson-result reading a file from its end sees a result glued after anot
     t.equal(fromStdin.stdout(), 'glued\n');
   }
 });
+
+t.test('ndjson-result --json on a terminal: no carriage return or tab between tokens either', async (t) => {
+  // JSON allows them as white space between tokens; on a terminal a CR sends the cursor back over the line.
+  const result = '{"type":"result",\r"subtype":"success",\t"is_error":false,"result":"ok","session_id":"s"}\r';
+  const tty = await runInProcess({ tool: 'ndjson-result', args: ['--json'], tty: true }, [Buffer.from(`${result}\r\n`)]);
+  const out = tty.stdout.toString('utf8');
+  t.notMatch(out, /[\r\t]/, 'nothing raw on a terminal');
+  t.same(JSON.parse(out), JSON.parse(result), 'the same JSON value');
+  const piped = await runInProcess({ tool: 'ndjson-result', args: ['--json'] }, [Buffer.from(`${result}\r\n`)]);
+  t.equal(piped.stdout.toString('utf8'), `${result}\n`, 'to a pipe: the line as read');
+});
