@@ -145,6 +145,20 @@ t.test('SIGTERM while the reader has stopped reading: still ends promptly', asyn
   }
 });
 
+t.test('a second signal ends the tool at once', async (t) => {
+  const run = startBin('ndjson-dedupe', [MANY]);
+  await new Promise((resolve) => run.child.stdout!.once('data', resolve));
+  run.child.stdout!.pause();
+  await sleep(300);
+  const t0 = Date.now();
+  run.child.kill('SIGTERM');
+  await sleep(100);
+  run.child.kill('SIGTERM');
+  const end = await run.exited;
+  t.same({ code: end.code, signal: end.signal }, { code: null, signal: 'SIGTERM' }, 'killed by the second signal');
+  t.ok(Date.now() - t0 < 900, `before the one second the first allows (${Date.now() - t0} ms)`);
+});
+
 t.test('SIGTERM with a command after --: the command is ended too', async (t) => {
   for (const tool of ['ndjson-result', 'ndjson-text']) {
     // An agent that says where it is, prints a line that is no event and a started call, then hangs.
