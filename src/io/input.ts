@@ -100,11 +100,15 @@ export interface ReaderOptions {
    */
   needs?: (type: string) => boolean;
   /**
-   * Which of the event types read may be skim-parsed (see `skim.ts`): a line
-   * of such a type, as `peekType` reads it, of at least 4 KiB, has its large
-   * values (file contents, command output, search matches) parsed only when
-   * they are read. The event reads exactly the same; a line the skim cannot
-   * vouch for is parsed in full. Without it, none.
+   * Which event types may be skim-parsed: a line of such a type (as its start
+   * names it) of 4 KiB or more has its large values, strings and arrays of
+   * 4 KiB or more (file contents, command output, search matches), parsed
+   * only when they are read. The event reads exactly as after a full parse;
+   * the line is still checked as strictly as `JSON.parse` checks it, and one
+   * the check cannot vouch for is parsed in full. Like `raw`, and like the
+   * records of `needs`, such an event reads from the chunks written to the
+   * reader: do not reuse their memory while its values may still be read.
+   * Without it, none.
    */
   skim?: (type: string) => boolean;
 }
