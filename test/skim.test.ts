@@ -4,6 +4,7 @@
 // chunk size, and through ndjson-tools and ndjson-text on a generated stream.
 import t from 'tap';
 import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import { ROOT } from './fixtures/lib/run.js';
 import { SKIM_THRESHOLD, keepSkimmed, largeValues, rebaseSkimmed, skimParse } from '../src/io/skim.js';
@@ -306,6 +307,39 @@ t.test('the lines the skim leaves to the full parse', async (t) => {
   // Invalid UTF-8 inside a string is no error: it reads as U+FFFD either way.
   const torn = Buffer.concat([Buffer.from(`{"a":"${big}`), Buffer.from([0xe6, 0x97]), Buffer.from('","b":"'), Buffer.from([0xff]), Buffer.from('"}')]);
   t.same(skimParse(torn), JSON.parse(torn.toString('utf8')), 'invalid UTF-8 reads as the full parse reads it');
+});
+
+// JSONTestSuite is not the project's: it is read from ../shared/jsontestsuite when that
+// folder exists next to the repository, and the test says it skipped otherwise.
+const SUITE = path.resolve(ROOT, '../shared/jsontestsuite/test_parsing');
+const SUITE_DOCS = fs.existsSync(SUITE) ? fs.readdirSync(SUITE).filter((name) => name.endsWith('.json')) : [];
+
+t.test('JSONTestSuite documents inside large lines: the skim takes only what JSON.parse takes', { skip: SUITE_DOCS.length === 0 ? `no JSONTestSuite at ${SUITE}` : false }, async (t) => {
+  const pad = `"${'x'.repeat(SKIM_THRESHOLD)}"`;
+  let rejected = 0;
+  let skimmed = 0;
+  for (const name of SUITE_DOCS) {
+    const doc = fs.readFileSync(path.join(SUITE, name));
+    // In the part that JSON.parse reads (a large string beside it), and inside a large array left unparsed.
+    for (const [before, after] of [
+      ['{"type":"tool_call","pad":' + pad + ',"v":', '}'],
+      ['{"type":"tool_call","v":[', ',' + pad + ']}'],
+      ['{"type":"tool_call","v":[' + pad + ',', ']}'],
+    ]) {
+      const raw = Buffer.concat([Buffer.from(before!), doc, Buffer.from(after!)]);
+      const full = fullParse(raw);
+      const value = skimParse(raw);
+      if (!full.ok) {
+        rejected++;
+        if (value !== undefined) t.fail(`${name} in ${before!.slice(0, 30)}…: JSON.parse rejects it, the skim took it`);
+      } else if (value !== undefined) {
+        skimmed++;
+        if (!same(value, full.value)) t.fail(`${name}: read differently`);
+      }
+    }
+  }
+  t.ok(rejected > 300, `${rejected} lines JSON.parse rejects, none taken by the skim`);
+  t.ok(skimmed > 300, `${skimmed} lines skimmed, each read as JSON.parse reads it`);
 });
 
 /** Reads `input` through a reader in chunks of `size` bytes; returns what it saw. */
