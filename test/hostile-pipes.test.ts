@@ -24,8 +24,11 @@ const TOOLS = ['ndjson-result', 'ndjson-dedupe', 'ndjson-text', 'ndjson-tools'] 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ndjson-pipes-'));
 t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
 
+// Enough output to fill any pipe long before the end (LARGE: even the text alone).
 const MANY = path.join(dir, 'many.ndjson');
-fs.writeFileSync(MANY, manySessions(12e6));
+fs.writeFileSync(MANY, manySessions(4e6));
+const LARGE = path.join(dir, 'large.ndjson');
+fs.writeFileSync(LARGE, manySessions(12e6));
 
 t.test('| head -1: status 0, nothing on stderr, for every tool and its main outputs', async (t) => {
   const runs: Array<[string, string[]]> = [
@@ -54,11 +57,12 @@ t.test('| head -1: status 0, nothing on stderr, for every tool and its main outp
 });
 
 t.test('a stdout reader that stops reading: memory does not grow with the input', async (t) => {
+  const small = LARGE;
   const big = path.join(dir, 'big.ndjson');
   fs.writeFileSync(big, manySessions(48e6));
   for (const [tool, args] of [['ndjson-dedupe', []], ['ndjson-text', ['-a']], ['ndjson-tools', ['--full']]] as const) {
     const peaks: number[] = [];
-    for (const file of [MANY, big]) {
+    for (const file of [small, big]) {
       const run = startBin(tool, [...args, file]);
       run.child.stdout!.pause();
       // The reader sleeps: the tool fills the pipe and must wait, not read on into memory.
@@ -130,7 +134,7 @@ t.test('a signal in process: the input ends where it is, the run ends with its s
 
 t.test('SIGTERM while the reader has stopped reading: still ends promptly', async (t) => {
   for (const tool of TOOLS) {
-    const run = startBin(tool, tool === 'ndjson-result' ? ['--all', '--json', MANY] : tool === 'ndjson-text' ? ['-a', MANY] : [MANY]);
+    const run = startBin(tool, tool === 'ndjson-result' ? ['--all', '--json', LARGE] : tool === 'ndjson-text' ? ['-a', LARGE] : [LARGE]);
     // Once it writes, the reader stops reading, and the pipe fills.
     await new Promise((resolve) => run.child.stdout!.once('data', resolve));
     run.child.stdout!.pause();
@@ -146,7 +150,7 @@ t.test('SIGTERM while the reader has stopped reading: still ends promptly', asyn
 });
 
 t.test('a second signal ends the tool at once', async (t) => {
-  const run = startBin('ndjson-dedupe', [MANY]);
+  const run = startBin('ndjson-dedupe', [LARGE]);
   await new Promise((resolve) => run.child.stdout!.once('data', resolve));
   run.child.stdout!.pause();
   await sleep(300);
