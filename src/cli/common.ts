@@ -200,6 +200,16 @@ export function parseArgs<O extends Record<string, Options>, A>(spec: CommandSpe
   return { args: { ...(parsed as A & CommonArgs), files }, rest };
 }
 
+/**
+ * The values of an option that may be given several times (`-f a -f b`).
+ * Such options are plain strings to yargs, not arrays: an array option would
+ * also take the file names that follow it.
+ */
+export function list(value: unknown): string[] | undefined {
+  if (value === undefined) return undefined;
+  return (Array.isArray(value) ? value : [value]).map(String);
+}
+
 /** Writes a warning line `name: message` on stderr. */
 export function warn(io: Io, name: string, message: string): void {
   io.stderr.write(`${name}: ${message}\n`);

@@ -3,7 +3,7 @@
  * exactly once, as NDJSON, every kept line as it was read.
  */
 import type { Options } from 'yargs';
-import { parseArgs, processIo, runTool, warn, EXIT } from './common.js';
+import { list, parseArgs, processIo, runTool, warn, EXIT } from './common.js';
 import type { CommandSpec, Io } from './common.js';
 import { DedupeCore, STAT_KINDS } from '../dedupe/core.js';
 import type { DedupeStats, FlushMismatch, VerifyFailure } from '../dedupe/core.js';
@@ -24,7 +24,6 @@ export const dedupeOptions = {
   key: {
     alias: 'k',
     type: 'string',
-    array: true,
     requiresArg: true,
     describe: "Generic mode: drop events whose values at this dot path equal an earlier event's; repeatable",
   },
@@ -33,7 +32,7 @@ export const dedupeOptions = {
 interface DedupeArgs {
   verify: boolean;
   stats: boolean;
-  key?: string[];
+  key?: string | string[];
 }
 
 export const dedupeSpec: CommandSpec<typeof dedupeOptions> = {
@@ -49,7 +48,7 @@ export const dedupeSpec: CommandSpec<typeof dedupeOptions> = {
     ['cat old.ndjson new.ndjson | ndjson-dedupe --key uuid', 'drop repeated events, like sort -u without sorting'],
   ],
   check: (argv) => {
-    const keys = argv.key as unknown[] | undefined;
+    const keys = list(argv.key);
     if (keys?.some((k) => String(k) === '')) return '--key needs a path';
     if (keys?.length && argv.verify) return '--verify checks the agent-stream rules: it cannot be used with --key';
     return undefined;
@@ -133,7 +132,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
   const name = dedupeSpec.name;
   let mismatches = 0;
   const core = new DedupeCore({
-    keys: args.key,
+    keys: list(args.key),
     verify: args.verify,
     onFlushMismatch: (m) => {
       mismatches++;

@@ -3,7 +3,7 @@
  * status: 0 success, 3 the result reports failure, 4 no result at all.
  */
 import type { Options } from 'yargs';
-import { parseArgs, processIo, warn, EXIT } from './common.js';
+import { list, parseArgs, processIo, warn, EXIT } from './common.js';
 import type { CommandSpec, CommonArgs, Io } from './common.js';
 import { judgeSessions, runJudged } from './verdict.js';
 import { open } from 'node:fs/promises';
@@ -27,7 +27,6 @@ export const resultOptions = {
   field: {
     alias: 'f',
     type: 'string',
-    array: true,
     requiresArg: true,
     describe: 'Print this field of the result (dot path: usage.outputTokens); repeatable',
   },
@@ -51,7 +50,7 @@ export const resultOptions = {
 
 interface ResultArgs {
   json: boolean;
-  field?: string[];
+  field?: string | string[];
   tsv: boolean;
   all: boolean;
   raw: boolean;
@@ -67,7 +66,7 @@ export const resultSpec: CommandSpec<typeof resultOptions> = {
     ['ndjson-result -- agent -p --output-format stream-json "fix the tests"', 'run the agent, judge its stream and its exit status together'],
   ],
   runsCommand: true,
-  check: (argv) => (argv.tsv && !(argv.field as unknown[] | undefined)?.length ? '--tsv needs --field' : undefined),
+  check: (argv) => (argv.tsv && !list(argv.field)?.length ? '--tsv needs --field' : undefined),
 };
 
 /** Runs ndjson-result; returns its exit status. */
@@ -79,7 +78,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
   const core = new ResultCore({
     all: args.all,
     json: args.json,
-    fields: args.field,
+    fields: list(args.field),
     tsv: args.tsv,
     escape: !args.raw && io.stdout.isTTY === true,
   });

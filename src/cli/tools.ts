@@ -3,7 +3,7 @@
  * `--summary` or `--paths` instead; CI checks that turn into status 3.
  */
 import type { Options } from 'yargs';
-import { parseArgs, processIo, runTool, warn, EXIT } from './common.js';
+import { list, parseArgs, processIo, runTool, warn, EXIT } from './common.js';
 import type { CommandSpec, Io } from './common.js';
 import { ToolsCore } from '../tools/core.js';
 import { CALL_STATUSES } from '../tools/call.js';
@@ -86,11 +86,6 @@ export const toolsOptions = {
 } as const satisfies Record<string, Options>;
 
 /** A repeatable option's values: yargs gives one value as a string, several as an array. */
-function list(value: unknown): string[] | undefined {
-  if (value === undefined) return undefined;
-  return (Array.isArray(value) ? value : [value]).map(String);
-}
-
 interface ToolsArgs {
   summary: boolean;
   json: boolean;
