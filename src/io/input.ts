@@ -19,7 +19,7 @@ import { jsonParser } from 'stream-json/parser.js';
 import Assembler from 'stream-json/assembler.js';
 import type { AgentEvent } from '../events.js';
 import { eventType, isObject, str } from '../events.js';
-import { SKIM_THRESHOLD, rebaseSkimmed, skimParse } from './skim.js';
+import { SKIM_THRESHOLD, skimParse } from './skim.js';
 import { jsonText } from '../json-text.js';
 import { visibleOneLine } from '../safe-text.js';
 
@@ -67,17 +67,35 @@ export function recordSession(rec: EventRecord): string {
   return recordSessionField(rec) ?? '';
 }
 
+/** A record kept after the reader moved on: its own copy of the bytes, parsed again each time its event is read. */
+class RetainedRecord implements EventRecord {
+  constructor(
+    readonly raw: Buffer,
+    readonly source: string,
+    readonly line: number,
+    readonly type: string | undefined,
+  ) {}
+
+  get event(): AgentEvent {
+    try {
+      const value: unknown = JSON.parse(this.raw.toString('utf8'));
+      if (isObject(value)) return value as AgentEvent;
+    } catch {
+      // A line already reported as not JSON when it was read.
+    }
+    return this.type === undefined ? {} : { type: this.type };
+  }
+}
+
 /**
  * A copy of a record that is safe to keep after the reader moved on: its
  * bytes are copied out of the read buffer they point into (which would
- * otherwise stay in memory as a whole), and its event is parsed.
+ * otherwise stay in memory as a whole), and only the bytes are kept: the
+ * event is parsed again when it is read, so a tool that keeps one record per
+ * session (its result) holds the bytes of each, not their parsed values too.
  */
 export function retainRecord(rec: EventRecord): EventRecord {
-  const raw = Buffer.from(rec.raw);
-  const event = rec.event;
-  // A skimmed event's large values, not read yet, are read from the copy.
-  rebaseSkimmed(event, raw);
-  return { event, raw, source: rec.source, line: rec.line, type: rec.type };
+  return new RetainedRecord(Buffer.from(rec.raw), rec.source, rec.line, rec.type);
 }
 
 /**

@@ -254,7 +254,7 @@ export function largeValues(raw: Buffer, threshold: number = SKIM_THRESHOLD): nu
   return spans;
 }
 
-/** The bytes the large values of one line are read from; see {@link rebaseSkimmed} and {@link keepSkimmed}. */
+/** The bytes the large values of one line are read from; see {@link keepSkimmed}. */
 interface LineBytes {
   raw: Buffer;
   /** `raw` is a copy of the line's own, not the reader's buffer. */
@@ -288,7 +288,7 @@ function lazyValue(target: JsonObject | unknown[], key: string | number, line: L
  * says whether it is JSON at all.
  *
  * The object keeps `raw` (not a copy) until its large values are read; see
- * {@link rebaseSkimmed} and {@link keepSkimmed} for values kept longer than
+ * {@link keepSkimmed} for values kept longer than
  * the buffer.
  */
 export function skimParse(raw: Buffer, threshold: number = SKIM_THRESHOLD): JsonObject | undefined {
@@ -344,19 +344,6 @@ export function skimParse(raw: Buffer, threshold: number = SKIM_THRESHOLD): Json
   walk(event);
   LINES.set(event, line);
   return event;
-}
-
-/**
- * Points the values not read yet of a skimmed object at `raw`, a copy of the
- * line it was parsed from, so that it no longer keeps the reader's buffer (and
- * the chunk around it) in memory. Objects not skimmed are left as they are.
- */
-export function rebaseSkimmed(event: object, raw: Buffer): void {
-  const line = LINES.get(event);
-  if (line !== undefined) {
-    line.raw = raw;
-    line.own = true;
-  }
 }
 
 /**
