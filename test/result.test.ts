@@ -91,3 +91,23 @@ t.test('a write error is reported once, without a stack trace', { skip: fs.exist
     t.equal(r.stderr, `${tool}: write error: No space left on device\n`, `${tool}: one line`);
   }
 });
+
+t.test('keepResults: false keeps where a written result was, not the result', async (t) => {
+  const lines = `${ok('a', 'one')}\n${JSON.stringify({ type: 'result', is_error: true, result: 'bad', session_id: 'b' })}\n`;
+  const emitted: string[] = [];
+  for (const keepResults of [true, false]) {
+    const core = new ResultCore({ all: true, keepResults });
+    const stream = result({ all: true, keepResults });
+    const out: Buffer[] = [];
+    stream.on('data', (d: Buffer) => out.push(d));
+    await new Promise((resolve) => stream.end(lines, () => resolve(undefined)));
+    emitted.push(Buffer.concat(out).toString());
+    const [a, b] = stream.core.verdicts;
+    t.equal(a!.line, 1, 'the place of the written result');
+    t.equal(a!.result?.raw.length === 0, !keepResults, keepResults ? 'the result is kept' : 'the written result is let go');
+    t.equal(b!.failed, true);
+    t.match(b!.result?.event, { result: 'bad' }, 'a failed result is kept: its message needs it');
+    t.ok(core instanceof ResultCore);
+  }
+  t.equal(emitted[0], emitted[1], 'the same output either way');
+});

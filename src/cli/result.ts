@@ -77,6 +77,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
   const name = resultSpec.name;
   const core = new ResultCore({
     all: args.all,
+    keepResults: !args.all,
     json: args.json,
     fields: list(args.field),
     tsv: args.tsv,

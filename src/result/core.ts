@@ -22,6 +22,11 @@ export interface SessionVerdict {
   failed: boolean;
 }
 
+/** A result that has been written and is no longer kept: its place, an empty event. */
+function placeholderResult(rec: EventRecord): EventRecord {
+  return { event: { type: 'result' }, raw: Buffer.alloc(0), source: rec.source, line: rec.line, type: 'result' };
+}
+
 /** Options of the result core. */
 export interface ResultOptions {
   /** Every session's result, not only the last session's. */
@@ -36,6 +41,12 @@ export interface ResultOptions {
   escape?: boolean;
   /** Called when a session's verdict is given. */
   onVerdict?: (verdict: SessionVerdict) => void;
+  /**
+   * Keep each successful session's result event in `verdicts` once it has been
+   * written (default true). With `all` over a long log, false keeps memory
+   * flat: such a verdict then holds where its result was, not the event.
+   */
+  keepResults?: boolean;
 }
 
 function fieldText(value: unknown): string {
@@ -121,5 +132,9 @@ export class ResultCore implements ToolCore {
     this.options.onVerdict?.(verdict);
     const out = formatVerdict(verdict, this.options);
     if (out !== undefined) emit(out);
+    if (this.options.keepResults === false && verdict.result !== undefined && !verdict.failed) {
+      // Written: only where it was is still needed.
+      state.result = verdict.result = placeholderResult(verdict.result);
+    }
   }
 }
