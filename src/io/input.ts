@@ -99,6 +99,16 @@ export function retainRecord(rec: EventRecord): EventRecord {
 }
 
 /**
+ * A record that keeps only where an event was (its source, line and type):
+ * for a tool that needs to say where a result was after it let the result go.
+ * Its event is an empty one of the same type, and its bytes are empty.
+ */
+export function placeOf(rec: EventRecord): EventRecord {
+  const type = rec.type ?? eventType(rec.event);
+  return { event: type ? { type } : {}, raw: Buffer.alloc(0), source: rec.source, line: rec.line, type };
+}
+
+/**
  * True when a record handed over unparsed turned out, once parsed, not to be
  * an event: it has been reported as a problem, and a tool that copies lines
  * through must not pass it on.

@@ -5,7 +5,7 @@
 import type { EventRecord } from '../io/input.js';
 import type { ToolCore, Emit } from '../io/tool-stream.js';
 import { getPath, isSystemInit, resultFailed, resultText } from '../events.js';
-import { recordSessionField, recordType, retainRecord } from '../io/input.js';
+import { placeOf, recordSessionField, recordType, retainRecord } from '../io/input.js';
 import { visible, visibleJson } from '../safe-text.js';
 import { jsonText } from '../json-text.js';
 
@@ -20,11 +20,6 @@ export interface SessionVerdict {
   result?: EventRecord;
   /** The result reports failure. */
   failed: boolean;
-}
-
-/** A result that has been written and is no longer kept: its place, an empty event. */
-function placeholderResult(rec: EventRecord): EventRecord {
-  return { event: { type: 'result' }, raw: Buffer.alloc(0), source: rec.source, line: rec.line, type: 'result' };
 }
 
 /** Options of the result core. */
@@ -134,7 +129,7 @@ export class ResultCore implements ToolCore {
     if (out !== undefined) emit(out);
     if (this.options.keepResults === false && verdict.result !== undefined && !verdict.failed) {
       // Written: only where it was is still needed.
-      state.result = verdict.result = placeholderResult(verdict.result);
+      state.result = verdict.result = placeOf(verdict.result);
     }
   }
 }

@@ -11,7 +11,7 @@
  * shared partial-output rule of {@link TextTracker}.
  */
 import type { EventRecord } from '../io/input.js';
-import { recordSessionField, recordType, retainRecord } from '../io/input.js';
+import { placeOf, recordSessionField, recordType, retainRecord } from '../io/input.js';
 import { keepSkimmed } from '../io/skim.js';
 import type { ToolCore, Emit } from '../io/tool-stream.js';
 import { TextTracker } from '../assistant-text.js';
@@ -60,7 +60,11 @@ export interface SessionText {
   /** Where the session's last event was read. */
   lastSource: string;
   lastLine: number;
-  /** The session's last result event, if it had one. */
+  /**
+   * The session's last result, if it had one: the event itself when the run
+   * failed or the result is its only text; otherwise only where it was
+   * (see `placeOf`), so that a long log's results are not all kept.
+   */
   result?: EventRecord;
   /** The result reports failure. */
   failed: boolean;
@@ -464,8 +468,9 @@ export class TextCore implements ToolCore {
       case 'result': {
         const event = rec.event;
         this.tracker.result(event);
-        s.result = retainRecord(rec);
         s.failed = resultFailed(event);
+        // Read later only for a failed run's message, or as the text of a lone result (json output).
+        s.result = s.failed || (s.texts === 0 && s.toolCalls === 0) ? retainRecord(rec) : placeOf(rec);
         if (out) this.endSession(s, out);
         return;
       }
