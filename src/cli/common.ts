@@ -102,7 +102,7 @@ function configure<O extends Record<string, Options>>(spec: CommandSpec<O>, args
   const y = yargs(args)
     .scriptName(spec.name)
     .usage(
-      `Usage: $0 [options] [file ...]${spec.runsCommand ? '\n       $0 [options] -- command [arg ...]' : ''}\n\n${spec.summary}\n` +
+      `Usage: $0 [options] [file ...]${spec.runsCommand ? '\nUsage: $0 [options] -- command [arg ...]' : ''}\n\n${spec.summary}\n` +
         `With no file, or when file is -, read standard input.` +
         (spec.runsCommand ? `\nWith -- command, run it and read its standard output.` : ''),
     )
