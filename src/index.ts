@@ -26,6 +26,7 @@ export type { ToolsOptions } from './tools/core.js';
 export { result } from './result/stream.js';
 export type { ResultStream } from './result/stream.js';
 export type { ResultOptions, SessionVerdict } from './result/core.js';
+export type { SessionEnd } from './session.js';
 export { readEvents } from './io/read-events.js';
 export type { ReadEventsOptions } from './io/read-events.js';
 export { EventReader, formatProblem, recordType, recordSession } from './io/input.js';

@@ -105,12 +105,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     raw: args.raw,
   });
   return runJudged(name, core, args, parsed.rest, io, (run) => {
-    const sessions = core.sessions.map((s) => ({
-      ...s,
-      source: s.result ? s.result.source : s.lastSource,
-      line: s.result ? s.result.line : s.lastLine,
-    }));
-    return judgeSessions(name, sessions, args, run, io, (s) => {
+    return judgeSessions(name, core.sessions, args, run, io, (s) => {
       // Nothing on stdout for a session that had text: say why, and where the text is.
       if (!args.all && s.written === 0 && s.texts > 0 && !s.failed) {
         warn(io, name, `no assistant text after the last tool call; ndjson-text --all shows the whole transcript (${describeSessionEnd(s)})`);

@@ -3,7 +3,7 @@
  * how each session ended, one note on stderr for each that did not end well,
  * and the status, weighed with the exit of a command run after `--`.
  */
-import type { EventRecord } from '../io/input.js';
+import type { SessionEnd } from '../session.js';
 import type { ToolCore } from '../io/tool-stream.js';
 import { resultFailureMessage } from '../events.js';
 import { visibleOneLine } from '../safe-text.js';
@@ -11,18 +11,7 @@ import { EXIT } from '../exit.js';
 import { commandStartFailure, commandStatus, runTool, startCommand, warn } from './common.js';
 import type { CommonArgs, Io, RunResult } from './common.js';
 
-/** How a session ended, as a judging command saw it. */
-export interface SessionEnd {
-  /** The session id ('' for events without one). */
-  session: string;
-  /** The session's last result event, if it had one. */
-  result?: EventRecord;
-  /** The result reports failure. */
-  failed: boolean;
-  /** Where the verdict was read: the result, or the session's last event when there is none. */
-  source: string;
-  line: number;
-}
+export type { SessionEnd };
 
 /** `session X, result at file:line` (or `last event at …`), for messages. */
 export function describeSessionEnd(s: SessionEnd): string {

@@ -3,6 +3,7 @@
  * judges the run: success, a failure the result reports, or no result at all.
  */
 import type { EventRecord } from '../io/input.js';
+import type { SessionEnd } from '../session.js';
 import type { ToolCore, Emit } from '../io/tool-stream.js';
 import { getPath, isSystemInit, resultFailed, resultText } from '../events.js';
 import { placeOf, recordSessionField, recordType, retainRecord } from '../io/input.js';
@@ -10,17 +11,7 @@ import { visible, visibleJson } from '../safe-text.js';
 import { jsonText } from '../json-text.js';
 
 /** What ndjson-result found for one session. */
-export interface SessionVerdict {
-  /** The session id ('' for events without one). */
-  session: string;
-  /** Where the verdict was read: the result event, or the session's last event when it has no result. */
-  source: string;
-  line: number;
-  /** The session's last result event, if it had one. */
-  result?: EventRecord;
-  /** The result reports failure. */
-  failed: boolean;
-}
+export type SessionVerdict = SessionEnd;
 
 /** Options of the result core. */
 export interface ResultOptions {

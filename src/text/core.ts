@@ -11,6 +11,7 @@
  * shared partial-output rule of {@link TextTracker}.
  */
 import type { EventRecord } from '../io/input.js';
+import type { SessionEnd } from '../session.js';
 import { placeOf, recordSessionField, recordType, retainRecord } from '../io/input.js';
 import { keepSkimmed } from '../io/skim.js';
 import type { ToolCore, Emit } from '../io/tool-stream.js';
@@ -49,25 +50,13 @@ export interface TextOptions {
 }
 
 /** What the core learnt about one session, for the exit status and the notes on stderr. */
-export interface SessionText {
-  /** The session id ('' for events without one). */
-  session: string;
-  /** Where the session was first seen. */
-  source: string;
-  line: number;
-  /** How many events of the session were read. */
-  events: number;
-  /** Where the session's last event was read. */
-  lastSource: string;
-  lastLine: number;
+export interface SessionText extends SessionEnd {
   /**
    * The session's last result, if it had one: the event itself when the run
    * failed or the result is its only text; otherwise only where it was
    * (see `placeOf`), so that a long log's results are not all kept.
    */
   result?: EventRecord;
-  /** The result reports failure. */
-  failed: boolean;
   /** How many `assistant` events carried new text. */
   texts: number;
   /** How many tool calls (started or completed events) were seen. */
@@ -415,9 +404,6 @@ export class TextCore implements ToolCore {
         session: id,
         source: rec.source,
         line: rec.line,
-        events: 0,
-        lastSource: rec.source,
-        lastLine: rec.line,
         failed: false,
         texts: 0,
         toolCalls: 0,
@@ -427,9 +413,10 @@ export class TextCore implements ToolCore {
       };
       this.states.set(id, s);
     }
-    s.events++;
-    s.lastSource = rec.source;
-    s.lastLine = rec.line;
+    if (s.result === undefined) {
+      s.source = rec.source;
+      s.line = rec.line;
+    }
     this.current = s;
     const out = this.options.all ? (this.transcript ??= this.makeTranscript(emit)) : null;
     switch (recordType(rec)) {
@@ -471,6 +458,8 @@ export class TextCore implements ToolCore {
         s.failed = resultFailed(event);
         // Read later only for a failed run's message, or as the text of a lone result (json output).
         s.result = s.failed || (s.texts === 0 && s.toolCalls === 0) ? retainRecord(rec) : placeOf(rec);
+        s.source = rec.source;
+        s.line = rec.line;
         if (out) this.endSession(s, out);
         return;
       }
