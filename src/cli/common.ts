@@ -8,7 +8,7 @@ import type { Argv, Options } from 'yargs';
 import { spawn } from 'node:child_process';
 import { formatProblem } from '../io/input.js';
 import type { InputProblem } from '../io/input.js';
-import { openSources, describeError } from '../io/sources.js';
+import { ReadPool, openSources, describeError } from '../io/sources.js';
 import { toolStream, StrictError } from '../io/tool-stream.js';
 import type { ToolCore } from '../io/tool-stream.js';
 import { runOutput, guardOutput } from '../io/output.js';
@@ -330,6 +330,7 @@ export async function runTool(
     },
     command ? visibleOneLine(command.name) : undefined,
     stop.signal,
+    { pool: new ReadPool() },
   );
   const stream = toolStream(core, {
     strict: args.strict,

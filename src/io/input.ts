@@ -432,13 +432,18 @@ export class EventReader {
     return this.source;
   }
 
-  /** Feeds bytes of the current source. */
+  /**
+   * Feeds bytes of the current source. The records handed over point into
+   * `chunk`; the reader keeps nothing of it once the call returns, so a caller
+   * whose sink keeps copies of what it keeps may read into it again.
+   */
   write(chunk: Buffer): void {
     let start = 0;
     for (;;) {
       const nl = chunk.indexOf(10, start);
       if (nl === -1) {
-        if (start < chunk.length) this.carry.push(start === 0 ? chunk : chunk.subarray(start));
+        // Kept past this call: a copy, since the chunk's memory may be read into again once written.
+        if (start < chunk.length) this.carry.push(Buffer.from(chunk.subarray(start)));
         return;
       }
       let line: Buffer;
@@ -560,7 +565,8 @@ export class EventReader {
   /** Feeds one line to the tokenizer; leaves the slow path when no value is open at its end. */
   private slowFeed(raw: Buffer, no: number, unterminated = false): void {
     const slow = this.slow!;
-    slow.lines.push({ buf: raw, no, unterminated });
+    // Kept until the value closes, past the chunk it was read from: a copy.
+    slow.lines.push({ buf: Buffer.from(raw), no, unterminated });
     try {
       this.slowTokens(slow, slow.tokenize(raw.toString('utf8')), no);
       // A line end inside a string is a literal newline in the value: read it as `\n`.

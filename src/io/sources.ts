@@ -3,16 +3,63 @@
  * of chunks tagged with their source. `-` (or no file at all) is stdin. A file
  * that cannot be read is reported through `onError` and skipped, like cat(1).
  */
-import { createReadStream, fstatSync } from 'node:fs';
+import { createReadStream, fstatSync, read } from 'node:fs';
+import { open } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 
-/** A chunk of one input, or the end of one input. */
-export type SourceChunk = { source: string; data: Buffer } | { source: string; end: true };
+/**
+ * A chunk of one input, or the end of one input. A chunk with `release` was
+ * read into a buffer that is read into again once `release` is called: the
+ * consumer calls it when nothing it keeps points into `data` any more.
+ */
+export type SourceChunk = { source: string; data: Buffer; release?: () => void } | { source: string; end: true };
 
 /** Shown as the source of standard input in messages (`stdin:12: …`). */
 export const STDIN = 'stdin';
 
 const READ_SIZE = 1024 * 1024;
+
+/**
+ * Read buffers used again once released: a tool that reads a 2 GiB file holds
+ * a few of them, rather than leaving two thousand behind for the collector
+ * (which lets tens of MiB of dead buffers pile up before it frees them). A
+ * buffer is taken for each read and given back by the chunk's `release`; when
+ * none is free (the consumer holds them all), a new one is made, so reading
+ * never waits on the pool.
+ */
+export class ReadPool {
+  private readonly free: Buffer[] = [];
+  /**
+   * `keep`: how many released buffers are kept for reuse. `poison`: fill a
+   * buffer when it is released, so that a test sees any use of its bytes
+   * after the release.
+   */
+  constructor(
+    readonly size: number = READ_SIZE,
+    private readonly keep = 4,
+    private readonly poison = false,
+  ) {}
+
+  take(): Buffer {
+    return this.free.pop() ?? Buffer.allocUnsafeSlow(this.size);
+  }
+
+  give(buf: Buffer): void {
+    if (this.poison) buf.fill(0xff);
+    if (this.free.length < this.keep) this.free.push(buf);
+  }
+}
+
+/** Options of {@link openSources}. */
+export interface SourceOptions {
+  /**
+   * Read regular files (named, or on stdin) into this pool's buffers; the
+   * consumer must call each chunk's `release`. Without it, every read has a
+   * buffer of its own.
+   */
+  pool?: ReadPool;
+}
 
 /**
  * The chunks of every input in order. `stdin` is the stream read for `-`.
@@ -27,13 +74,31 @@ export function openSources(
   onError: (source: string, error: NodeJS.ErrnoException) => void,
   stdinName: string = STDIN,
   stop?: AbortSignal,
+  options: SourceOptions = {},
 ): Readable {
   const names = files.length > 0 ? files : ['-'];
+  const pool = options.pool;
   async function* chunks(): AsyncGenerator<SourceChunk> {
     for (const name of names) {
       if (stop?.aborted) return;
       const source = name === '-' ? stdinName : name;
-      const stream: NodeJS.ReadableStream = name === '-' ? stdin : createReadStream(name, { highWaterMark: READ_SIZE });
+      let handle: FileHandle | undefined;
+      if (pool !== undefined) {
+        const file = await openInput(name === '-' ? (stdin as { fd?: unknown }).fd : name, source, onError);
+        if (file === 'error') {
+          yield { source, end: true };
+          continue;
+        }
+        if (file?.regular) {
+          yield* pooledChunks(file, source, pool, onError, stop);
+          yield { source, end: true };
+          continue;
+        }
+        // Open already (a named pipe opens once): read as a stream.
+        handle = file?.handle ?? undefined;
+      }
+      const stream: NodeJS.ReadableStream =
+        name === '-' ? stdin : createReadStream(name, handle === undefined ? { highWaterMark: READ_SIZE } : { highWaterMark: READ_SIZE, fd: handle });
       if (name === '-' && isDirectoryFd(stream)) {
         // Node reads a directory on file descriptor 0 as an empty stream: say what it is, as for a named one.
         onError(source, Object.assign(new Error('EISDIR: illegal operation on a directory, read'), { code: 'EISDIR' }));
@@ -66,6 +131,88 @@ export function openSources(
     }
   }
   return Readable.from(chunks(), { objectMode: true, highWaterMark: 4 });
+}
+
+/** An input opened to be read with a pool: `handle` is null for a file descriptor (stdin) the process owns. */
+interface OpenInput {
+  handle: FileHandle | null;
+  fd: number;
+  regular: boolean;
+}
+
+/**
+ * Opens an input to see whether it is a regular file, to be read with a pool:
+ * a path, or a file descriptor (stdin redirected from a file, read on from
+ * where it is). Undefined for a file descriptor that is not a regular file or
+ * for no descriptor at all (read as a stream, which knows how to wait on
+ * pipes and terminals); 'error' when a named file cannot be opened (reported).
+ */
+async function openInput(
+  what: unknown,
+  source: string,
+  onError: (source: string, error: NodeJS.ErrnoException) => void,
+): Promise<OpenInput | 'error' | undefined> {
+  if (typeof what === 'number') {
+    try {
+      return fstatSync(what).isFile() ? { handle: null, fd: what, regular: true } : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+  if (typeof what !== 'string') return undefined;
+  let handle: FileHandle;
+  try {
+    handle = await open(what, 'r');
+  } catch (error) {
+    onError(source, error as NodeJS.ErrnoException);
+    return 'error';
+  }
+  let regular = false;
+  try {
+    regular = (await handle.stat()).isFile();
+  } catch {
+    // Not known to be a regular file: read as a stream, which reports what goes wrong.
+  }
+  return { handle, fd: handle.fd, regular };
+}
+
+/** The chunks of a regular file, read into the pool's buffers; each is released by its consumer. */
+async function* pooledChunks(
+  file: OpenInput,
+  source: string,
+  pool: ReadPool,
+  onError: (source: string, error: NodeJS.ErrnoException) => void,
+  stop?: AbortSignal,
+): AsyncGenerator<SourceChunk> {
+  try {
+    for (;;) {
+      if (stop?.aborted) return;
+      const buf = pool.take();
+      let bytesRead: number;
+      try {
+        bytesRead = await readInto(file, buf);
+      } catch (error) {
+        pool.give(buf);
+        onError(source, error as NodeJS.ErrnoException);
+        return;
+      }
+      if (bytesRead === 0) {
+        pool.give(buf);
+        return;
+      }
+      yield { source, data: buf.subarray(0, bytesRead), release: () => pool.give(buf) };
+    }
+  } finally {
+    await file.handle?.close();
+  }
+}
+
+/** Reads the next bytes of a file into `buf`, from where the file is (stdin may be part-read). */
+function readInto(file: OpenInput, buf: Buffer): Promise<number> {
+  if (file.handle !== null) return file.handle.read(buf, 0, buf.length, null).then((r) => r.bytesRead);
+  return new Promise((resolve, reject) => {
+    read(file.fd, buf, 0, buf.length, null, (error, bytesRead) => (error ? reject(error) : resolve(bytesRead)));
+  });
 }
 
 /** True when the stream reads a file descriptor that is a directory. */

@@ -94,15 +94,18 @@ export function toolStream(core: ToolCore, options: ToolStreamOptions = {}): Tra
     core.endSource?.(current, emit);
     current = null;
   };
-  const take = (): Buffer | null => {
+  // `copy`: the parts may point into a chunk about to be released (a line copied through): the output gets its own bytes.
+  const take = (copy = false): Buffer | null => {
     if (parts.length === 0) return null;
-    const out = parts.length === 1 ? parts[0]! : Buffer.concat(parts);
+    const out = parts.length === 1 && !copy ? parts[0]! : Buffer.concat(parts);
     parts = [];
     return out;
   };
   return transform(
     { writableObjectMode: true, readableObjectMode: false },
     function (this: Transform, chunk: unknown, _enc: BufferEncoding, cb: (err?: Error | null, data?: unknown) => void) {
+      // A chunk read into a pooled buffer goes back to the pool once read: the reader and the core keep copies of what they keep.
+      const release = isSourceChunk(chunk) && 'data' in chunk ? chunk.release : undefined;
       try {
         if (isSourceChunk(chunk)) {
           if ('end' in chunk) {
@@ -125,12 +128,15 @@ export function toolStream(core: ToolCore, options: ToolStreamOptions = {}): Tra
         }
       } catch (error) {
         // What was made before the failing line is still written.
-        const out = take();
+        const out = take(release !== undefined);
+        release?.();
         if (out) this.push(out);
         cb(error as Error);
         return;
       }
-      cb(null, take() ?? undefined);
+      const out = take(release !== undefined);
+      release?.();
+      cb(null, out ?? undefined);
     },
     function (this: Transform, cb: (err?: Error | null) => void) {
       try {

@@ -1,0 +1,125 @@
+// Reading files into reused buffers: no tool keeps a pointer into a buffer it has released.
+//
+// Each fixture stream is read from its file through a pool whose buffers are
+// overwritten (poisoned) as soon as they are released and read into again at
+// once, in chunks of a few bytes (so lines span many of them) and of a few KiB,
+// and every tool's core must write and report exactly what it does when the
+// file is handed over as one buffer of its own.
+import t from 'tap';
+import fs from 'node:fs';
+import path from 'node:path';
+import { Readable, Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { spawnSync } from 'node:child_process';
+import os from 'node:os';
+import { ROOT } from './fixtures/lib/run.js';
+import { ReadPool, openSources } from '../src/io/sources.js';
+import { formatProblem } from '../src/io/input.js';
+import { toolStream } from '../src/io/tool-stream.js';
+import type { ToolCore } from '../src/io/tool-stream.js';
+import { ResultCore } from '../src/result/core.js';
+import { TextCore } from '../src/text/core.js';
+import { ToolsCore } from '../src/tools/core.js';
+import { DedupeCore } from '../src/dedupe/core.js';
+
+const inputs = [
+  ...fs.readdirSync(path.join(ROOT, 'test/fixtures/streams')).map((f) => path.join(ROOT, 'test/fixtures/streams', f)),
+  ...['ndjson-result', 'ndjson-text', 'ndjson-tools', 'ndjson-dedupe'].flatMap((tool) => {
+    const dir = path.join(ROOT, 'test/fixtures', tool);
+    return fs
+      .readdirSync(dir)
+      .map((c) => path.join(dir, c, 'input'))
+      .filter((f) => fs.existsSync(f) && fs.statSync(f).isFile());
+  }),
+];
+
+// A generated stream with payloads of up to 40 KB: its tool calls are skim-parsed, their large values read later from the line's bytes.
+const generated = spawnSync(process.execPath, [path.join(ROOT, 'bench/generate.mjs'), '--size', '600k', '--seed', 'pool', '--max-payload', '40k', '--huge-every', '0'], {
+  maxBuffer: 64 * 1024 * 1024,
+});
+if (generated.status !== 0) throw new Error(`bench/generate.mjs failed: ${generated.stderr}`);
+const generatedFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'ndjson-pool-')), 'generated.ndjson');
+fs.writeFileSync(generatedFile, generated.stdout);
+inputs.push(generatedFile);
+t.teardown(() => fs.rmSync(path.dirname(generatedFile), { recursive: true, force: true }));
+
+const cores: Record<string, () => ToolCore> = {
+  'result --all': () => new ResultCore({ all: true, keepResults: false }),
+  'result --all --json': () => new ResultCore({ all: true, json: true }),
+  result: () => new ResultCore({ fields: ['session_id', 'usage'] }),
+  text: () => new TextCore({}),
+  'text --all': () => new TextCore({ all: true, tools: true, user: true, thinking: true }),
+  tools: () => new ToolsCore({}),
+  'tools --full': () => new ToolsCore({ full: true }),
+  'tools --summary': () => new ToolsCore({ summary: true }),
+  'tools --paths': () => new ToolsCore({ paths: 'all' }),
+  'dedupe --verify': () => new DedupeCore({ verify: true }),
+  'dedupe --key': () => new DedupeCore({ keys: ['call_id'] }),
+};
+
+async function run(core: ToolCore, source: Readable): Promise<{ out: string; problems: string[] }> {
+  const parts: Buffer[] = [];
+  const problems: string[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _enc, cb) {
+      parts.push(Buffer.from(chunk));
+      cb();
+    },
+  });
+  await pipeline(source, toolStream(core, { onProblem: (p) => problems.push(formatProblem(p)) }), sink);
+  return { out: Buffer.concat(parts).toString('latin1'), problems };
+}
+
+t.test('a tool reads a file through a reused buffer exactly as from a buffer of its own', async (t) => {
+  t.ok(inputs.length > 50, `${inputs.length} fixture streams`);
+  // Buffers of a few bytes (a line spans many), of about a line (a chunk may hold one line whole) and of several lines.
+  const sizesOf = (file: string): number[] => (file === generatedFile ? [250, 65536] : [7, 97, 4096]);
+  for (const [name, make] of Object.entries(cores)) {
+    let same = 0;
+    let runs = 0;
+    for (const file of inputs) {
+      const whole = await run(make(), Readable.from([{ source: file, data: fs.readFileSync(file) }, { source: file, end: true }], { objectMode: true }));
+      for (const size of sizesOf(file)) {
+        runs++;
+        const pool = new ReadPool(size, 1, true);
+        const pooled = await run(make(), openSources([file], process.stdin, () => {}, 'stdin', undefined, { pool }));
+        if (pooled.out === whole.out && pooled.problems.join('\n') === whole.problems.join('\n')) same++;
+        else t.same(pooled, whole, `${name}, ${size}-byte buffers: ${path.relative(ROOT, file)}`);
+      }
+    }
+    t.equal(same, runs, `${name}: every stream reads the same`);
+  }
+});
+
+t.test('a pool gives back the buffers released, and makes new ones when none is free', async (t) => {
+  const pool = new ReadPool(16, 2);
+  const a = pool.take();
+  const b = pool.take();
+  t.not(a, b);
+  pool.give(a);
+  t.equal(pool.take(), a, 'a released buffer is read into again');
+  pool.give(a);
+  pool.give(b);
+  pool.give(Buffer.alloc(16));
+  t.equal(pool.take(), b);
+  t.equal(pool.take(), a);
+  t.not(pool.take(), a, 'no more than `keep` are kept');
+});
+
+t.test('a file read with a pool ends with its source end, and a missing one is reported', async (t) => {
+  const errors: string[] = [];
+  const chunks: unknown[] = [];
+  const file = path.join(ROOT, 'test/fixtures/streams/basic.ndjson');
+  const pool = new ReadPool(1024, 1);
+  for await (const c of openSources([file, '/nonexistent/x.ndjson'], process.stdin, (s, e) => errors.push(`${s}: ${e.code}`), 'stdin', undefined, { pool })) {
+    const chunk = c as { source: string; data?: Buffer; release?: () => void; end?: true };
+    chunks.push(chunk.end ? `end ${path.basename(chunk.source)}` : chunk.data!.length);
+    chunk.release?.();
+  }
+  const size = fs.statSync(file).size;
+  const reads = chunks.filter((c) => typeof c === 'number') as number[];
+  t.equal(reads.reduce((a, b) => a + b, 0), size, 'every byte read');
+  t.ok(reads.every((n) => n <= 1024));
+  t.same(chunks.filter((c) => typeof c === 'string'), ['end basic.ndjson', 'end x.ndjson']);
+  t.same(errors, ['/nonexistent/x.ndjson: ENOENT']);
+});
