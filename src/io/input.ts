@@ -139,6 +139,15 @@ export interface ReaderOptions {
    * Without it, none.
    */
   skim?: (type: string) => boolean;
+  /**
+   * Assemble a line read across several chunks in buffers the reader reuses,
+   * rather than in a new one per line: the records of such a line, like
+   * those that point into a chunk, are then valid only until the write after
+   * the one that read them returns. For a sink that copies what it keeps
+   * (every tool's core does): lines of many MiB then cost no garbage.
+   * Default false.
+   */
+  reuseLines?: boolean;
 }
 
 /**
@@ -391,6 +400,11 @@ interface SlowState {
 
 const MAX_STRING = (1 << 29) - 24;
 
+const EMPTY = Buffer.alloc(0);
+
+/** The largest line-assembly buffer a reader keeps for reuse once its line is read. */
+const MAX_KEPT = 16 * 1024 * 1024;
+
 function isSpace(b: number): boolean {
   return b === 0x20 || b === 0x09 || b === 0x0d || b === 0x0a;
 }
@@ -404,7 +418,17 @@ function isSpace(b: number): boolean {
 export class EventReader {
   private source = 'stdin';
   private lineNo = 0;
-  private carry: Buffer[] = [];
+  /** The start of a line not yet ended, read from earlier chunks: `carry[0, carryLength)`, a buffer of the reader's own. */
+  private carry: Buffer = EMPTY;
+  private carryLength = 0;
+  /**
+   * With `reuseLines`: the buffer of the line handed over last, while its
+   * records may still be in use (until the write that read it returns);
+   * the next line is assembled in the other.
+   */
+  private lent: Buffer = EMPTY;
+  private lentNow = false;
+  private readonly reuseLines: boolean;
   private slow: SlowState | null = null;
   private readonly needs: ((type: string) => boolean) | undefined;
   private readonly skim: ((type: string) => boolean) | undefined;
@@ -418,11 +442,12 @@ export class EventReader {
   ) {
     this.needs = options.needs;
     this.skim = options.skim;
+    this.reuseLines = options.reuseLines === true;
   }
 
   /** Starts a new source (a file name, or `stdin`), ending the current one. */
   startSource(source: string): void {
-    if (this.lineNo > 0 || this.carry.length > 0 || this.slow) this.endSource();
+    if (this.lineNo > 0 || this.carryLength > 0 || this.slow) this.endSource();
     this.source = source;
     this.lineNo = 0;
   }
@@ -438,19 +463,20 @@ export class EventReader {
    * whose sink keeps copies of what it keeps may read into it again.
    */
   write(chunk: Buffer): void {
+    // The records of the last write are done with: the buffer they pointed into can be assembled into again.
+    this.lentNow = false;
     let start = 0;
     for (;;) {
       const nl = chunk.indexOf(10, start);
       if (nl === -1) {
-        // Kept past this call: a copy, since the chunk's memory may be read into again once written.
-        if (start < chunk.length) this.carry.push(Buffer.from(chunk.subarray(start)));
+        // Kept past this call: copied, since the chunk's memory may be read into again once written.
+        if (start < chunk.length) this.keep(chunk, start, chunk.length);
         return;
       }
       let line: Buffer;
-      if (this.carry.length > 0) {
-        this.carry.push(chunk.subarray(start, nl));
-        line = Buffer.concat(this.carry);
-        this.carry = [];
+      if (this.carryLength > 0) {
+        this.keep(chunk, start, nl);
+        line = this.takeCarry();
       } else {
         line = chunk.subarray(start, nl);
       }
@@ -461,13 +487,38 @@ export class EventReader {
 
   /** Ends the current source: a last line without a newline is read, an unclosed value is reported as truncated. */
   endSource(): void {
-    if (this.carry.length > 0) {
-      const line = Buffer.concat(this.carry);
-      this.carry = [];
-      this.line(line, ++this.lineNo, true);
+    if (this.carryLength > 0) {
+      this.line(this.takeCarry(), ++this.lineNo, true);
     }
     while (this.slow) this.slowFail(true);
     this.lineNo = 0;
+  }
+
+  /** Appends `chunk[from, to)` to the line being assembled, growing its buffer by doubling. */
+  private keep(chunk: Buffer, from: number, to: number): void {
+    if (this.lentNow && this.carryLength === 0) {
+      // The line just handed over is in `carry`, its records in use until this write returns: use the other buffer.
+      [this.carry, this.lent] = [this.lent, this.carry];
+      this.lentNow = false;
+    }
+    const need = this.carryLength + (to - from);
+    if (need > this.carry.length) {
+      const grown = Buffer.allocUnsafeSlow(Math.max(need, Math.min(2 * this.carry.length, need + MAX_KEPT), 4096));
+      this.carry.copy(grown, 0, 0, this.carryLength);
+      this.carry = grown;
+    }
+    chunk.copy(this.carry, this.carryLength, from, to);
+    this.carryLength = need;
+  }
+
+  /** The line assembled so far, handed over whole: its buffer is reused for the next only when the options allow. */
+  private takeCarry(): Buffer {
+    const line = this.carry.subarray(0, this.carryLength);
+    this.carryLength = 0;
+    // A buffer grown past MAX_KEPT for one huge line is not kept for the next.
+    if (!this.reuseLines || this.carry.length > MAX_KEPT) this.carry = EMPTY;
+    else this.lentNow = true;
+    return line;
   }
 
   /**

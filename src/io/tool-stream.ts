@@ -85,6 +85,8 @@ export function toolStream(core: ToolCore, options: ToolStreamOptions = {}): Tra
     {
       needs: options.strict || !core.needs ? undefined : (type) => core.needs!(type),
       skim: options.strict || !core.skim ? undefined : (type) => core.skim!(type),
+      // A core keeps copies of what it keeps (retainRecord, keepSkimmed): lines read across chunks can share one buffer.
+      reuseLines: true,
     },
   );
   let current: string | null = null;
@@ -94,10 +96,11 @@ export function toolStream(core: ToolCore, options: ToolStreamOptions = {}): Tra
     core.endSource?.(current, emit);
     current = null;
   };
-  // `copy`: the parts may point into a chunk about to be released (a line copied through): the output gets its own bytes.
-  const take = (copy = false): Buffer | null => {
+  // The parts may point into memory read into again (a chunk released to its pool, the
+  // reader's line buffer): the output always gets bytes of its own.
+  const take = (): Buffer | null => {
     if (parts.length === 0) return null;
-    const out = parts.length === 1 && !copy ? parts[0]! : Buffer.concat(parts);
+    const out = Buffer.concat(parts);
     parts = [];
     return out;
   };
@@ -128,13 +131,13 @@ export function toolStream(core: ToolCore, options: ToolStreamOptions = {}): Tra
         }
       } catch (error) {
         // What was made before the failing line is still written.
-        const out = take(release !== undefined);
+        const out = take();
         release?.();
         if (out) this.push(out);
         cb(error as Error);
         return;
       }
-      const out = take(release !== undefined);
+      const out = take();
       release?.();
       cb(null, out ?? undefined);
     },
