@@ -200,6 +200,11 @@ const PREFIX: Partial<Record<Block, string>> = {
   thinking: '│ ',
 };
 
+/** A flat copy of a string built by appending many pieces. */
+function flatString(s: string): string {
+  return Buffer.from(s, 'utf8').toString('utf8');
+}
+
 /** Counts the newlines at the end of `s`, up to 2 (all a layout decision needs). */
 function trailingNewlines(s: string, before: number): number {
   let n = 0;
@@ -461,6 +466,8 @@ export class TextCore implements ToolCore {
         s.source = rec.source;
         s.line = rec.line;
         if (out) this.endSession(s, out);
+        // Kept until the end: one flat string, not the chain of every delta it was built from (a quarter of the memory).
+        else if (s.final.length > 0) s.final = flatString(s.final);
         return;
       }
       default:
