@@ -54,13 +54,19 @@ function splitmix32(state) {
 
 /** A small deterministic random source. */
 export class Rng {
-  constructor(seed) {
-    const sm = splitmix32(fnv1a(String(seed)));
+  /** Seeded by any value, through its text: `--seed 7` and `--seed hostile` alike. */
+  constructor(seed, state = fnv1a(String(seed))) {
+    const sm = splitmix32(state);
     this.a = sm();
     this.b = sm();
     this.c = sm();
     this.d = sm();
     for (let i = 0; i < 12; i++) this.u32();
+  }
+
+  /** Seeded by a 32-bit integer itself: numbered cases (a fuzzer's) each with their own stream. */
+  static fromInt(seed) {
+    return new Rng(undefined, seed | 0);
   }
 
   /** A uniform 32-bit unsigned integer. */

@@ -82,7 +82,7 @@ t.test(`${SEEDS.length} damaged streams through every tool, in process`, async (
     current = c;
     for (const m of c.mutations) perMutation.set(m, perMutation.get(m)! + 1);
     fs.writeFileSync(file, c.input);
-    const chunks = randomChunks(new Rng(seed ^ 0x5bd1e995), c.input);
+    const chunks = randomChunks(Rng.fromInt(seed ^ 0x5bd1e995), c.input);
     const outputs = new Map<ToolRun, RunOutput>();
     const problems: string[] = [];
     for (const run of RUNS) {

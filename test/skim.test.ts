@@ -5,6 +5,7 @@
 import t from 'tap';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import { Rng } from '../bench/generate.mjs';
 import path from 'node:path';
 import { ROOT } from './fixtures/lib/run.js';
 import { SKIM_THRESHOLD, keepSkimmed, largeValues, skimParse } from '../src/io/skim.js';
@@ -15,24 +16,6 @@ import { ToolsCore } from '../src/tools/core.js';
 import type { ToolsOptions } from '../src/tools/core.js';
 import { TextCore } from '../src/text/core.js';
 import type { TextOptions } from '../src/text/core.js';
-
-/** A small seeded random source (mulberry32): the same seed, the same lines. */
-class Rng {
-  constructor(private s: number) {}
-  next(): number {
-    this.s = (this.s + 0x6d2b79f5) | 0;
-    let z = this.s;
-    z = Math.imul(z ^ (z >>> 15), z | 1);
-    z ^= z + Math.imul(z ^ (z >>> 7), z | 61);
-    return ((z ^ (z >>> 14)) >>> 0) / 4294967296;
-  }
-  int(lo: number, hi: number): number {
-    return lo + Math.floor(this.next() * (hi - lo + 1));
-  }
-  pick<T>(list: readonly T[]): T {
-    return list[this.int(0, list.length - 1)]!;
-  }
-}
 
 // Pieces of string bodies as JSON text: plain text, every escape, raw UTF-8 of 2, 3 and
 // 4 bytes, escaped surrogate pairs and lone surrogates, and backslash runs before quotes.
@@ -80,7 +63,7 @@ function stringOf(rng: Rng, size: number): string {
 /** A JSON string of exactly `size` bytes, quotes included (plain ASCII, escapes of 2 bytes). */
 function stringExactly(rng: Rng, size: number): string {
   let body = '';
-  while (body.length < size - 2) body += size - 2 - body.length >= 2 && rng.next() < 0.3 ? rng.pick(['\\n', '\\"', '\\\\']) : 'y';
+  while (body.length < size - 2) body += size - 2 - body.length >= 2 && rng.float() < 0.3 ? rng.pick(['\\n', '\\"', '\\\\']) : 'y';
   return `"${body}"`;
 }
 
@@ -89,16 +72,16 @@ const KEYS = ['type', 'content', 'stdout', 'path', 'args', 'result', 'success', 
 
 /** A JSON value of about `budget` bytes, with strings around `threshold` bytes. */
 function valueOf(rng: Rng, depth: number, threshold: number): string {
-  const roll = rng.next();
+  const roll = rng.float();
   if (depth > 4 || roll < 0.35) {
-    const r = rng.next();
+    const r = rng.float();
     if (r < 0.15) return stringExactly(rng, threshold + rng.int(-2, 2));
     if (r < 0.45) return stringOf(rng, rng.int(1, threshold * 2));
     if (r < 0.55) return stringOf(rng, rng.int(1, 12));
     if (r < 0.8) return rng.pick(NUMBERS);
     return rng.pick(['true', 'false', 'null']);
   }
-  const sp = rng.next() < 0.2 ? ' ' : '';
+  const sp = rng.float() < 0.2 ? ' ' : '';
   if (roll < 0.6) {
     const n = rng.int(0, 6);
     const items: string[] = [];
@@ -117,7 +100,7 @@ function lineOf(rng: Rng, threshold: number): Buffer {
   const n = rng.int(1, 6);
   for (let i = 0; i < n; i++) members.push(`"${rng.pick(KEYS)}":${valueOf(rng, 1, threshold)}`);
   // An array of big strings, now and then.
-  if (rng.next() < 0.3) members.push(`"many":[${[1, 2, 3].map(() => stringOf(rng, threshold + 1)).join(',')}]`);
+  if (rng.float() < 0.3) members.push(`"many":[${[1, 2, 3].map(() => stringOf(rng, threshold + 1)).join(',')}]`);
   for (let i = members.length - 1; i > 1; i--) {
     const j = rng.int(1, i);
     [members[i], members[j]] = [members[j]!, members[i]!];
@@ -149,7 +132,7 @@ t.test('a skimmed line reads exactly as JSON.parse reads it', async (t) => {
   let lines = 0;
   let skimmed = 0;
   for (const threshold of THRESHOLDS) {
-    const rng = new Rng(threshold);
+    const rng = Rng.fromInt(threshold);
     for (let n = 0; n < 400; n++) {
       const raw = lineOf(rng, threshold);
       const full = fullParse(raw);
@@ -237,7 +220,7 @@ function damage(rng: Rng, raw: Buffer): Buffer {
   const times = rng.int(1, 3);
   for (let k = 0; k < times; k++) {
     const at = rng.int(0, bytes.length - 1);
-    const how = rng.next();
+    const how = rng.float();
     if (how < 0.4) bytes[at] = rng.pick(NASTY);
     else if (how < 0.8) bytes.splice(at, 0, rng.pick(NASTY));
     else bytes.splice(at, 1);
@@ -249,7 +232,7 @@ t.test('a damaged line is never read as a different value', async (t) => {
   let rejected = 0;
   let stillJson = 0;
   for (const threshold of [8, 64]) {
-    const rng = new Rng(1000 + threshold);
+    const rng = Rng.fromInt(1000 + threshold);
     for (let n = 0; n < 3000; n++) {
       const raw = damage(rng, lineOf(rng, threshold));
       const full = fullParse(raw);
