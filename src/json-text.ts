@@ -73,22 +73,22 @@ function iterative(root: unknown, sortKeys: boolean): string {
   }
 }
 
-/** `JSON.stringify(value)` for a parsed value, at any depth. */
-export function jsonText(value: unknown): string {
+/** A value's JSON text, keys sorted when asked: recursion while the stack lasts, then the explicit stack. */
+function anyDepth(value: unknown, sortKeys: boolean): string {
   try {
-    return recursive(value, false);
+    return recursive(value, sortKeys);
   } catch (error) {
     if (!isStackOverflow(error)) throw error;
   }
-  return iterative(value, false);
+  return iterative(value, sortKeys);
+}
+
+/** `JSON.stringify(value)` for a parsed value, at any depth. */
+export function jsonText(value: unknown): string {
+  return anyDepth(value, false);
 }
 
 /** A parsed value as canonical JSON (object keys sorted), at any depth. */
 export function canonicalJsonText(value: unknown): string {
-  try {
-    return recursive(value, true);
-  } catch (error) {
-    if (!isStackOverflow(error)) throw error;
-  }
-  return iterative(value, true);
+  return anyDepth(value, true);
 }

@@ -48,6 +48,19 @@ function isHex(b: number): boolean {
   return (b >= 0x30 && b <= 0x39) || (b >= 0x61 && b <= 0x66) || (b >= 0x41 && b <= 0x46);
 }
 
+// `true`, `false` and `null` as bytes.
+const LITERALS = [Buffer.from('true'), Buffer.from('false'), Buffer.from('null')];
+
+/** The length of the literal (`true`, `false`, `null`) that starts at `raw[i]`, or 0 when none does. */
+function literalAt(raw: Buffer, i: number): number {
+  for (const literal of LITERALS) {
+    let k = 0;
+    while (k < literal.length && raw[i + k] === literal[k]) k++;
+    if (k === literal.length) return k;
+  }
+  return 0;
+}
+
 function isDigit(b: number): boolean {
   return b >= 0x30 && b <= 0x39;
 }
@@ -185,22 +198,12 @@ export function largeValues(raw: Buffer, threshold: number = SKIM_THRESHOLD): nu
           state = AFTER;
           continue;
         }
-        if (b === 0x74 /* t */ && raw[i + 1] === 0x72 && raw[i + 2] === 0x75 && raw[i + 3] === 0x65) {
-          i += 4;
-          state = AFTER;
-          continue;
-        }
-        if (b === 0x66 /* f */ && raw[i + 1] === 0x61 && raw[i + 2] === 0x6c && raw[i + 3] === 0x73 && raw[i + 4] === 0x65) {
-          i += 5;
-          state = AFTER;
-          continue;
-        }
-        if (b === 0x6e /* n */ && raw[i + 1] === 0x75 && raw[i + 2] === 0x6c && raw[i + 3] === 0x6c) {
-          i += 4;
-          state = AFTER;
-          continue;
-        }
-        return undefined;
+        // `true`, `false`, `null`, or no value at all.
+        const literal = literalAt(raw, i);
+        if (literal === 0) return undefined;
+        i += literal;
+        state = AFTER;
+        continue;
       case KEY:
       case FIRST_KEY:
         if (b === QUOTE) {

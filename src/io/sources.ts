@@ -209,7 +209,6 @@ async function* pooledChunks(
 
 /** Reads the next bytes of a file into `buf`, from where the file is (stdin may be part-read). */
 function readInto(file: OpenInput, buf: Buffer): Promise<number> {
-  if (file.handle !== null) return file.handle.read(buf, 0, buf.length, null).then((r) => r.bytesRead);
   return new Promise((resolve, reject) => {
     read(file.fd, buf, 0, buf.length, null, (error, bytesRead) => (error ? reject(error) : resolve(bytesRead)));
   });
