@@ -175,7 +175,7 @@ export function holdsBytes(raw: Buffer, needle: Buffer, pivot: number): boolean 
  * search: an event line has few, and this costs a third of searching for
  * both patterns, which sets up a search per call.
  */
-function mayBeGlued(raw: Buffer): boolean {
+export function mayBeGlued(raw: Buffer): boolean {
   const last = raw.length - 1;
   for (let i = raw.indexOf(0x7d); i !== -1 && i < last; i = raw.indexOf(0x7d, i + 1)) {
     const next = raw[i + 1];

@@ -17,12 +17,10 @@ import { read as readCallback } from 'node:fs';
 import { promisify } from 'node:util';
 import { isObject, isSystemInit, sessionId, str } from '../events.js';
 import type { AgentEvent } from '../events.js';
-import { peekSession, peekType } from '../io/input.js';
+import { mayBeGlued, peekSession, peekType } from '../io/input.js';
 
 const read = promisify(readCallback);
 const CHUNK = 1 << 20;
-const GLUED = Buffer.from('}{');
-const GLUED_SPACED = Buffer.from('} {');
 
 /** A line found reading backwards: its bytes (without line end) and where it starts in the file. */
 export interface FoundLine {
@@ -65,9 +63,9 @@ async function* linesFromEnd(fd: number, size: number): AsyncGenerator<FoundLine
   if (tail.length > 0) yield { raw: Buffer.concat(tail), offset: 0 };
 }
 
-/** Parses a line that must be one clean event; undefined when it is not. */
+/** Parses a line that must be one clean event (glued values do not parse); undefined when it is not. */
 function parseEvent(raw: Buffer): AgentEvent | undefined {
-  if (raw[0] !== 0x7b || raw.indexOf(GLUED) !== -1) return undefined;
+  if (raw[0] !== 0x7b) return undefined;
   try {
     const value: unknown = JSON.parse(raw.toString('utf8'));
     return isObject(value) ? (value as AgentEvent) : undefined;
@@ -114,8 +112,7 @@ export async function verdictFromEnd(fd: number, size: number): Promise<SeekOutc
       continue;
     }
     // Glued values are several events in one line, a result perhaps among them: judged by parsing, as the input layer does.
-    const glued = raw.indexOf(GLUED) !== -1 || raw.indexOf(GLUED_SPACED) !== -1;
-    const type = raw[raw.length - 1] === 0x7d && !glued ? peekType(raw) : undefined;
+    const type = raw[raw.length - 1] === 0x7d && !mayBeGlued(raw) ? peekType(raw) : undefined;
     if (type === undefined) {
       // Not plainly an event: parse it, and give up when it is not one.
       const event = parseEvent(raw);
