@@ -176,7 +176,17 @@ async function openInput(
   return { handle, fd: handle.fd, regular };
 }
 
-/** The chunks of a regular file, read into the pool's buffers; each is released by its consumer. */
+/** A read into one of the pool's buffers, its outcome kept (never a rejected promise nobody awaits). */
+interface PendingRead {
+  buf: Buffer;
+  done: Promise<{ bytesRead: number } | { error: NodeJS.ErrnoException }>;
+}
+
+/**
+ * The chunks of a regular file, read into the pool's buffers; each is released
+ * by its consumer. The next read is started before a chunk is handed over, so
+ * the disk (or the page cache) is read while the chunk is processed.
+ */
 async function* pooledChunks(
   file: OpenInput,
   source: string,
@@ -184,25 +194,42 @@ async function* pooledChunks(
   onError: (source: string, error: NodeJS.ErrnoException) => void,
   stop?: AbortSignal,
 ): AsyncGenerator<SourceChunk> {
+  const startRead = (): PendingRead => {
+    const buf = pool.take();
+    return {
+      buf,
+      done: readInto(file, buf).then(
+        (bytesRead) => ({ bytesRead }),
+        (error: NodeJS.ErrnoException) => ({ error }),
+      ),
+    };
+  };
+  let pending: PendingRead | undefined;
   try {
+    if (stop?.aborted) return;
+    pending = startRead();
     for (;;) {
-      if (stop?.aborted) return;
-      const buf = pool.take();
-      let bytesRead: number;
-      try {
-        bytesRead = await readInto(file, buf);
-      } catch (error) {
+      const { buf, done } = pending;
+      pending = undefined;
+      const outcome = await done;
+      if ('error' in outcome) {
         pool.give(buf);
-        onError(source, error as NodeJS.ErrnoException);
+        onError(source, outcome.error);
         return;
       }
-      if (bytesRead === 0) {
+      if (outcome.bytesRead === 0 || stop?.aborted) {
         pool.give(buf);
         return;
       }
-      yield { source, data: buf.subarray(0, bytesRead), release: () => pool.give(buf) };
+      pending = startRead();
+      yield { source, data: buf.subarray(0, outcome.bytesRead), release: () => pool.give(buf) };
     }
   } finally {
+    // A read started ahead and not wanted: let it finish before its buffer is reused or the file closed.
+    if (pending !== undefined) {
+      await pending.done;
+      pool.give(pending.buf);
+    }
     await file.handle?.close();
   }
 }
