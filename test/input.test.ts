@@ -167,6 +167,11 @@ t.test('peekSession reads only a top-level session_id among the last scalar memb
   t.equal(p('{"type":"x","session_id":"a"} '), undefined, 'not ending with }');
   t.equal(p('{"type":"x","session_id":"a"}'), 'a');
   t.equal(p('{"type":"x","session_id":"b"}'), 'b', 'a new id after another');
+  // The last id found is compared in place first: a value equal to it under another key, or a longer value ending like it, is not it.
+  t.equal(p('{"type":"x","session_id":"c","other":"b"}'), 'c', 'the last id as the value of another key');
+  t.equal(p('{"type":"x","session_id":"ab"}'), 'ab', 'a value ending with the last id');
+  t.equal(p('{"type":"x","text":"\\"session_id\\":\\"ab"}'), undefined, 'the last id after an escaped quote, in a string');
+  t.equal(p('{"type":"x","session_id":"ab"}'), 'ab', 'the same id again');
 });
 
 t.test('with needs, unneeded lines are handed over unparsed and give the same events', async (t) => {
@@ -222,6 +227,30 @@ t.test('with needs, a line glued with or without a space is read in full', async
     reader.write(Buffer.from(input));
     reader.endSource();
     t.same(seen, [{ type: 'assistant', text: 'a}' }, { type: 'result', result: 'r' }, { type: 'assistant', text: '} x {' }], `glued with ${glue}`);
+  }
+});
+
+t.test('with needs, glued lines among others are found in every chunking', async (t) => {
+  // One search per chunk finds where `}{` and `} {` occur next: each line must be judged by its own bytes.
+  const lines = [
+    '{"type":"assistant","text":"x"}',
+    '{"type":"assistant","text":"y"}{"type":"result","result":"1"}',
+    '{"type":"assistant","text":"z"}',
+    '{"type":"assistant","text":"} {"}',
+    '{"type":"assistant","text":"w"} {"type":"result","result":"2"}',
+    '{"type":"assistant","text":"}"}',
+    '{"type":"result","result":"3"}',
+  ];
+  const input = Buffer.from(lines.join('\n'));
+  const expected = read(input.toString(), 0, 'x').events.map((e) => e.event);
+  t.equal(expected.length, 9);
+  for (let size = 1; size <= input.length; size++) {
+    const seen: unknown[] = [];
+    const reader = new EventReader({ record: (r) => seen.push(r.event), problem: () => {} }, { needs: (type) => type === 'result', reuseLines: true });
+    reader.startSource('x');
+    for (let at = 0; at < input.length; at += size) reader.write(input.subarray(at, at + size));
+    reader.endSource();
+    if (!t.same(seen, expected, `chunks of ${size}`)) break;
   }
 });
 

@@ -183,6 +183,34 @@ export function mayBeGlued(raw: Buffer): boolean {
   }
   return false;
 }
+const GLUED = Buffer.from('}{');
+const GLUED_SPACED = Buffer.from('} {');
+
+/**
+ * {@link mayBeGlued} for every line of one chunk, with two searches of the
+ * whole chunk rather than one per line: where each pattern occurs next is
+ * remembered, and a line may be glued when an occurrence falls inside it.
+ * Lines are asked about in order.
+ */
+class GlueScan {
+  private nextGlued = -1;
+  private nextSpaced = -1;
+  constructor(private readonly chunk: Buffer) {}
+
+  /** True when `chunk[start, end)` holds `}{` or `} {`. */
+  within(start: number, end: number): boolean {
+    if (this.nextGlued !== -2 && this.nextGlued < start) this.nextGlued = this.find(GLUED, start);
+    if (this.nextSpaced !== -2 && this.nextSpaced < start) this.nextSpaced = this.find(GLUED_SPACED, start);
+    return (this.nextGlued >= 0 && this.nextGlued + 2 <= end) || (this.nextSpaced >= 0 && this.nextSpaced + 3 <= end);
+  }
+
+  /** Where `pattern` occurs next from `from`; -2 when nowhere in the rest of the chunk (never searched again). */
+  private find(pattern: Buffer, from: number): number {
+    const at = this.chunk.indexOf(pattern, from);
+    return at === -1 ? -2 : at;
+  }
+}
+
 // `{"type":"` as bytes.
 const TYPE_PREFIX = [0x7b, 0x22, 0x74, 0x79, 0x70, 0x65, 0x22, 0x3a, 0x22];
 // The types of the stream, as strings made once: a known name costs no allocation.
@@ -239,18 +267,23 @@ function isScalarByte(b: number): boolean {
   return (b >= 0x30 && b <= 0x39) || (b >= 0x61 && b <= 0x7a) || b === 0x2e || b === 0x2b || b === 0x2d || b === 0x45;
 }
 
-/** The string of the bytes `raw[from, to)`, reusing the last one made when they repeat (a session's id does). */
-function sessionString(raw: Buffer, from: number, to: number): string {
-  if (to - from === lastSessionBytes.length && sameBytes(raw, from, lastSessionBytes)) return lastSessionId;
-  lastSessionBytes = Buffer.from(raw.subarray(from, to));
-  lastSessionId = lastSessionBytes.toString('latin1');
-  return lastSessionId;
+/**
+ * True when the string value that starts at `raw[open]` (its opening quote) is
+ * the value of a `"session_id"` key that follows a `,` or the object's `{`.
+ */
+function isSessionKey(raw: Buffer, open: number): boolean {
+  const quote = open - SESSION_ID.length - 3;
+  if (quote < 1 || raw[open - 1] !== 0x3a || raw[open - 2] !== 0x22 || raw[quote] !== 0x22) return false;
+  const before = raw[quote - 1];
+  return (before === 0x2c || before === 0x7b) && sameBytes(raw, quote + 1, SESSION_ID);
 }
 
 /**
  * The top-level `session_id` of a line, read backwards from its closing `}`
  * through its last scalar members without parsing; undefined when the line
- * does not end that way.
+ * does not end that way. A string value is first compared with the last
+ * session found (the lines of a session follow one another), which spares
+ * checking its bytes one by one: they were checked when it was found.
  */
 export function peekSession(raw: Buffer): string | undefined {
   let i = raw.length - 1;
@@ -259,30 +292,37 @@ export function peekSession(raw: Buffer): string | undefined {
   for (let members = 0; members < MAX_MEMBERS && i > 0; members++) {
     // The value ends at i: a plain string, or a number or literal.
     let valueStart: number;
-    const isString = raw[i] === 0x22;
-    if (isString) {
-      let j = i - 1;
-      while (j >= 0 && isPlain(raw[j]!)) j--;
-      if (j < 0 || raw[j] !== 0x22) return undefined;
-      valueStart = j;
+    if (raw[i] === 0x22) {
+      const last = lastSessionBytes.length;
+      const open = i - last - 1;
+      if (last > 0 && open >= 0 && raw[open] === 0x22 && sameBytes(raw, open + 1, lastSessionBytes)) {
+        if (isSessionKey(raw, open)) return lastSessionId;
+        valueStart = open;
+      } else {
+        let j = i - 1;
+        while (j >= 0 && isPlain(raw[j]!)) j--;
+        if (j < 0 || raw[j] !== 0x22) return undefined;
+        valueStart = j;
+        if (isSessionKey(raw, valueStart)) {
+          lastSessionBytes = Buffer.from(raw.subarray(valueStart + 1, i));
+          lastSessionId = lastSessionBytes.toString('latin1');
+          return lastSessionId;
+        }
+      }
     } else {
       let j = i;
       while (j >= 0 && isScalarByte(raw[j]!)) j--;
       if (j === i) return undefined;
       valueStart = j + 1;
     }
-    // `:` then the key, a plain string, then `,` or the object's `{`.
+    // `:` then the key, a plain string, then `,` (the object's `{` would mean no session here).
     let k = valueStart - 1;
     if (raw[k] !== 0x3a) return undefined;
     k--;
     if (raw[k] !== 0x22) return undefined;
     let m = k - 1;
     while (m >= 0 && isPlain(raw[m]!)) m--;
-    if (m < 1 || raw[m] !== 0x22) return undefined;
-    const before = raw[m - 1];
-    if (before !== 0x2c && before !== 0x7b) return undefined;
-    if (isString && k - m - 1 === SESSION_ID.length && sameBytes(raw, m + 1, SESSION_ID)) return sessionString(raw, valueStart + 1, i);
-    if (before === 0x7b) return undefined;
+    if (m < 1 || raw[m] !== 0x22 || raw[m - 1] !== 0x2c) return undefined;
     i = m - 2;
   }
   return undefined;
@@ -465,6 +505,7 @@ export class EventReader {
   write(chunk: Buffer): void {
     // The records of the last write are done with: the buffer they pointed into can be assembled into again.
     this.lentNow = false;
+    const glue = new GlueScan(chunk);
     let start = 0;
     for (;;) {
       const nl = chunk.indexOf(10, start);
@@ -473,14 +514,12 @@ export class EventReader {
         if (start < chunk.length) this.keep(chunk, start, chunk.length);
         return;
       }
-      let line: Buffer;
       if (this.carryLength > 0) {
         this.keep(chunk, start, nl);
-        line = this.takeCarry();
+        this.line(this.takeCarry(), ++this.lineNo);
       } else {
-        line = chunk.subarray(start, nl);
+        this.line(chunk.subarray(start, nl), ++this.lineNo, false, glue.within(start, nl));
       }
-      this.line(line, ++this.lineNo);
       start = nl + 1;
     }
   }
@@ -525,7 +564,7 @@ export class EventReader {
    * Handles one physical line (its `\n` removed). `unterminated`: the source
    * ended without a newline after it, the mark of an agent that died mid-write.
    */
-  private line(buf: Buffer, no: number, unterminated = false): void {
+  private line(buf: Buffer, no: number, unterminated = false, glued?: boolean): void {
     let end = buf.length;
     if (end > 0 && buf[end - 1] === 0x0d) end--;
     let begin = 0;
@@ -539,7 +578,7 @@ export class EventReader {
       const type = peekType(raw);
       // A last line without its newline may be torn just after a `}`: it is always parsed.
       // Glued values (`}{`) are not one event: those lines take the full path.
-      if (type !== undefined && this.needs !== undefined && !unterminated && !this.needs(type) && !mayBeGlued(raw)) {
+      if (type !== undefined && this.needs !== undefined && !unterminated && !this.needs(type) && !(glued ?? mayBeGlued(raw))) {
         this.sink.record(new SkimmedRecord(raw, this.source, no, type, this.broken));
         return;
       }
