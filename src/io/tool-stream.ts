@@ -70,8 +70,20 @@ function isSourceChunk(chunk: unknown): chunk is SourceChunk {
  */
 export function toolStream(core: ToolCore, options: ToolStreamOptions = {}): Transform {
   let parts: Buffer[] = [];
+  // Text emitted since the last bytes: joined, and encoded once (a delta is a few words; a chunk holds thousands).
+  let text = '';
+  const flushText = (): void => {
+    if (text === '') return;
+    parts.push(Buffer.from(text, 'utf8'));
+    text = '';
+  };
   const emit: Emit = (data) => {
-    parts.push(typeof data === 'string' ? Buffer.from(data, 'utf8') : data);
+    if (typeof data === 'string') {
+      text += data;
+      return;
+    }
+    flushText();
+    parts.push(data);
   };
   const reader = new EventReader(
     {
@@ -99,7 +111,14 @@ export function toolStream(core: ToolCore, options: ToolStreamOptions = {}): Tra
   // The parts may point into memory read into again (a chunk released to its pool, the
   // reader's line buffer): the output always gets bytes of its own.
   const take = (): Buffer | null => {
-    if (parts.length === 0) return null;
+    if (parts.length === 0) {
+      if (text === '') return null;
+      // Only text: its encoding is already a buffer of its own.
+      const out = Buffer.from(text, 'utf8');
+      text = '';
+      return out;
+    }
+    flushText();
     const out = Buffer.concat(parts);
     parts = [];
     return out;
