@@ -8,6 +8,8 @@
  * untouched by the tools; this module only reads.
  */
 
+import type { LineShape } from './io/shapes.js';
+
 /** Any JSON object read from the stream. */
 export type JsonObject = { [key: string]: unknown };
 
@@ -56,6 +58,53 @@ export interface ResultEvent extends BaseEvent {
   duration_ms?: unknown;
   usage?: unknown;
 }
+
+/**
+ * The most frequent lines of a stream, as skeletons the input layer reads
+ * without `JSON.parse` (see io/shapes.ts): with partial output, the deltas of
+ * text and thinking are most of its lines. Each `build` makes the object
+ * `JSON.parse` gives for such a line; a line not exactly of a shape is parsed
+ * in full.
+ */
+export const FREQUENT_SHAPES: readonly LineShape[] = [
+  {
+    type: 'assistant',
+    skeleton: '{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":%s}]},"session_id":%s,"timestamp_ms":%n}',
+    build: ([text, session_id, timestamp_ms]) => ({
+      type: 'assistant',
+      message: { role: 'assistant', content: [{ type: 'text', text }] },
+      session_id,
+      timestamp_ms,
+    }),
+  },
+  {
+    type: 'assistant',
+    skeleton: '{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":%s}]},"session_id":%s}',
+    build: ([text, session_id]) => ({ type: 'assistant', message: { role: 'assistant', content: [{ type: 'text', text }] }, session_id }),
+  },
+  {
+    type: 'assistant',
+    skeleton:
+      '{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":%s}]},"session_id":%s,"model_call_id":%s,"timestamp_ms":%n}',
+    build: ([text, session_id, model_call_id, timestamp_ms]) => ({
+      type: 'assistant',
+      message: { role: 'assistant', content: [{ type: 'text', text }] },
+      session_id,
+      model_call_id,
+      timestamp_ms,
+    }),
+  },
+  {
+    type: 'thinking',
+    skeleton: '{"type":"thinking","subtype":"delta","text":%s,"session_id":%s,"timestamp_ms":%n}',
+    build: ([text, session_id, timestamp_ms]) => ({ type: 'thinking', subtype: 'delta', text, session_id, timestamp_ms }),
+  },
+  {
+    type: 'thinking',
+    skeleton: '{"type":"thinking","subtype":"completed","session_id":%s,"timestamp_ms":%n}',
+    build: ([session_id, timestamp_ms]) => ({ type: 'thinking', subtype: 'completed', session_id, timestamp_ms }),
+  },
+];
 
 /** An event of the stream: one of the known kinds, or any other object. */
 export type AgentEvent = SystemEvent | MessageEvent | ThinkingEvent | ToolCallEvent | ResultEvent | BaseEvent;

@@ -6,6 +6,7 @@ import t from 'tap';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import { Rng } from '../bench/generate.mjs';
+import { NUMBERS, damage, fullParse, same, stringOf } from './fixtures/lib/json-text.js';
 import path from 'node:path';
 import { ROOT } from './fixtures/lib/run.js';
 import { SKIM_THRESHOLD, keepSkimmed, largeValues, skimParse } from '../src/io/skim.js';
@@ -17,49 +18,6 @@ import type { ToolsOptions } from '../src/tools/core.js';
 import { TextCore } from '../src/text/core.js';
 import type { TextOptions } from '../src/text/core.js';
 
-// Pieces of string bodies as JSON text: plain text, every escape, raw UTF-8 of 2, 3 and
-// 4 bytes, escaped surrogate pairs and lone surrogates, and backslash runs before quotes.
-const PIECES = [
-  'a',
-  'plain words ',
-  'x'.repeat(40),
-  '\\"',
-  '\\\\',
-  '\\\\\\"',
-  '\\\\\\\\',
-  '\\/',
-  '\\b',
-  '\\f',
-  '\\n',
-  '\\r',
-  '\\t',
-  '\\u00e9',
-  '\\u00E9',
-  '\\uD83D\\uDE00',
-  '\\ud800',
-  '\\uDFFF',
-  '\\u2028',
-  'é',
-  '日本語',
-  '😀',
-  '{\\"not\\":\\"json\\"}',
-  '[1,2]',
-  '}{',
-  ':,',
-];
-
-/** A JSON string of `size` bytes (quotes included) or a little more, ending on any piece. */
-function stringOf(rng: Rng, size: number): string {
-  let body = '';
-  let bytes = 2;
-  while (bytes < size) {
-    const piece = rng.pick(PIECES);
-    body += piece;
-    bytes += Buffer.byteLength(piece);
-  }
-  return `"${body}"`;
-}
-
 /** A JSON string of exactly `size` bytes, quotes included (plain ASCII, escapes of 2 bytes). */
 function stringExactly(rng: Rng, size: number): string {
   let body = '';
@@ -67,7 +25,6 @@ function stringExactly(rng: Rng, size: number): string {
   return `"${body}"`;
 }
 
-const NUMBERS = ['0', '-0', '1', '-12', '3.25', '-0.5e-3', '1E+2', '6.02e23', '123456789012345678901234567890', '1e400', '0.1'];
 const KEYS = ['type', 'content', 'stdout', 'path', 'args', 'result', 'success', 'matches', 'files', '__proto__', 'a b', 'é', '\\u0041', 'k\\"q'];
 
 /** A JSON value of about `budget` bytes, with strings around `threshold` bytes. */
@@ -109,23 +66,6 @@ function lineOf(rng: Rng, threshold: number): Buffer {
 }
 
 /** Deep equality that sees key order, -0 and the kind of every value. */
-function same(a: unknown, b: unknown): boolean {
-  if (typeof a !== 'object' || a === null || typeof b !== 'object' || b === null) return Object.is(a, b);
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  const ka = Object.keys(a);
-  const kb = Object.keys(b);
-  if (ka.length !== kb.length || ka.some((k, i) => k !== kb[i])) return false;
-  return ka.every((k) => same((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
-}
-
-function fullParse(raw: Buffer): { value?: unknown; ok: boolean } {
-  try {
-    return { value: JSON.parse(raw.toString('utf8')), ok: true };
-  } catch {
-    return { ok: false };
-  }
-}
-
 const THRESHOLDS = [8, 33, 256, SKIM_THRESHOLD];
 
 t.test('a skimmed line reads exactly as JSON.parse reads it', async (t) => {
@@ -212,21 +152,6 @@ t.test('a part of a skimmed object can be kept on its own', async (t) => {
   t.equal(args.path, 'a');
   t.equal(edits[0].text, fileText, 'a value below the kept object reads from the copy');
 });
-
-/** Damages a line: a byte replaced, inserted or removed, from bytes that matter to JSON. */
-const NASTY = [0x00, 0x01, 0x09, 0x0a, 0x0d, 0x1f, 0x20, 0x22, 0x5c, 0x7b, 0x7d, 0x5b, 0x5d, 0x2c, 0x3a, 0x75, 0x78, 0x30, 0x41, 0x80, 0xc3, 0xe6, 0xf0, 0xff];
-function damage(rng: Rng, raw: Buffer): Buffer {
-  const bytes = [...raw];
-  const times = rng.int(1, 3);
-  for (let k = 0; k < times; k++) {
-    const at = rng.int(0, bytes.length - 1);
-    const how = rng.float();
-    if (how < 0.4) bytes[at] = rng.pick(NASTY);
-    else if (how < 0.8) bytes.splice(at, 0, rng.pick(NASTY));
-    else bytes.splice(at, 1);
-  }
-  return Buffer.from(bytes);
-}
 
 t.test('a damaged line is never read as a different value', async (t) => {
   let rejected = 0;

@@ -18,8 +18,9 @@
 import { jsonParser } from 'stream-json/parser.js';
 import Assembler from 'stream-json/assembler.js';
 import type { AgentEvent } from '../events.js';
-import { eventType, isObject, str } from '../events.js';
+import { eventType, FREQUENT_SHAPES, isObject, str } from '../events.js';
 import { SKIM_THRESHOLD, skimParse } from './skim.js';
+import { compileShapes, parseShape } from './shapes.js';
 import { jsonText } from '../json-text.js';
 import { visibleOneLine } from '../safe-text.js';
 
@@ -440,6 +441,8 @@ interface SlowState {
 
 const MAX_STRING = (1 << 29) - 24;
 
+const SHAPES = compileShapes(FREQUENT_SHAPES);
+
 const EMPTY = Buffer.alloc(0);
 
 /** The largest line-assembly buffer a reader keeps for reuse once its line is read. */
@@ -581,6 +584,14 @@ export class EventReader {
       if (type !== undefined && this.needs !== undefined && !unterminated && !this.needs(type) && !(glued ?? mayBeGlued(raw))) {
         this.sink.record(new SkimmedRecord(raw, this.source, no, type, this.broken));
         return;
+      }
+      // A line exactly of a frequent shape (a delta) is read from its bytes; the match is exact, so a glued line is not one.
+      if (type !== undefined && !unterminated && raw.length <= MAX_STRING) {
+        const event = parseShape(SHAPES, type, raw);
+        if (event !== undefined) {
+          this.sink.record({ event, raw, source: this.source, line: no });
+          return;
+        }
       }
       // The skim checks the whole line as JSON.parse would, so a torn or glued line is left to the full path.
       if (type !== undefined && this.skim !== undefined && raw.length >= SKIM_THRESHOLD && raw.length <= MAX_STRING && this.skim(type)) {

@@ -1,0 +1,166 @@
+/**
+ * Lines of a known shape, parsed without `JSON.parse`.
+ *
+ * With partial output, most lines of a stream are deltas of a few words, each
+ * in the same wrapping: `{"type":"thinking","subtype":"delta","text":"…",
+ * "session_id":"…","timestamp_ms":…}`. A {@link LineShape} is that wrapping
+ * written once as a skeleton, its values left as slots. {@link parseShape}
+ * compares a line's bytes with the skeleton's, reads each slot's value
+ * (checking it as strictly as `JSON.parse` does: escapes, control
+ * characters, the grammar of numbers), and builds the event the shape's
+ * `build` makes, which is the object `JSON.parse` gives for that line.
+ *
+ * A line that differs from the skeleton by one byte (a space, another key
+ * order, one more field) is not of that shape, and is parsed in full: the
+ * match is exact or nothing, so it never changes what a line reads as.
+ */
+import type { AgentEvent } from '../events.js';
+
+/** A line shape: its skeleton, `%s` for a string value and `%n` for a number, and how its event is built. */
+export interface LineShape {
+  /** The event type its lines start with (`{"type":"…"`). */
+  readonly type: string;
+  /** The compact JSON of the line, each value left out written `%s` (a string) or `%n` (a number). */
+  readonly skeleton: string;
+  /** The event, from the slots' values in order: the object `JSON.parse` gives for such a line. */
+  build(values: unknown[]): AgentEvent;
+}
+
+/** A shape ready to match: the skeleton's bytes between the slots. */
+interface CompiledShape {
+  pieces: Buffer[];
+  /** True for a string slot, false for a number. */
+  strings: boolean[];
+  build(values: unknown[]): AgentEvent;
+}
+
+/** Compiles shapes, by type. */
+export function compileShapes(shapes: readonly LineShape[]): Map<string, CompiledShape[]> {
+  const byType = new Map<string, CompiledShape[]>();
+  for (const shape of shapes) {
+    const parts = shape.skeleton.split(/(%[sn])/);
+    const pieces: Buffer[] = [];
+    const strings: boolean[] = [];
+    for (let i = 0; i < parts.length; i++) {
+      if (i % 2 === 0) pieces.push(Buffer.from(parts[i]!));
+      else strings.push(parts[i] === '%s');
+    }
+    const list = byType.get(shape.type) ?? [];
+    list.push({ pieces, strings, build: shape.build });
+    byType.set(shape.type, list);
+  }
+  return byType;
+}
+
+function samePiece(raw: Buffer, at: number, piece: Buffer): boolean {
+  if (at + piece.length > raw.length) return false;
+  for (let i = 0; i < piece.length; i++) if (raw[at + i] !== piece[i]) return false;
+  return true;
+}
+
+function isHex(b: number): boolean {
+  return (b >= 0x30 && b <= 0x39) || (b >= 0x61 && b <= 0x66) || (b >= 0x41 && b <= 0x46);
+}
+
+function isDigit(b: number): boolean {
+  return b >= 0x30 && b <= 0x39;
+}
+
+/** Where the value of one slot ended (the index after it); set by the readers below. */
+let valueEnd = 0;
+
+/**
+ * The string whose opening quote is `raw[at]`, or undefined when there is
+ * none there or it is not valid JSON. Sets {@link valueEnd}.
+ */
+function readString(raw: Buffer, at: number): string | undefined {
+  if (raw[at] !== 0x22) return undefined;
+  const n = raw.length;
+  let escaped = false;
+  let ascii = true;
+  let i = at + 1;
+  for (; i < n; i++) {
+    const b = raw[i]!;
+    if (b === 0x22) break;
+    if (b === 0x5c) {
+      escaped = true;
+      const c = raw[i + 1];
+      if (c === 0x75 /* u */) {
+        if (!(isHex(raw[i + 2] ?? 0) && isHex(raw[i + 3] ?? 0) && isHex(raw[i + 4] ?? 0) && isHex(raw[i + 5] ?? 0))) return undefined;
+        i += 5;
+      } else if (c === 0x22 || c === 0x5c || c === 0x2f || c === 0x62 || c === 0x66 || c === 0x6e || c === 0x72 || c === 0x74) {
+        i++;
+      } else {
+        return undefined;
+      }
+    } else if (b < 0x20) {
+      return undefined;
+    } else if (b >= 0x80) {
+      ascii = false;
+    }
+  }
+  if (i >= n) return undefined;
+  valueEnd = i + 1;
+  // Escapes are decoded by JSON.parse itself, on the string alone; plain bytes are decoded as the full parse decodes them.
+  if (escaped) return JSON.parse(raw.toString('utf8', at, i + 1)) as string;
+  return ascii ? raw.toString('latin1', at + 1, i) : raw.toString('utf8', at + 1, i);
+}
+
+/** The number that starts at `raw[at]` (JSON's grammar), or undefined. Sets {@link valueEnd}. */
+function readNumber(raw: Buffer, at: number): number | undefined {
+  let j = at;
+  if (raw[j] === 0x2d) j++;
+  const digits = j;
+  if (raw[j] === 0x30) j++;
+  else if (isDigit(raw[j] ?? 0)) while (isDigit(raw[j] ?? 0)) j++;
+  else return undefined;
+  let integer = true;
+  if (raw[j] === 0x2e /* . */) {
+    integer = false;
+    j++;
+    if (!isDigit(raw[j] ?? 0)) return undefined;
+    while (isDigit(raw[j] ?? 0)) j++;
+  }
+  if (raw[j] === 0x65 || raw[j] === 0x45 /* e E */) {
+    integer = false;
+    j++;
+    if (raw[j] === 0x2b || raw[j] === 0x2d) j++;
+    if (!isDigit(raw[j] ?? 0)) return undefined;
+    while (isDigit(raw[j] ?? 0)) j++;
+  }
+  valueEnd = j;
+  if (integer && j - digits <= 15) {
+    // Exact in a double: the sum is the value JSON.parse gives.
+    let value = 0;
+    for (let k = digits; k < j; k++) value = value * 10 + (raw[k]! - 0x30);
+    return raw[at] === 0x2d ? -value : value;
+  }
+  return Number(raw.toString('latin1', at, j));
+}
+
+/**
+ * The event of a line of one of `shapes` for its type (as the line's start
+ * names it), or undefined when the line is not exactly of any of them.
+ */
+export function parseShape(shapes: Map<string, CompiledShape[]>, type: string, raw: Buffer): AgentEvent | undefined {
+  const candidates = shapes.get(type);
+  if (candidates === undefined) return undefined;
+  next: for (const shape of candidates) {
+    const { pieces, strings } = shape;
+    const values: unknown[] = [];
+    let at = 0;
+    for (let k = 0; k < strings.length; k++) {
+      const piece = pieces[k]!;
+      if (!samePiece(raw, at, piece)) continue next;
+      at += piece.length;
+      const value = strings[k] ? readString(raw, at) : readNumber(raw, at);
+      if (value === undefined) continue next;
+      values.push(value);
+      at = valueEnd;
+    }
+    const last = pieces[pieces.length - 1]!;
+    if (at + last.length !== raw.length || !samePiece(raw, at, last)) continue;
+    return shape.build(values);
+  }
+  return undefined;
+}
