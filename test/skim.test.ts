@@ -175,6 +175,31 @@ t.test('a damaged line is never read as a different value', async (t) => {
   t.ok(stillJson > 100, `${stillJson} lines still JSON after the damage, read the same`);
 });
 
+t.test('with the byte scan or with Buffer#indexOf alone, the large values are the same', async (t) => {
+  // The byte scan also refuses a raw control character in a small string, which JSON.parse refuses too.
+  let agreed = 0;
+  let refusedEarlier = 0;
+  for (const threshold of [8, 64]) {
+    const rng = Rng.fromInt(2000 + threshold);
+    for (let n = 0; n < 3000; n++) {
+      const raw = n % 2 === 0 ? lineOf(rng, threshold) : damage(rng, lineOf(rng, threshold));
+      const scanned = largeValues(raw, threshold, true);
+      const searched = largeValues(raw, threshold, false);
+      if (scanned !== undefined) {
+        if (!same(scanned, searched)) t.fail(`spans differ: ${JSON.stringify(raw.toString('latin1').slice(0, 300))}`);
+        else agreed++;
+      } else if (searched !== undefined) {
+        if (fullParse(raw).ok) t.fail(`the byte scan refused a valid line: ${JSON.stringify(raw.toString('latin1').slice(0, 300))}`);
+        else refusedEarlier++;
+      } else {
+        agreed++;
+      }
+    }
+  }
+  t.ok(agreed > 5000, `${agreed} lines read alike`);
+  t.ok(refusedEarlier > 10, `${refusedEarlier} broken lines refused by the byte scan, left by the search to JSON.parse`);
+});
+
 t.test('the lines the skim leaves to the full parse', async (t) => {
   const big = 'z'.repeat(5000);
   const valid = (s: string) => t.ok(fullParse(Buffer.from(s)).ok, `JSON: ${s.slice(0, 60)}`);

@@ -5,7 +5,9 @@
  * a command's output, a diff, the matches of a search. A tool that reads a
  * call's paths, command and exit code has no use for them, yet `JSON.parse`
  * decodes every byte. {@link skimParse} checks the whole line with a scan that
- * jumps from quote to quote, replaces each large value by a short stand-in,
+ * jumps from quote to quote (each string's bytes searched 16 at a time by the
+ * byte scan of byte-scan.ts, or with Buffer#indexOf where WebAssembly is not
+ * available), replaces each large value by a short stand-in,
  * parses what is left, and puts each large value back as a property that
  * parses its bytes on first read. Reading the object gives exactly what
  * `JSON.parse` gives; only the cost moves to the values read.
@@ -22,6 +24,8 @@
  * whether or not it was skimmed, broken lines included.
  */
 import type { JsonObject } from '../events.js';
+import { MAX_SCANNED, makeByteScan } from './byte-scan.js';
+import type { ByteScan } from './byte-scan.js';
 
 /** Values smaller than this are parsed with the line. */
 export const SKIM_THRESHOLD = 4096;
@@ -65,6 +69,14 @@ function isDigit(b: number): boolean {
   return b >= 0x30 && b <= 0x39;
 }
 
+let lineScan: ByteScan | null | undefined;
+
+/** The byte scan lines are loaded in, made on first use; undefined where there is none. */
+function lineBytes(): ByteScan | undefined {
+  if (lineScan === undefined) lineScan = makeByteScan() ?? null;
+  return lineScan ?? undefined;
+}
+
 /**
  * Where the strings of one line end, each escape checked on the way. A class
  * so that the position of the next backslash is remembered from one string to
@@ -76,7 +88,14 @@ class Scan {
   /** A `\u0000` escape was seen: the stand-ins would not be told apart from the line's own strings. */
   nul = false;
 
-  constructor(private readonly raw: Buffer) {}
+  /**
+   * `bytes`: a byte scan the line is loaded in; then every string is also
+   * checked for raw control characters, and each escape is found by the scan.
+   */
+  constructor(
+    private readonly raw: Buffer,
+    readonly bytes?: ByteScan,
+  ) {}
 
   /**
    * The index of the quote that closes the string opened at `open`, checking
@@ -85,6 +104,20 @@ class Scan {
    */
   stringEnd(open: number): number {
     const raw = this.raw;
+    const bytes = this.bytes;
+    if (bytes !== undefined) {
+      const n = raw.length;
+      let at = open + 1;
+      for (;;) {
+        at = bytes.next(at, n);
+        const b = raw[at];
+        if (b === QUOTE) return at;
+        if (b !== BACKSLASH) return -1; // a control character, or the end of the line
+        const next = this.escapeEnd(at);
+        if (next === -1) return -1;
+        at = next;
+      }
+    }
     const n = raw.length;
     let from = open + 1;
     for (;;) {
@@ -97,22 +130,9 @@ class Scan {
       }
       let escapedQuote = false;
       while (b < close) {
-        const c = raw[b + 1]!;
-        let next: number;
-        if (c === 0x75 /* u */) {
-          const h1 = raw[b + 2]!;
-          const h2 = raw[b + 3]!;
-          const h3 = raw[b + 4]!;
-          const h4 = raw[b + 5]!;
-          if (!(isHex(h1) && isHex(h2) && isHex(h3) && isHex(h4))) return -1;
-          if (h1 === 0x30 && h2 === 0x30 && h3 === 0x30 && h4 === 0x30) this.nul = true;
-          next = b + 6;
-        } else if (simpleEscape(c)) {
-          if (b + 1 === close) escapedQuote = true;
-          next = b + 2;
-        } else {
-          return -1;
-        }
+        const next = this.escapeEnd(b);
+        if (next === -1) return -1;
+        if (b + 1 === close) escapedQuote = true;
         b = raw.indexOf(BACKSLASH, next);
         if (b === -1) b = n;
         if (escapedQuote) break;
@@ -122,16 +142,36 @@ class Scan {
       from = close + 1;
     }
   }
+
+  /** Where the escape whose backslash is at `b` ends (the index after it); -1 when it is not a JSON escape. */
+  private escapeEnd(b: number): number {
+    const raw = this.raw;
+    const c = raw[b + 1] ?? 0;
+    if (c === 0x75 /* u */) {
+      const h1 = raw[b + 2] ?? 0;
+      const h2 = raw[b + 3] ?? 0;
+      const h3 = raw[b + 4] ?? 0;
+      const h4 = raw[b + 5] ?? 0;
+      if (!(isHex(h1) && isHex(h2) && isHex(h3) && isHex(h4))) return -1;
+      if (h1 === 0x30 && h2 === 0x30 && h3 === 0x30 && h4 === 0x30) this.nul = true;
+      return b + 6;
+    }
+    return simpleEscape(c) ? b + 2 : -1;
+  }
 }
 
 /**
  * The large values of a line, as offsets `[start, end)` in pairs, in order
  * (none overlapping); undefined when the line is not exactly one JSON object
  * the scan can vouch for (see the module comment), or has a `\u0000` escape.
+ * `scanBytes` false searches with Buffer#indexOf even where the byte scan is
+ * available (for tests: both must agree).
  */
-export function largeValues(raw: Buffer, threshold: number = SKIM_THRESHOLD): number[] | undefined {
+export function largeValues(raw: Buffer, threshold: number = SKIM_THRESHOLD, scanBytes = true): number[] | undefined {
   const n = raw.length;
-  const scan = new Scan(raw);
+  const bytes = scanBytes && raw.length <= MAX_SCANNED ? lineBytes() : undefined;
+  bytes?.load(raw);
+  const scan = new Scan(raw, bytes);
   const spans: number[] = [];
   // Per open container: its start, whether it is an array, the spans it began after, the large bytes of its parent so far.
   const starts: number[] = [];
@@ -249,8 +289,8 @@ export function largeValues(raw: Buffer, threshold: number = SKIM_THRESHOLD): nu
     state = starts.length === 0 ? DONE : AFTER;
   }
   if (state !== DONE || scan.nul) return undefined;
-  // No raw control character in the large values (the rest is checked by JSON.parse).
-  for (let k = 0; k < spans.length; k += 2) {
+  // No raw control character in the large values (the rest is checked by JSON.parse); the byte scan checked every string.
+  if (scan.bytes === undefined) for (let k = 0; k < spans.length; k += 2) {
     const value = raw.subarray(spans[k]!, spans[k + 1]!);
     for (let c = 0; c < 0x20; c++) if (value.indexOf(c) !== -1) return undefined;
   }

@@ -1,0 +1,171 @@
+/**
+ * A byte scan for the skim (see skim.ts): from a position, where the next byte
+ * is that a JSON string cannot hold as it is (a quote, a backslash, a control
+ * character), looked for 16 bytes at a time by a small WebAssembly module
+ * with SIMD instructions. The skim checks every string of a tool call's line
+ * this way, tens of MB of file contents and command output in a long log:
+ * one call per string and per escape, each far cheaper than the two
+ * Buffer#indexOf calls it replaces.
+ *
+ * The module is written below instruction by instruction (its text form is
+ * in the comments) and made once, on first use. Where WebAssembly or its SIMD
+ * is not available (`node --jitless`), {@link makeByteScan} gives undefined,
+ * and the skim and the reader search with Buffer#indexOf, as they always could.
+ */
+
+/** The scan: {@link load} bytes, then ask about them. */
+export interface ByteScan {
+  /** Makes `raw` the bytes scanned (copied into the scan's memory). */
+  load(raw: Buffer): void;
+  /** The index of the first quote, backslash or byte below 0x20 in `[from, end)` of the loaded bytes; `end` when none is. */
+  next(from: number, end: number): number;
+}
+
+/** Lines longer than this are not scanned here: a scan's memory grows to the longest line it was given, and keeps it. */
+export const MAX_SCANNED = 16 * 1024 * 1024;
+
+function uleb(n: number): number[] {
+  const out: number[] = [];
+  do {
+    let byte = n & 0x7f;
+    n >>>= 7;
+    if (n !== 0) byte |= 0x80;
+    out.push(byte);
+  } while (n !== 0);
+  return out;
+}
+
+function sleb(n: number): number[] {
+  const out: number[] = [];
+  for (;;) {
+    const byte = n & 0x7f;
+    n >>= 7;
+    if ((n === 0 && (byte & 0x40) === 0) || (n === -1 && (byte & 0x40) !== 0)) {
+      out.push(byte);
+      return out;
+    }
+    out.push(byte | 0x80);
+  }
+}
+
+function section(id: number, contents: number[]): number[] {
+  return [id, ...uleb(contents.length), ...contents];
+}
+
+function name(s: string): number[] {
+  return [...uleb(s.length), ...Buffer.from(s, 'latin1')];
+}
+
+// The instructions used, by their text names.
+const I32 = 0x7f;
+const V128 = 0x7b;
+const block = [0x02, 0x40];
+const loop = [0x03, 0x40];
+const if_ = [0x04, 0x40];
+const end = [0x0b];
+const br = (depth: number): number[] => [0x0c, depth];
+const brIf = (depth: number): number[] => [0x0d, depth];
+const return_ = [0x0f];
+const localGet = (i: number): number[] => [0x20, i];
+const localSet = (i: number): number[] => [0x21, i];
+const localTee = (i: number): number[] => [0x22, i];
+const i32Const = (n: number): number[] => [0x41, ...sleb(n)];
+const i32Load8U = [0x2d, 0x00, 0x00];
+const i32Eq = [0x46];
+const i32LtU = [0x49];
+const i32GtU = [0x4b];
+const i32GeU = [0x4f];
+const i32Ctz = [0x68];
+const i32Add = [0x6a];
+const i32Or = [0x72];
+const v128Load = [0xfd, 0x00, 0x00, 0x00];
+const i8x16Splat = [0xfd, 0x0f];
+const i8x16Eq = [0xfd, 0x23];
+const i8x16LtU = [0xfd, 0x26];
+const v128Or = [0xfd, 0x50];
+const i8x16Bitmask = [0xfd, 0x64];
+
+// Locals of `next`: its parameters, then a vector of 16 bytes and a mask.
+const FROM = 0;
+const END = 1;
+const VEC = 2;
+const MASK = 3;
+
+/** The body of `next(from, end) -> index`. */
+const NEXT_BODY = [
+  // (local $vec v128) (local $mask i32)
+  ...[2, 1, V128, 1, I32],
+  // 16 bytes at a time while 16 are left: the first byte that is '"', '\' or below 0x20.
+  ...block,
+  ...loop,
+  ...[...localGet(FROM), ...i32Const(16), ...i32Add, ...localGet(END), ...i32GtU, ...brIf(1)],
+  ...[...localGet(FROM), ...v128Load, ...localSet(VEC)],
+  ...[...localGet(VEC), ...i32Const(0x22), ...i8x16Splat, ...i8x16Eq],
+  ...[...localGet(VEC), ...i32Const(0x5c), ...i8x16Splat, ...i8x16Eq, ...v128Or],
+  ...[...localGet(VEC), ...i32Const(0x20), ...i8x16Splat, ...i8x16LtU, ...v128Or],
+  ...[...i8x16Bitmask, ...localTee(MASK)],
+  ...[...if_, ...localGet(FROM), ...localGet(MASK), ...i32Ctz, ...i32Add, ...return_, ...end],
+  ...[...localGet(FROM), ...i32Const(16), ...i32Add, ...localSet(FROM), ...br(0)],
+  ...end,
+  ...end,
+  // The last few bytes one at a time.
+  ...block,
+  ...loop,
+  ...[...localGet(FROM), ...localGet(END), ...i32GeU, ...brIf(1)],
+  ...[...localGet(FROM), ...i32Load8U, ...localTee(MASK), ...i32Const(0x22), ...i32Eq],
+  ...[...localGet(MASK), ...i32Const(0x5c), ...i32Eq, ...i32Or],
+  ...[...localGet(MASK), ...i32Const(0x20), ...i32LtU, ...i32Or],
+  ...[...if_, ...localGet(FROM), ...return_, ...end],
+  ...[...localGet(FROM), ...i32Const(1), ...i32Add, ...localSet(FROM), ...br(0)],
+  ...end,
+  ...end,
+  ...localGet(END),
+  ...end,
+];
+
+/** The module: one memory and `next`, both exported. */
+const MODULE = Uint8Array.from([
+  ...[0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00],
+  // (type (func (param i32 i32) (result i32)))
+  ...section(1, [1, 0x60, 2, I32, I32, 1, I32]),
+  // (func $next (type 0))
+  ...section(3, [1, 0]),
+  // (memory 1)
+  ...section(5, [1, 0x00, 1]),
+  // (export "memory" (memory 0)) (export "next" (func $next))
+  ...section(7, [2, ...name('memory'), 0x02, 0, ...name('next'), 0x00, 0]),
+  ...section(10, [1, ...uleb(NEXT_BODY.length), ...NEXT_BODY]),
+]);
+
+const PAGE = 65536;
+
+type Search = (from: number, end: number) => number;
+
+class WasmScan implements ByteScan {
+  private bytes: Uint8Array;
+
+  constructor(
+    private readonly memory: WebAssembly.Memory,
+    readonly next: Search,
+  ) {
+    this.bytes = new Uint8Array(memory.buffer);
+  }
+
+  load(raw: Buffer): void {
+    if (raw.length > this.bytes.length) {
+      this.memory.grow(Math.ceil((raw.length - this.bytes.length) / PAGE));
+      this.bytes = new Uint8Array(this.memory.buffer);
+    }
+    this.bytes.set(raw);
+  }
+}
+
+/** A new scan with a memory of its own; undefined where WebAssembly SIMD is not available. */
+export function makeByteScan(): ByteScan | undefined {
+  try {
+    const exports = new WebAssembly.Instance(new WebAssembly.Module(MODULE)).exports as { memory: WebAssembly.Memory; next: Search };
+    return new WasmScan(exports.memory, exports.next);
+  } catch {
+    return undefined;
+  }
+}
