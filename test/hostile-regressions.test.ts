@@ -167,7 +167,7 @@ t.test('a file name with control characters is shown escaped in every warning', 
   }
 });
 
-t.test('ndjson-result reading a file from its end sees a result glued after another event', async (t) => {
+t.test('ndjson-result, from its end or from its start, sees a result glued after another event', async (t) => {
   const s = 'session_id":"s"';
   const input = [
     `{"type":"system","subtype":"init","${s}}`,
@@ -176,14 +176,18 @@ t.test('ndjson-result reading a file from its end sees a result glued after anot
   ].join('\n') + '\n';
   const file = path.join(dir, 'glued.ndjson');
   fs.writeFileSync(file, input);
-  for (const glue of ['}{', '} {']) {
+  // JSON's spaces between the values: any run of spaces, tabs and carriage returns.
+  for (const glue of ['}{', '} {', '}  {', '}\t{', '} \t {', '}\r{']) {
     fs.writeFileSync(file, input.replace('}{', glue));
     const fromFile = memoryIo('');
     const fromStdin = memoryIo(input.replace('}{', glue));
+    const all = memoryIo('');
     t.equal(await resultMain([file], fromFile.io), 0, `glued with ${JSON.stringify(glue)}: the result is found in the file`);
     t.equal(await resultMain([], fromStdin.io), 0, 'and on standard input');
+    t.equal(await resultMain(['--all', file], all.io), 0, 'and with --all, which reads from the start');
     t.equal(fromFile.stdout(), 'glued\n');
     t.equal(fromStdin.stdout(), 'glued\n');
+    t.equal(all.stdout(), 'glued\n');
   }
 });
 

@@ -219,8 +219,8 @@ t.test('with needs, unneeded lines are handed over unparsed and give the same ev
   t.same(problems, ['x:4: not JSON: {"type":"tool_call","broken":,"session_id":"s"}'], 'a broken line is reported when it is read');
 });
 
-t.test('with needs, a line glued with or without a space is read in full', async (t) => {
-  for (const glue of ['}{', '} {']) {
+t.test('with needs, a line glued with or without spaces between is read in full', async (t) => {
+  for (const glue of ['}{', '} {', '}  {', '}\t{', '} \t\r {']) {
     const input = `{"type":"assistant","text":"a}"${glue}"type":"result","result":"r"}\n{"type":"assistant","text":"} x {"}`;
     const seen: unknown[] = [];
     const reader = new EventReader({ record: (r) => seen.push(r.event), problem: () => {} }, { needs: (type) => type === 'result' });
@@ -239,11 +239,13 @@ t.test('with needs, glued lines among others are found in every chunking', async
     '{"type":"assistant","text":"} {"}',
     '{"type":"assistant","text":"w"} {"type":"result","result":"2"}',
     '{"type":"assistant","text":"}"}',
-    '{"type":"result","result":"3"}',
+    '{"type":"assistant","text":"v"}\t {"type":"result","result":"3"}',
+    '{"type":"assistant","text":"} \\t"}',
+    '{"type":"result","result":"4"}',
   ];
   const input = Buffer.from(lines.join('\n'));
   const expected = read(input.toString(), 0, 'x').events.map((e) => e.event);
-  t.equal(expected.length, 9);
+  t.equal(expected.length, 12);
   for (let size = 1; size <= input.length; size++) {
     const seen: unknown[] = [];
     const reader = new EventReader({ record: (r) => seen.push(r.event), problem: () => {} }, { needs: (type) => type === 'result', reuseLines: true });

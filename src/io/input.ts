@@ -170,45 +170,48 @@ export function holdsBytes(raw: Buffer, needle: Buffer, pivot: number): boolean 
   return false;
 }
 
+/** True when the `}` at `raw[close]` is followed by `{`, with only spaces, tabs and carriage returns between. */
+function gluedAt(raw: Buffer, close: number): boolean {
+  let i = close + 1;
+  let b = raw[i];
+  while (b === 0x20 || b === 0x09 || b === 0x0d) b = raw[++i];
+  return b === 0x7b;
+}
+
 /**
- * True when a line may hold values glued together: a `}` followed by `{`, or
- * by a space and `{` (inside a string or not). Each `}` is found with a byte
- * search: an event line has few, and this costs a third of searching for
- * both patterns, which sets up a search per call.
+ * True when a line may hold values glued together: a `}` followed by `{`,
+ * with or without JSON's spaces between (inside a string or not). Each `}` is
+ * found with a byte search: an event line has few, and this costs less than
+ * a search for each pattern, which sets up a search per call.
  */
 export function mayBeGlued(raw: Buffer): boolean {
   const last = raw.length - 1;
-  for (let i = raw.indexOf(0x7d); i !== -1 && i < last; i = raw.indexOf(0x7d, i + 1)) {
-    const next = raw[i + 1];
-    if (next === 0x7b || (next === 0x20 && raw[i + 2] === 0x7b)) return true;
-  }
+  for (let i = raw.indexOf(0x7d); i !== -1 && i < last; i = raw.indexOf(0x7d, i + 1)) if (gluedAt(raw, i)) return true;
   return false;
 }
-const GLUED = Buffer.from('}{');
-const GLUED_SPACED = Buffer.from('} {');
 
 /**
- * {@link mayBeGlued} for every line of one chunk, with two searches of the
- * whole chunk rather than one per line: where each pattern occurs next is
- * remembered, and a line may be glued when an occurrence falls inside it.
- * Lines are asked about in order.
+ * {@link mayBeGlued} for every line of one chunk, searching the chunk rather
+ * than each line: where the next glued `}` is, is remembered, and a line may
+ * be glued when it falls inside it (the pattern never holds a newline, so it
+ * is on one line). Lines are asked about in order.
  */
 class GlueScan {
+  /** The next glued `}` at or after the line last asked about; -2 when none is left. */
   private nextGlued = -1;
-  private nextSpaced = -1;
+
   constructor(private readonly chunk: Buffer) {}
 
-  /** True when `chunk[start, end)` holds `}{` or `} {`. */
+  /** True when `chunk[start, end)` holds a `}` followed by `{`, with or without spaces between. */
   within(start: number, end: number): boolean {
-    if (this.nextGlued !== -2 && this.nextGlued < start) this.nextGlued = this.find(GLUED, start);
-    if (this.nextSpaced !== -2 && this.nextSpaced < start) this.nextSpaced = this.find(GLUED_SPACED, start);
-    return (this.nextGlued >= 0 && this.nextGlued + 2 <= end) || (this.nextSpaced >= 0 && this.nextSpaced + 3 <= end);
+    if (this.nextGlued !== -2 && this.nextGlued < start) this.nextGlued = this.find(start);
+    return this.nextGlued >= 0 && this.nextGlued < end;
   }
 
-  /** Where `pattern` occurs next from `from`; -2 when nowhere in the rest of the chunk (never searched again). */
-  private find(pattern: Buffer, from: number): number {
-    const at = this.chunk.indexOf(pattern, from);
-    return at === -1 ? -2 : at;
+  private find(from: number): number {
+    const chunk = this.chunk;
+    for (let at = chunk.indexOf(0x7d, from); at !== -1; at = chunk.indexOf(0x7d, at + 1)) if (gluedAt(chunk, at)) return at;
+    return -2;
   }
 }
 
