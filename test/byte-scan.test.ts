@@ -1,8 +1,9 @@
 // The WebAssembly byte scan (src/io/byte-scan.ts) against a plain loop: every start and
-// end over random bytes, lines that make its memory grow, and shorter lines after them.
+// end over random bytes, lines longer than its window read across windows, and shorter
+// lines after them.
 import t from 'tap';
 import { Rng } from '../bench/generate.mjs';
-import { makeByteScan } from '../src/io/byte-scan.js';
+import { WINDOW, makeByteScan } from '../src/io/byte-scan.js';
 
 function nextReference(raw: Buffer, from: number, end: number): number {
   for (let i = from; i < end; i++) if (raw[i] === 0x22 || raw[i] === 0x5c || raw[i]! < 0x20) return i;
@@ -42,12 +43,21 @@ t.test('the next quote, backslash or control byte, from every start to every end
   t.ok(found > checked / 5 && found < checked, `${found} of them with a byte found`);
 });
 
-t.test('a line larger than the memory grows it; a shorter one after it reads its own bytes', { skip: scan ? false : 'no byte scan' }, async (t) => {
-  const big = Buffer.alloc(300_000, 0x61);
-  big[299_990] = 0x5c;
+t.test('a line longer than the window is read across windows; a shorter one after it reads its own bytes', { skip: scan ? false : 'no byte scan' }, async (t) => {
+  const big = Buffer.alloc(2 * WINDOW + 1000, 0x61);
+  // Bytes of interest just before, at and after each window's edge, and far from them.
+  const marks = [5, WINDOW - 1, WINDOW, WINDOW + 1, 2 * WINDOW - 16, 2 * WINDOW + 999];
+  marks.forEach((at, i) => (big[at] = [0x22, 0x5c, 0x01][i % 3]!));
   scan!.load(big);
-  t.equal(scan!.next(0, big.length), 299_990);
-  t.equal(scan!.next(299_991, big.length), big.length);
+  let from = 0;
+  const found: number[] = [];
+  for (let at = scan!.next(from, big.length); at < big.length; at = scan!.next(from, big.length)) {
+    found.push(at);
+    from = at + 1;
+  }
+  t.same(found, marks, 'every byte of interest, in order, across the windows');
+  t.equal(scan!.next(WINDOW + 2, 2 * WINDOW - 16), 2 * WINDOW - 16, 'the end is where it is told');
+  t.equal(scan!.next(6, WINDOW - 1), WINDOW - 1, 'nothing between two marks');
   const small = Buffer.from('abc"');
   scan!.load(small);
   t.equal(scan!.next(0, small.length), 3);

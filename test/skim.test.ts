@@ -7,6 +7,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import { Rng } from '../bench/generate.mjs';
 import { NUMBERS, damage, fullParse, same, stringOf } from './fixtures/lib/json-text.js';
+import { WINDOW } from '../src/io/byte-scan.js';
 import path from 'node:path';
 import { ROOT } from './fixtures/lib/run.js';
 import { SKIM_THRESHOLD, keepSkimmed, largeValues, skimParse } from '../src/io/skim.js';
@@ -198,6 +199,29 @@ t.test('with the byte scan or with Buffer#indexOf alone, the large values are th
   }
   t.ok(agreed > 5000, `${agreed} lines read alike`);
   t.ok(refusedEarlier > 10, `${refusedEarlier} broken lines refused by the byte scan, left by the search to JSON.parse`);
+});
+
+t.test('a line longer than the byte scan\'s window: escapes and control bytes at its edges', async (t) => {
+  const prefix = '{"type":"tool_call","content":"';
+  const line = (at: number, piece: string): Buffer => {
+    const body = Buffer.alloc(2 * WINDOW + 5000, 0x61);
+    const raw = Buffer.concat([Buffer.from(prefix), body, Buffer.from('"}')]);
+    raw.write(piece, at, 'latin1');
+    return raw;
+  };
+  for (const edge of [WINDOW - 1, WINDOW, WINDOW + 1, 2 * WINDOW - 1, 2 * WINDOW]) {
+    for (const piece of ['\\"', '\\n', '\\u00e9', '\\\\']) {
+      const raw = line(edge, piece);
+      const full = JSON.parse(raw.toString('utf8'));
+      const skimmed = skimParse(raw);
+      t.ok(skimmed !== undefined && same({ ...skimmed }, full), `${JSON.stringify(piece)} at ${edge}: read as JSON.parse reads it`);
+    }
+    for (const bad of ['\x01', '\\x', '"']) {
+      const raw = line(edge, bad);
+      t.notOk(fullParse(raw).ok, 'JSON.parse refuses it');
+      t.equal(skimParse(raw), undefined, `${JSON.stringify(bad)} at ${edge}: left to the full parse`);
+    }
+  }
 });
 
 t.test('the lines the skim leaves to the full parse', async (t) => {

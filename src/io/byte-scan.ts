@@ -13,16 +13,20 @@
  * and the skim and the reader search with Buffer#indexOf, as they always could.
  */
 
-/** The scan: {@link load} bytes, then ask about them. */
+/** The scan: {@link load} a line's bytes, then ask for the next byte of interest. */
 export interface ByteScan {
-  /** Makes `raw` the bytes scanned (copied into the scan's memory). */
+  /**
+   * Makes `raw` the bytes scanned. They are copied into the module's memory a
+   * window at a time, as the scan reaches them: that memory stays at one
+   * window, whatever the length of the lines.
+   */
   load(raw: Buffer): void;
   /** The index of the first quote, backslash or byte below 0x20 in `[from, end)` of the loaded bytes; `end` when none is. */
   next(from: number, end: number): number;
 }
 
-/** Lines longer than this are not scanned here: a scan's memory grows to the longest line it was given, and keeps it. */
-export const MAX_SCANNED = 16 * 1024 * 1024;
+/** How many bytes of a line are in the module's memory at a time. */
+export const WINDOW = 1024 * 1024;
 
 function uleb(n: number): number[] {
   const out: number[] = [];
@@ -130,7 +134,7 @@ const MODULE = Uint8Array.from([
   ...section(1, [1, 0x60, 2, I32, I32, 1, I32]),
   // (func $next (type 0))
   ...section(3, [1, 0]),
-  // (memory 1)
+  // (memory 1): grown to one window when made
   ...section(5, [1, 0x00, 1]),
   // (export "memory" (memory 0)) (export "next" (func $next))
   ...section(7, [2, ...name('memory'), 0x02, 0, ...name('next'), 0x00, 0]),
@@ -142,21 +146,41 @@ const PAGE = 65536;
 type Search = (from: number, end: number) => number;
 
 class WasmScan implements ByteScan {
-  private bytes: Uint8Array;
+  private readonly memory: Uint8Array;
+  private raw: Buffer = Buffer.alloc(0);
+  /** `raw[base, base + size)` is in the memory, from its start. */
+  private base = 0;
+  private size = 0;
 
   constructor(
-    private readonly memory: WebAssembly.Memory,
-    readonly next: Search,
+    memory: WebAssembly.Memory,
+    private readonly search: Search,
   ) {
-    this.bytes = new Uint8Array(memory.buffer);
+    memory.grow(Math.ceil(WINDOW / PAGE) - memory.buffer.byteLength / PAGE);
+    this.memory = new Uint8Array(memory.buffer);
   }
 
   load(raw: Buffer): void {
-    if (raw.length > this.bytes.length) {
-      this.memory.grow(Math.ceil((raw.length - this.bytes.length) / PAGE));
-      this.bytes = new Uint8Array(this.memory.buffer);
+    this.raw = raw;
+    this.show(0);
+  }
+
+  next(from: number, end: number): number {
+    for (;;) {
+      if (from >= end) return end;
+      if (from < this.base || from >= this.base + this.size) this.show(from);
+      const stop = Math.min(end, this.base + this.size);
+      const at = this.base + this.search(from - this.base, stop - this.base);
+      if (at < stop) return at;
+      from = stop;
     }
-    this.bytes.set(raw);
+  }
+
+  /** Copies the window of the line that starts at `from` into the memory. */
+  private show(from: number): void {
+    this.base = from;
+    this.size = Math.min(WINDOW, this.raw.length - from);
+    this.memory.set(this.raw.subarray(from, from + this.size));
   }
 }
 

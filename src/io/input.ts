@@ -511,7 +511,8 @@ export class EventReader {
   write(chunk: Buffer): void {
     // The records of the last write are done with: the buffer they pointed into can be assembled into again.
     this.lentNow = false;
-    const glue = new GlueScan(chunk);
+    // Only a reader that hands lines over unparsed asks whether they may be glued.
+    const glue = this.needs !== undefined ? new GlueScan(chunk) : undefined;
     let start = 0;
     for (;;) {
       const nl = chunk.indexOf(10, start);
@@ -524,7 +525,7 @@ export class EventReader {
         this.keep(chunk, start, nl);
         this.line(this.takeCarry(), ++this.lineNo);
       } else {
-        this.line(chunk.subarray(start, nl), ++this.lineNo, false, glue.within(start, nl));
+        this.line(chunk.subarray(start, nl), ++this.lineNo, false, glue?.within(start, nl));
       }
       start = nl + 1;
     }

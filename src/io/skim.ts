@@ -24,7 +24,7 @@
  * whether or not it was skimmed, broken lines included.
  */
 import type { JsonObject } from '../events.js';
-import { MAX_SCANNED, makeByteScan } from './byte-scan.js';
+import { makeByteScan } from './byte-scan.js';
 import type { ByteScan } from './byte-scan.js';
 
 /** Values smaller than this are parsed with the line. */
@@ -169,7 +169,7 @@ class Scan {
  */
 export function largeValues(raw: Buffer, threshold: number = SKIM_THRESHOLD, scanBytes = true): number[] | undefined {
   const n = raw.length;
-  const bytes = scanBytes && raw.length <= MAX_SCANNED ? lineBytes() : undefined;
+  const bytes = scanBytes ? lineBytes() : undefined;
   bytes?.load(raw);
   const scan = new Scan(raw, bytes);
   const spans: number[] = [];
