@@ -7,10 +7,11 @@
  * one call per string and per escape, each far cheaper than the two
  * Buffer#indexOf calls it replaces.
  *
- * The module is written below instruction by instruction (its text form is
- * in the comments) and made once, on first use. Where WebAssembly or its SIMD
- * is not available (`node --jitless`), {@link makeByteScan} gives undefined,
- * and the skim and the reader search with Buffer#indexOf, as they always could.
+ * The module is written below instruction by instruction, each under its
+ * name in WebAssembly's text format; the skim makes one scan, on first use.
+ * Where WebAssembly or its SIMD is not available (`node --jitless`),
+ * {@link makeByteScan} gives undefined and the skim searches with
+ * Buffer#indexOf, as it always could.
  */
 
 /** The scan: {@link load} a line's bytes, then ask for the next byte of interest. */
