@@ -15,6 +15,7 @@
  * match is exact or nothing, so it never changes what a line reads as.
  */
 import type { AgentEvent } from '../events.js';
+import { escapeEnd, numberEnd } from './json-bytes.js';
 
 /** A line shape: its skeleton, `%s` for a string value and `%n` for a number, and how its event is built. */
 export interface LineShape {
@@ -58,14 +59,6 @@ function samePiece(raw: Buffer, at: number, piece: Buffer): boolean {
   return true;
 }
 
-function isHex(b: number): boolean {
-  return (b >= 0x30 && b <= 0x39) || (b >= 0x61 && b <= 0x66) || (b >= 0x41 && b <= 0x46);
-}
-
-function isDigit(b: number): boolean {
-  return b >= 0x30 && b <= 0x39;
-}
-
 /** Where the value of one slot ended (the index after it); set by the readers below. */
 let valueEnd = 0;
 
@@ -84,15 +77,9 @@ function readString(raw: Buffer, at: number): string | undefined {
     if (b === 0x22) break;
     if (b === 0x5c) {
       escaped = true;
-      const c = raw[i + 1];
-      if (c === 0x75 /* u */) {
-        if (!(isHex(raw[i + 2] ?? 0) && isHex(raw[i + 3] ?? 0) && isHex(raw[i + 4] ?? 0) && isHex(raw[i + 5] ?? 0))) return undefined;
-        i += 5;
-      } else if (c === 0x22 || c === 0x5c || c === 0x2f || c === 0x62 || c === 0x66 || c === 0x6e || c === 0x72 || c === 0x74) {
-        i++;
-      } else {
-        return undefined;
-      }
+      const end = escapeEnd(raw, i);
+      if (end === -1) return undefined;
+      i = end - 1;
     } else if (b < 0x20) {
       return undefined;
     } else if (b >= 0x80) {
@@ -108,34 +95,22 @@ function readString(raw: Buffer, at: number): string | undefined {
 
 /** The number that starts at `raw[at]` (JSON's grammar), or undefined. Sets {@link valueEnd}. */
 function readNumber(raw: Buffer, at: number): number | undefined {
-  let j = at;
-  if (raw[j] === 0x2d) j++;
-  const digits = j;
-  if (raw[j] === 0x30) j++;
-  else if (isDigit(raw[j] ?? 0)) while (isDigit(raw[j] ?? 0)) j++;
-  else return undefined;
-  let integer = true;
-  if (raw[j] === 0x2e /* . */) {
-    integer = false;
-    j++;
-    if (!isDigit(raw[j] ?? 0)) return undefined;
-    while (isDigit(raw[j] ?? 0)) j++;
-  }
-  if (raw[j] === 0x65 || raw[j] === 0x45 /* e E */) {
-    integer = false;
-    j++;
-    if (raw[j] === 0x2b || raw[j] === 0x2d) j++;
-    if (!isDigit(raw[j] ?? 0)) return undefined;
-    while (isDigit(raw[j] ?? 0)) j++;
-  }
-  valueEnd = j;
-  if (integer && j - digits <= 15) {
-    // Exact in a double: the sum is the value JSON.parse gives.
+  const end = numberEnd(raw, at);
+  if (end === -1) return undefined;
+  valueEnd = end;
+  const digits = raw[at] === 0x2d ? at + 1 : at;
+  if (end - digits <= 15) {
+    // Digits only (no fraction, no exponent), few enough to be exact in a double: the sum is the value JSON.parse gives.
     let value = 0;
-    for (let k = digits; k < j; k++) value = value * 10 + (raw[k]! - 0x30);
-    return raw[at] === 0x2d ? -value : value;
+    let k = digits;
+    for (; k < end; k++) {
+      const d = raw[k]! - 0x30;
+      if (d < 0 || d > 9) break;
+      value = value * 10 + d;
+    }
+    if (k === end) return raw[at] === 0x2d ? -value : value;
   }
-  return Number(raw.toString('latin1', at, j));
+  return Number(raw.toString('latin1', at, end));
 }
 
 /**

@@ -25,6 +25,7 @@
  */
 import type { JsonObject } from '../events.js';
 import { makeByteScan } from './byte-scan.js';
+import { escapeEnd, isDigit, numberEnd } from './json-bytes.js';
 import type { ByteScan } from './byte-scan.js';
 
 /** Values smaller than this are parsed with the line. */
@@ -43,15 +44,6 @@ const COLON = 4; // `:` after a key
 const AFTER = 5; // `,` or the container's end, after a value
 const DONE = 6; // only spaces (after the top-level value)
 
-/** True for the bytes a JSON escape may name after its backslash (`u` aside). */
-function simpleEscape(b: number): boolean {
-  return b === 0x22 || b === 0x5c || b === 0x2f || b === 0x62 || b === 0x66 || b === 0x6e || b === 0x72 || b === 0x74;
-}
-
-function isHex(b: number): boolean {
-  return (b >= 0x30 && b <= 0x39) || (b >= 0x61 && b <= 0x66) || (b >= 0x41 && b <= 0x46);
-}
-
 // `true`, `false` and `null` as bytes.
 const LITERALS = [Buffer.from('true'), Buffer.from('false'), Buffer.from('null')];
 
@@ -63,10 +55,6 @@ function literalAt(raw: Buffer, i: number): number {
     if (k === literal.length) return k;
   }
   return 0;
-}
-
-function isDigit(b: number): boolean {
-  return b >= 0x30 && b <= 0x39;
 }
 
 let lineScan: ByteScan | null | undefined;
@@ -143,20 +131,12 @@ class Scan {
     }
   }
 
-  /** Where the escape whose backslash is at `b` ends (the index after it); -1 when it is not a JSON escape. */
+  /** Where the escape whose backslash is at `b` ends (the index after it); -1 when it is not a JSON escape. Notes `\u0000`. */
   private escapeEnd(b: number): number {
     const raw = this.raw;
-    const c = raw[b + 1] ?? 0;
-    if (c === 0x75 /* u */) {
-      const h1 = raw[b + 2] ?? 0;
-      const h2 = raw[b + 3] ?? 0;
-      const h3 = raw[b + 4] ?? 0;
-      const h4 = raw[b + 5] ?? 0;
-      if (!(isHex(h1) && isHex(h2) && isHex(h3) && isHex(h4))) return -1;
-      if (h1 === 0x30 && h2 === 0x30 && h3 === 0x30 && h4 === 0x30) this.nul = true;
-      return b + 6;
-    }
-    return simpleEscape(c) ? b + 2 : -1;
+    const end = escapeEnd(raw, b);
+    if (end === b + 6 && raw[b + 2] === 0x30 && raw[b + 3] === 0x30 && raw[b + 4] === 0x30 && raw[b + 5] === 0x30) this.nul = true;
+    return end;
   }
 }
 
@@ -218,23 +198,9 @@ export function largeValues(raw: Buffer, threshold: number = SKIM_THRESHOLD, sca
         if (b === 0x5d /* ] */ && state === FIRST_VALUE) break; // an empty array: closed below
         if (starts.length === 0) return undefined;
         if (b === 0x2d /* - */ || isDigit(b)) {
-          let j = i;
-          if (raw[j] === 0x2d) j++;
-          if (raw[j] === 0x30) j++;
-          else if (isDigit(raw[j] ?? 0)) while (isDigit(raw[j] ?? 0)) j++;
-          else return undefined;
-          if (raw[j] === 0x2e /* . */) {
-            j++;
-            if (!isDigit(raw[j] ?? 0)) return undefined;
-            while (isDigit(raw[j] ?? 0)) j++;
-          }
-          if (raw[j] === 0x65 || raw[j] === 0x45 /* e E */) {
-            j++;
-            if (raw[j] === 0x2b || raw[j] === 0x2d) j++;
-            if (!isDigit(raw[j] ?? 0)) return undefined;
-            while (isDigit(raw[j] ?? 0)) j++;
-          }
-          i = j;
+          const end = numberEnd(raw, i);
+          if (end === -1) return undefined;
+          i = end;
           state = AFTER;
           continue;
         }

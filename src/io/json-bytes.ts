@@ -1,0 +1,45 @@
+/**
+ * JSON's grammar for the few tokens the byte-level readers check themselves
+ * (the skim, skim.ts, and the line shapes, shapes.ts): an escape inside a
+ * string, and a number. Each says where the token ends, or -1 when the bytes
+ * are not one, exactly as `JSON.parse` would judge them.
+ */
+
+export function isDigit(b: number): boolean {
+  return b >= 0x30 && b <= 0x39;
+}
+
+function isHex(b: number): boolean {
+  return isDigit(b) || (b >= 0x61 && b <= 0x66) || (b >= 0x41 && b <= 0x46);
+}
+
+/** Where the escape whose backslash is at `raw[at]` ends (the index after it); -1 when it is not a JSON escape. */
+export function escapeEnd(raw: Buffer, at: number): number {
+  const c = raw[at + 1] ?? 0;
+  if (c === 0x75 /* u */) {
+    return isHex(raw[at + 2] ?? 0) && isHex(raw[at + 3] ?? 0) && isHex(raw[at + 4] ?? 0) && isHex(raw[at + 5] ?? 0) ? at + 6 : -1;
+  }
+  // " \ / b f n r t
+  return c === 0x22 || c === 0x5c || c === 0x2f || c === 0x62 || c === 0x66 || c === 0x6e || c === 0x72 || c === 0x74 ? at + 2 : -1;
+}
+
+/** Where the number that starts at `raw[at]` ends (the index after it); -1 when no JSON number starts there. */
+export function numberEnd(raw: Buffer, at: number): number {
+  let j = at;
+  if (raw[j] === 0x2d /* - */) j++;
+  if (raw[j] === 0x30) j++;
+  else if (isDigit(raw[j] ?? 0)) while (isDigit(raw[j] ?? 0)) j++;
+  else return -1;
+  if (raw[j] === 0x2e /* . */) {
+    j++;
+    if (!isDigit(raw[j] ?? 0)) return -1;
+    while (isDigit(raw[j] ?? 0)) j++;
+  }
+  if (raw[j] === 0x65 || raw[j] === 0x45 /* e E */) {
+    j++;
+    if (raw[j] === 0x2b || raw[j] === 0x2d) j++;
+    if (!isDigit(raw[j] ?? 0)) return -1;
+    while (isDigit(raw[j] ?? 0)) j++;
+  }
+  return j;
+}
