@@ -53,6 +53,7 @@ export function compileShapes(shapes: readonly LineShape[]): Map<string, Compile
   return byType;
 }
 
+/** True when `raw` holds `piece` at `at` (a loop: the pieces are short). */
 function samePiece(raw: Buffer, at: number, piece: Buffer): boolean {
   if (at + piece.length > raw.length) return false;
   for (let i = 0; i < piece.length; i++) if (raw[at + i] !== piece[i]) return false;
