@@ -21,6 +21,7 @@ import type { AgentEvent } from '../events.js';
 import { eventType, FREQUENT_SHAPES, isObject, str } from '../events.js';
 import { SKIM_THRESHOLD, skimParse } from './skim.js';
 import { compileShapes, parseShape } from './shapes.js';
+import { sameBytes } from './json-bytes.js';
 import { jsonText } from '../json-text.js';
 import { visibleOneLine } from '../safe-text.js';
 
@@ -162,10 +163,7 @@ export function holdsBytes(raw: Buffer, needle: Buffer, pivot: number): boolean 
   const byte = needle[pivot]!;
   const last = raw.length - needle.length + pivot;
   for (let at = raw.indexOf(byte, pivot); at !== -1 && at <= last; at = raw.indexOf(byte, at + 1)) {
-    const from = at - pivot;
-    let k = 0;
-    while (k < needle.length && raw[from + k] === needle[k]) k++;
-    if (k === needle.length) return true;
+    if (sameBytes(raw, at - pivot, needle)) return true;
   }
   return false;
 }
@@ -216,18 +214,12 @@ class GlueScan {
 }
 
 // `{"type":"` as bytes.
-const TYPE_PREFIX = [0x7b, 0x22, 0x74, 0x79, 0x70, 0x65, 0x22, 0x3a, 0x22];
+const TYPE_PREFIX = Buffer.from('{"type":"');
 // The types of the stream, as strings made once: a known name costs no allocation.
 const KNOWN_TYPES = ['assistant', 'tool_call', 'thinking', 'result', 'system', 'user', 'stream_event'].map((name) => ({
   name,
   bytes: Buffer.from(name),
 }));
-
-/** True when `raw[from, from + bytes.length)` holds `bytes` (a loop: short compares cost less than a native call). */
-function sameBytes(raw: Buffer, from: number, bytes: Buffer): boolean {
-  for (let i = 0; i < bytes.length; i++) if (raw[from + i] !== bytes[i]) return false;
-  return true;
-}
 
 /**
  * The type named by a line's first key, when the line starts exactly with
@@ -237,7 +229,7 @@ function sameBytes(raw: Buffer, from: number, bytes: Buffer): boolean {
 export function peekType(raw: Buffer): string | undefined {
   const length = raw.length;
   if (length < 12) return undefined;
-  for (let i = 0; i < 9; i++) if (raw[i] !== TYPE_PREFIX[i]) return undefined;
+  if (!sameBytes(raw, 0, TYPE_PREFIX)) return undefined;
   // Plain bytes that names are made of; a quote ends the name, anything else means no certainty.
   let end = 9;
   for (; end < length && end < 9 + 64; end++) {

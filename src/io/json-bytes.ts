@@ -1,9 +1,17 @@
 /**
- * JSON's grammar for the few tokens the byte-level readers check themselves
- * (the skim, skim.ts, and the line shapes, shapes.ts): an escape inside a
- * string, and a number. Each says where the token ends, or -1 when the bytes
- * are not one, exactly as `JSON.parse` would judge them.
+ * What the byte-level readers (the input layer's peeks, input.ts; the skim,
+ * skim.ts; the line shapes, shapes.ts) share: comparing bytes in place, and
+ * JSON's grammar for the few tokens they check themselves, an escape inside a
+ * string and a number. Each token reader says where the token ends, or -1
+ * when the bytes are not one, exactly as `JSON.parse` would judge them.
  */
+
+/** True when `raw` holds `bytes` at `at` (a loop: short compares cost less than a native call). */
+export function sameBytes(raw: Buffer, at: number, bytes: Buffer): boolean {
+  if (at < 0 || at + bytes.length > raw.length) return false;
+  for (let i = 0; i < bytes.length; i++) if (raw[at + i] !== bytes[i]) return false;
+  return true;
+}
 
 export function isDigit(b: number): boolean {
   return b >= 0x30 && b <= 0x39;

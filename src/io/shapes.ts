@@ -15,7 +15,7 @@
  * match is exact or nothing, so it never changes what a line reads as.
  */
 import type { AgentEvent } from '../events.js';
-import { escapeEnd, numberEnd } from './json-bytes.js';
+import { escapeEnd, numberEnd, sameBytes } from './json-bytes.js';
 
 /** A line shape: its skeleton, `%s` for a string value and `%n` for a number, and how its event is built. */
 export interface LineShape {
@@ -53,12 +53,6 @@ export function compileShapes(shapes: readonly LineShape[]): Map<string, Compile
   return byType;
 }
 
-/** True when `raw` holds `piece` at `at` (a loop: the pieces are short). */
-function samePiece(raw: Buffer, at: number, piece: Buffer): boolean {
-  if (at + piece.length > raw.length) return false;
-  for (let i = 0; i < piece.length; i++) if (raw[at + i] !== piece[i]) return false;
-  return true;
-}
 
 /** Where the value of one slot ended (the index after it); set by the readers below. */
 let valueEnd = 0;
@@ -127,7 +121,7 @@ export function parseShape(shapes: Map<string, CompiledShape[]>, type: string, r
     let at = 0;
     for (let k = 0; k < strings.length; k++) {
       const piece = pieces[k]!;
-      if (!samePiece(raw, at, piece)) continue next;
+      if (!sameBytes(raw, at, piece)) continue next;
       at += piece.length;
       const value = strings[k] ? readString(raw, at) : readNumber(raw, at);
       if (value === undefined) continue next;
@@ -135,7 +129,7 @@ export function parseShape(shapes: Map<string, CompiledShape[]>, type: string, r
       at = valueEnd;
     }
     const last = pieces[pieces.length - 1]!;
-    if (at + last.length !== raw.length || !samePiece(raw, at, last)) continue;
+    if (at + last.length !== raw.length || !sameBytes(raw, at, last)) continue;
     return shape.build(values);
   }
   return undefined;

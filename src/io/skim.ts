@@ -25,7 +25,7 @@
  */
 import type { JsonObject } from '../events.js';
 import { makeByteScan } from './byte-scan.js';
-import { escapeEnd, isDigit, numberEnd } from './json-bytes.js';
+import { escapeEnd, isDigit, numberEnd, sameBytes } from './json-bytes.js';
 import type { ByteScan } from './byte-scan.js';
 
 /** Values smaller than this are parsed with the line. */
@@ -49,11 +49,7 @@ const LITERALS = [Buffer.from('true'), Buffer.from('false'), Buffer.from('null')
 
 /** The length of the literal (`true`, `false`, `null`) that starts at `raw[i]`, or 0 when none does. */
 function literalAt(raw: Buffer, i: number): number {
-  for (const literal of LITERALS) {
-    let k = 0;
-    while (k < literal.length && raw[i + k] === literal[k]) k++;
-    if (k === literal.length) return k;
-  }
+  for (const literal of LITERALS) if (sameBytes(raw, i, literal)) return literal.length;
   return 0;
 }
 
