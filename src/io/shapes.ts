@@ -54,46 +54,52 @@ export function compileShapes(shapes: readonly LineShape[]): Map<string, Compile
 }
 
 
-/** Where the value of one slot ended (the index after it); set by the readers below. */
-let valueEnd = 0;
+// How a string slot checked by stringEnd is decoded: it holds escapes; it is all ASCII.
+const ESCAPED = 1;
+const ASCII = 2;
+
+/** What stringEnd found of the string it checked last: ESCAPED and ASCII. */
+let stringFlags = 0;
 
 /**
- * The string whose opening quote is `raw[at]`, or undefined when there is
- * none there or it is not valid JSON. Sets {@link valueEnd}.
+ * Where the string whose opening quote is `raw[at]` ends (the index after its
+ * closing quote), checking it as JSON.parse would; -1 when there is none there
+ * or it is not valid JSON. Sets {@link stringFlags}.
  */
-function readString(raw: Buffer, at: number): string | undefined {
-  if (raw[at] !== 0x22) return undefined;
+function stringEnd(raw: Buffer, at: number): number {
+  if (raw[at] !== 0x22) return -1;
   const n = raw.length;
-  let escaped = false;
-  let ascii = true;
-  let i = at + 1;
-  for (; i < n; i++) {
+  let flags = ASCII;
+  for (let i = at + 1; i < n; i++) {
     const b = raw[i]!;
-    if (b === 0x22) break;
+    if (b === 0x22) {
+      stringFlags = flags;
+      return i + 1;
+    }
     if (b === 0x5c) {
-      escaped = true;
+      flags |= ESCAPED;
       const end = escapeEnd(raw, i);
-      if (end === -1) return undefined;
+      if (end === -1) return -1;
       i = end - 1;
     } else if (b < 0x20) {
-      return undefined;
+      return -1;
     } else if (b >= 0x80) {
-      ascii = false;
+      flags &= ~ASCII;
     }
   }
-  if (i >= n) return undefined;
-  valueEnd = i + 1;
-  // Escapes are decoded by JSON.parse itself, on the string alone; plain bytes are decoded as the full parse decodes them.
-  if (escaped) return JSON.parse(raw.toString('utf8', at, i + 1)) as string;
-  return ascii ? raw.toString('latin1', at + 1, i) : raw.toString('utf8', at + 1, i);
+  return -1;
 }
 
-/** The number that starts at `raw[at]` (JSON's grammar), or undefined. Sets {@link valueEnd}. */
-function readNumber(raw: Buffer, at: number): number | undefined {
-  const end = numberEnd(raw, at);
-  if (end === -1) return undefined;
-  valueEnd = end;
-  const digits = raw[at] === 0x2d ? at + 1 : at;
+/** The string `raw[start, end)` (quotes included), decoded as the full parse decodes it. */
+function stringValue(raw: Buffer, start: number, end: number, flags: number): string {
+  // Escapes are decoded by JSON.parse itself, on the string alone.
+  if (flags & ESCAPED) return JSON.parse(raw.toString('utf8', start, end)) as string;
+  return raw.toString(flags & ASCII ? 'latin1' : 'utf8', start + 1, end - 1);
+}
+
+/** The number `raw[start, end)`, checked by numberEnd: its value as JSON.parse gives it. */
+function numberValue(raw: Buffer, start: number, end: number): number {
+  const digits = raw[start] === 0x2d ? start + 1 : start;
   if (end - digits <= 15) {
     // Digits only (no fraction, no exponent), few enough to be exact in a double: the sum is the value JSON.parse gives.
     let value = 0;
@@ -103,10 +109,13 @@ function readNumber(raw: Buffer, at: number): number | undefined {
       if (d < 0 || d > 9) break;
       value = value * 10 + d;
     }
-    if (k === end) return raw[at] === 0x2d ? -value : value;
+    if (k === end) return raw[start] === 0x2d ? -value : value;
   }
-  return Number(raw.toString('latin1', at, end));
+  return Number(raw.toString('latin1', start, end));
 }
+
+/** Each slot of the shape being matched: its start, its end, its string flags. */
+const slots: number[] = [];
 
 /**
  * The event of a line of one of `shapes` for its type (as the line's start
@@ -117,19 +126,26 @@ export function parseShape(shapes: Map<string, CompiledShape[]>, type: string, r
   if (candidates === undefined) return undefined;
   next: for (const shape of candidates) {
     const { pieces, strings } = shape;
-    const values: unknown[] = [];
+    slots.length = 0;
     let at = 0;
     for (let k = 0; k < strings.length; k++) {
       const piece = pieces[k]!;
       if (!sameBytes(raw, at, piece)) continue next;
       at += piece.length;
-      const value = strings[k] ? readString(raw, at) : readNumber(raw, at);
-      if (value === undefined) continue next;
-      values.push(value);
-      at = valueEnd;
+      const end = strings[k] ? stringEnd(raw, at) : numberEnd(raw, at);
+      if (end === -1) continue next;
+      slots.push(at, end, stringFlags);
+      at = end;
     }
     const last = pieces[pieces.length - 1]!;
     if (at + last.length !== raw.length || !sameBytes(raw, at, last)) continue;
+    // The whole line is of this shape: only now are its values decoded.
+    const values: unknown[] = [];
+    for (let k = 0; k < strings.length; k++) {
+      const start = slots[3 * k]!;
+      const end = slots[3 * k + 1]!;
+      values.push(strings[k] ? stringValue(raw, start, end, slots[3 * k + 2]!) : numberValue(raw, start, end));
+    }
     return shape.build(values);
   }
   return undefined;
