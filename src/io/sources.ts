@@ -176,10 +176,13 @@ async function openInput(
   return { handle, fd: handle.fd, regular };
 }
 
+/** What a read came to: the bytes read, or its error. */
+type ReadOutcome = { bytesRead: number } | { error: NodeJS.ErrnoException };
+
 /** A read into one of the pool's buffers, its outcome kept (never a rejected promise nobody awaits). */
 interface PendingRead {
   buf: Buffer;
-  done: Promise<{ bytesRead: number } | { error: NodeJS.ErrnoException }>;
+  done: Promise<ReadOutcome>;
 }
 
 /**
@@ -196,13 +199,7 @@ async function* pooledChunks(
 ): AsyncGenerator<SourceChunk> {
   const startRead = (): PendingRead => {
     const buf = pool.take();
-    return {
-      buf,
-      done: readInto(file, buf).then(
-        (bytesRead) => ({ bytesRead }),
-        (error: NodeJS.ErrnoException) => ({ error }),
-      ),
-    };
+    return { buf, done: readInto(file, buf) };
   };
   let pending: PendingRead | undefined;
   try {
@@ -235,9 +232,9 @@ async function* pooledChunks(
 }
 
 /** Reads the next bytes of a file into `buf`, from where the file is (stdin may be part-read). */
-function readInto(file: OpenInput, buf: Buffer): Promise<number> {
-  return new Promise((resolve, reject) => {
-    read(file.fd, buf, 0, buf.length, null, (error, bytesRead) => (error ? reject(error) : resolve(bytesRead)));
+function readInto(file: OpenInput, buf: Buffer): Promise<ReadOutcome> {
+  return new Promise((resolve) => {
+    read(file.fd, buf, 0, buf.length, null, (error, bytesRead) => resolve(error ? { error } : { bytesRead }));
   });
 }
 
