@@ -197,6 +197,33 @@ t.test('several sessions: labelled when there is more than one', async (t) => {
   t.match(await through(evil), /── session x\\x1b\[2Jy ──/, 'a session id is printed safely');
 });
 
+t.test('several sessions: each final message is printed when its run ends, not kept to the end', async (t) => {
+  const stream = text();
+  const seen: string[] = [];
+  stream.on('data', (d: Buffer) => seen.push(d.toString()));
+  const write = (s: string) => new Promise<void>((resolve) => stream.write(s, () => setImmediate(resolve)));
+  await write(lines(init('a'), delta('A', 'a'), delta('1.', 'a'), asst('A1.', {}, 'a'), ok('A1.', 'a')));
+  t.same(seen, [], 'a lone session waits: it is printed bare if no other comes');
+  await write(lines(init('b'), delta('B1.', 'b')));
+  t.equal(seen.join(''), '── session a ──\nA1.\n', 'a second session: the first is printed, labelled');
+  await write(lines(ok('B1.', 'b'), init('c'), delta('C, never ended.', 'c')));
+  t.equal(seen.join(''), '── session a ──\nA1.\n\n── session b ──\nB1.\n', 'printed as its result is read');
+  await write(lines(init('a'), delta('A2.', 'a'), ok('A2.', 'a')));
+  stream.end();
+  await new Promise((resolve) => stream.on('end', resolve));
+  t.equal(
+    seen.join(''),
+    '── session a ──\nA1.\n\n── session b ──\nB1.\n\n── session a ──\nA2.\n\n── session c ──\nC, never ended.\n',
+    'a run of a session seen before is printed when it ends; a run that never ends, when the input does',
+  );
+  const a = stream.core.sessions.find((s) => s.session === 'a');
+  t.equal(a?.written, 'A1.A2.'.length, 'the text written for a session counts each of its runs');
+  const interleaved = lines(init('a'), init('b'), delta('B.', 'b'), delta('A.', 'a'), ok('B.', 'b'), ok('A.', 'a'));
+  t.equal(await through(interleaved), '── session b ──\nB.\n\n── session a ──\nA.\n', 'interleaved runs: in the order they end');
+  const unended = lines(init('a'), delta('A.', 'a'), init('b'), delta('B.', 'b'), ok('B.', 'b'));
+  t.equal(await through(unended), '── session b ──\nB.\n\n── session a ──\nA.\n', 'a run with no result comes after those that ended');
+});
+
 t.test('control characters are visible unless raw; newline and tab stay', async (t) => {
   const input = lines(init(), asst('a\u001b]52;c;ZXZpbA==\u0007b\tc\nd\re\u009b'), ok('x'));
   t.equal(await through(input), 'a\\x1b]52;c;ZXZpbA==\\x07b\tc\nd\\x0de\\x9b\n');

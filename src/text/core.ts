@@ -2,8 +2,9 @@
  * ndjson-text's core: the stream as a person reads it.
  *
  * By default it keeps, per session, the assistant text written since the
- * session's last tool call, and prints it at the end: what `--output-format
- * text` prints. With `all`, it writes every piece of new assistant text the
+ * session's last tool call, and prints it when the session's run ends (its
+ * result) or at the end of the input: what `--output-format text` prints,
+ * run by run. With `all`, it writes every piece of new assistant text the
  * moment its event is read, with tool lines, prompts and thinking as asked,
  * laid out in blocks by a {@link Transcript}.
  *
@@ -68,6 +69,8 @@ export interface SessionText extends SessionEnd {
 }
 
 interface SessionState extends SessionText {
+  /** Default mode: the session has been printed (its label, and its final message if it had one). */
+  printed: boolean;
   /** Tool calls started and not yet completed: their name and arguments, by call id. */
   pending: Map<string, { name: string; args: JsonObject | undefined }>;
 }
@@ -162,13 +165,6 @@ export function toolLineFailed(line: ToolCallLine): boolean {
   return line.status !== undefined && FAILED_WORD[line.status] !== undefined;
 }
 
-/**
- * True when an `assistant` message holds a `tool_use` block: a tool call in
- * Claude Code's dialect, which has no `tool_call` events. Like one, it ends
- * the stretch of text before it.
- */
-// Dialect knowledge that belongs in events.ts with the other accessors; kept
-// here, to the least it can be, until Claude Code's dialect is read there.
 /** The label line of a session, when the input holds more than one. */
 function sessionLabel(session: string, safeLine: (s: string) => string): string {
   return `── session ${safeLine(session || '(no id)')} ──`;
@@ -360,6 +356,14 @@ export class TextCore implements ToolCore {
   private readonly states = new Map<string, SessionState>();
   private current: SessionState | null = null;
   private transcript: Transcript | null = null;
+  /**
+   * Default mode: the input holds more than one session, so each final
+   * message is printed under a label. Until a second session is seen, the
+   * first one's message waits, so that a lone session is printed bare.
+   */
+  private labelled = false;
+  /** Default mode: something has been printed (a blank line goes before the next label). */
+  private printedAny = false;
   private readonly safe: (s: string) => string;
   private readonly safeLine: (s: string) => string;
 
@@ -414,9 +418,11 @@ export class TextCore implements ToolCore {
         toolCalls: 0,
         final: '',
         written: 0,
+        printed: false,
         pending: new Map(),
       };
       this.states.set(id, s);
+      if (this.states.size === 2 && !this.options.all) this.labelFirst(emit);
     }
     if (s.result === undefined) {
       s.source = rec.source;
@@ -466,7 +472,8 @@ export class TextCore implements ToolCore {
         s.source = rec.source;
         s.line = rec.line;
         if (out) this.endSession(s, out);
-        // Kept until the end: one flat string, not the chain of every delta it was built from (a quarter of the memory).
+        else if (this.labelled) this.print(s, emit);
+        // The lone session so far waits for the end of the input or a second session: one flat string, not the chain of every delta it was built from.
         else if (s.final.length > 0) s.final = flatString(s.final);
         return;
       }
@@ -483,19 +490,30 @@ export class TextCore implements ToolCore {
       out.endLine();
       return;
     }
-    const label = this.states.size > 1;
-    let first = true;
-    for (const s of this.states.values()) {
-      const text = this.finalText(s);
-      if (label) {
-        const head = sessionLabel(s.session, this.safeLine);
-        emit(`${first ? '' : '\n'}${this.options.color ? `${SGR.bold}${head}${SGR.reset}` : head}\n`);
-      }
-      first = false;
-      if (text === undefined) continue;
-      s.written = text.length;
-      emit(`${this.safe(text)}\n`);
+    // Runs that never ended, and text written since a run ended, in the order their sessions were first seen.
+    for (const s of this.states.values()) if (!s.printed || s.final.length > 0) this.print(s, emit);
+  }
+
+  /** Default mode: a second session was seen, so the first is labelled, and printed now if its run has ended. */
+  private labelFirst(emit: Emit): void {
+    this.labelled = true;
+    const first = this.states.values().next().value;
+    if (first?.result !== undefined) this.print(first, emit);
+  }
+
+  /** Default mode: prints a session's final message (under its label when there are several), and forgets it. */
+  private print(s: SessionState, emit: Emit): void {
+    const text = this.finalText(s);
+    if (this.labelled) {
+      const head = sessionLabel(s.session, this.safeLine);
+      emit(`${this.printedAny ? '\n' : ''}${this.options.color ? `${SGR.bold}${head}${SGR.reset}` : head}\n`);
     }
+    this.printedAny = true;
+    s.printed = true;
+    s.final = '';
+    if (text === undefined) return;
+    s.written += text.length;
+    emit(`${this.safe(text)}\n`);
   }
 
   /** The final message of a session in default mode, or undefined when it has none. */
