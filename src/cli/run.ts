@@ -1,9 +1,11 @@
 /**
  * The entry point of every binary. `--version` is answered before anything
- * heavy is loaded; otherwise the command's module is imported and run, and
- * its status becomes the process's.
+ * heavy is loaded; otherwise V8's young generation is held small (see
+ * heap.ts), the command's module is imported and run, and its status
+ * becomes the process's.
  */
 import { VERSION } from '../version.js';
+import { holdYoungSpace } from './heap.js';
 
 /** The commands, by the module that implements each. */
 export type CommandName = 'result' | 'dedupe' | 'text' | 'tools';
@@ -14,6 +16,7 @@ export async function run(command: CommandName, argv: string[] = process.argv.sl
     process.stdout.write(`${VERSION}\n`);
     process.exit(0);
   }
+  holdYoungSpace();
   const module = (await import(`./${command}.js`)) as { main(argv: string[]): Promise<number> };
   process.exit(await module.main(argv));
 }

@@ -1,0 +1,45 @@
+// V8's young generation held small: the growth stops at the cap, where the
+// V8 is one it was measured on; elsewhere nothing is changed.
+import t from 'tap';
+import path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { pathToFileURL } from 'node:url';
+import { canHoldYoungSpace } from '../src/cli/heap.js';
+import { ROOT } from './fixtures/lib/run.js';
+
+const HEAP = pathToFileURL(path.join(ROOT, 'dist/cli/heap.js')).href;
+
+/** In a fresh process: the new space's size after churning through short-lived objects, with or without the hold. */
+function churn(hold: boolean): { held: boolean; size: number; cap: number } {
+  const script = `
+    import { holdYoungSpace, youngSpaceSize, YOUNG_SPACE_CAP } from ${JSON.stringify(HEAP)};
+    const held = ${hold} ? holdYoungSpace() : false;
+    let keep = [];
+    for (let i = 0; i < 4e6; i++) {
+      keep.push({ i, s: String(i) });
+      if (keep.length > 100000) keep = [];
+      if (i % 50000 === 0) await new Promise((resolve) => setImmediate(resolve));
+    }
+    console.log(JSON.stringify({ held, size: youngSpaceSize(), cap: YOUNG_SPACE_CAP }));`;
+  const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 60_000 });
+  if (run.status !== 0) throw new Error(run.stderr);
+  return JSON.parse(run.stdout) as { held: boolean; size: number; cap: number };
+}
+
+t.test('left alone, V8 grows the young generation past the cap', async (t) => {
+  const free = churn(false);
+  t.ok(free.size > free.cap, `new space ${free.size} bytes, cap ${free.cap}`);
+});
+
+t.test('held, it stops at the cap on the V8 it was measured on, and is left alone elsewhere', async (t) => {
+  const held = churn(true);
+  t.equal(held.held, canHoldYoungSpace(), 'held only where the V8 is known');
+  if (held.held) t.ok(held.size <= held.cap, `new space ${held.size} bytes, cap ${held.cap}`);
+  else t.ok(held.size > held.cap, `V8 ${process.versions.v8}: not held, grows as before`);
+});
+
+t.test('only V8 11 (Node 20) is held', async (t) => {
+  t.ok(canHoldYoungSpace('11.3.244.8-node.33'));
+  t.notOk(canHoldYoungSpace('12.4.254.21-node.33'));
+  t.notOk(canHoldYoungSpace('13.6.233.10-node.27'));
+});
