@@ -12,6 +12,7 @@ import { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { spawnSync } from 'node:child_process';
 import os from 'node:os';
+import { pathToFileURL } from 'node:url';
 import { ROOT } from './fixtures/lib/run.js';
 import { ReadPool, openSources } from '../src/io/sources.js';
 import { formatProblem } from '../src/io/input.js';
@@ -122,4 +123,31 @@ t.test('a file read with a pool ends with its source end, and a missing one is r
   t.ok(reads.every((n) => n <= 1024));
   t.same(chunks.filter((c) => typeof c === 'string'), ['end basic.ndjson', 'end x.ndjson']);
   t.same(errors, ['/nonexistent/x.ndjson: ENOENT']);
+});
+
+t.test('a pipe on standard input is read into the pool: every byte in order, whether the reader keeps up or not', async (t) => {
+  const sources = pathToFileURL(path.join(ROOT, 'dist/io/sources.js')).href;
+  // The child reads its stdin (a pipe) through poisoned 4 KiB buffers and writes back what it was handed;
+  // a slow reader makes the pipe wait (the reads stop and start again), a fast one gets each read as it comes.
+  const script = (slow: boolean) => `
+    import { openSources, ReadPool } from ${JSON.stringify(sources)};
+    const pool = new ReadPool(4096, 2, true);
+    const parts = [];
+    let chunks = 0;
+    for await (const c of openSources([], process.stdin, (s, e) => { console.error(s, e.code); process.exit(3); }, 'stdin', undefined, { pool, stdinFd: 0 })) {
+      if (!('data' in c)) continue;
+      chunks++;
+      parts.push(Buffer.from(c.data));
+      if (${slow} && chunks % 16 === 0) await new Promise((resolve) => setTimeout(resolve, 2));
+      c.release();
+    }
+    process.stderr.write(String(chunks));
+    process.stdout.write(Buffer.concat(parts));`;
+  const input = fs.readFileSync(generatedFile);
+  for (const slow of [false, true]) {
+    const run = spawnSync(process.execPath, ['--input-type=module', '-e', script(slow)], { input, maxBuffer: 64 * 1024 * 1024, timeout: 60_000 });
+    t.equal(run.status, 0, `${slow ? 'slow' : 'fast'} reader: exit status ${run.stderr.toString()}`);
+    t.ok(run.stdout.equals(input), `${slow ? 'slow' : 'fast'} reader: every byte, in order (${run.stdout.length} of ${input.length})`);
+    t.ok(Number(run.stderr.toString()) >= input.length / 4096, `${slow ? 'slow' : 'fast'} reader: ${run.stderr.toString()} chunks`);
+  }
 });

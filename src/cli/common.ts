@@ -30,6 +30,12 @@ export interface SignalSource {
 /** Where a command reads and writes: the process's streams, or a test's. */
 export interface Io {
   stdin: NodeJS.ReadableStream;
+  /**
+   * The file descriptor of standard input when `stdin` is the process's own
+   * and is not to be made before it is needed: a regular file, a pipe or a
+   * socket on it is read from the descriptor, into reused buffers.
+   */
+  stdinFd?: number;
   stdout: NodeJS.WritableStream & { isTTY?: boolean };
   stderr: NodeJS.WritableStream & { isTTY?: boolean };
   env: NodeJS.ProcessEnv;
@@ -39,7 +45,17 @@ export interface Io {
 
 /** The process's own streams, environment and signals. */
 export function processIo(): Io {
-  return { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env, signals: process };
+  return {
+    // Made on first use only: Node's stream would open the pipe on descriptor 0 for itself.
+    get stdin() {
+      return process.stdin;
+    },
+    stdinFd: 0,
+    stdout: process.stdout,
+    stderr: process.stderr,
+    env: process.env,
+    signals: process,
+  };
 }
 
 /** Options every tool takes. */
@@ -323,14 +339,14 @@ export async function runTool(
   io.signals?.on('SIGTERM', onSignal);
   const sources = openSources(
     command ? ['-'] : args.files,
-    command ? command.stdout : io.stdin,
+    command ? command.stdout : () => io.stdin,
     (source, error) => {
       inputError = true;
       warn(io, name, visibleOneLine(`${source}: ${describeError(error)}`));
     },
     command ? visibleOneLine(command.name) : undefined,
     stop.signal,
-    { pool: new ReadPool() },
+    { pool: new ReadPool(), stdinFd: command ? undefined : io.stdinFd },
   );
   const stream = toolStream(core, {
     strict: args.strict,

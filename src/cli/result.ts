@@ -144,10 +144,11 @@ async function openSeekable(files: string[], io: Io): Promise<{ fd: number; size
     await handle?.close();
     return undefined;
   }
-  if (io.stdin !== process.stdin) return undefined;
+  if (io.stdinFd === undefined) return undefined;
+  const fd = io.stdinFd;
   try {
-    const stat = fstatSync(0);
-    if (stat.isFile()) return { fd: 0, size: stat.size, source: STDIN, close: async () => {} };
+    const stat = fstatSync(fd);
+    if (stat.isFile()) return { fd, size: stat.size, source: STDIN, close: async () => {} };
   } catch {
     // not a file
   }

@@ -6,6 +6,7 @@
 import { createReadStream, fstatSync, read } from 'node:fs';
 import { open } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
+import { Socket } from 'node:net';
 import { Readable } from 'node:stream';
 
 /**
@@ -59,10 +60,17 @@ export interface SourceOptions {
    * buffer of its own.
    */
   pool?: ReadPool;
+  /**
+   * Standard input is this file descriptor, not yet opened as a stream: with
+   * a pool, a pipe or socket on it is read into the pool's buffers too, and
+   * the `stdin` stream is made only for anything else (a terminal).
+   */
+  stdinFd?: number;
 }
 
 /**
- * The chunks of every input in order. `stdin` is the stream read for `-`.
+ * The chunks of every input in order. `stdin` is the stream read for `-`, or
+ * a function that makes it, called only when it is read.
  * Errors opening or reading a file go to `onError`; reading goes on with the next file.
  * `stdinName` names standard input in messages. Once `stop` is aborted, the
  * input being read ends where it is and no other is read: the inputs end early,
@@ -70,7 +78,7 @@ export interface SourceOptions {
  */
 export function openSources(
   files: readonly string[],
-  stdin: NodeJS.ReadableStream,
+  stdin: NodeJS.ReadableStream | (() => NodeJS.ReadableStream),
   onError: (source: string, error: NodeJS.ErrnoException) => void,
   stdinName: string = STDIN,
   stop?: AbortSignal,
@@ -78,13 +86,15 @@ export function openSources(
 ): Readable {
   const names = files.length > 0 ? files : ['-'];
   const pool = options.pool;
+  const stdinStream = (): NodeJS.ReadableStream => (typeof stdin === 'function' ? stdin() : stdin);
   async function* chunks(): AsyncGenerator<SourceChunk> {
     for (const name of names) {
       if (stop?.aborted) return;
       const source = name === '-' ? stdinName : name;
       let handle: FileHandle | undefined;
       if (pool !== undefined) {
-        const file = await openInput(name === '-' ? (stdin as { fd?: unknown }).fd : name, source, onError);
+        const fd = name === '-' ? (options.stdinFd ?? (stdinStream() as { fd?: unknown }).fd) : name;
+        const file = await openInput(fd, source, onError);
         if (file === 'error') {
           yield { source, end: true };
           continue;
@@ -94,11 +104,16 @@ export function openSources(
           yield { source, end: true };
           continue;
         }
+        if (file?.pipe && name === '-' && options.stdinFd !== undefined) {
+          yield* socketChunks(file.fd, source, pool, onError, stop);
+          yield { source, end: true };
+          continue;
+        }
         // Open already (a named pipe opens once): read as a stream.
         handle = file?.handle ?? undefined;
       }
       const stream: NodeJS.ReadableStream =
-        name === '-' ? stdin : createReadStream(name, handle === undefined ? { highWaterMark: READ_SIZE } : { highWaterMark: READ_SIZE, fd: handle });
+        name === '-' ? stdinStream() : createReadStream(name, handle === undefined ? { highWaterMark: READ_SIZE } : { highWaterMark: READ_SIZE, fd: handle });
       if (name === '-' && isDirectoryFd(stream)) {
         // Node reads a directory on file descriptor 0 as an empty stream: say what it is, as for a named one.
         onError(source, Object.assign(new Error('EISDIR: illegal operation on a directory, read'), { code: 'EISDIR' }));
@@ -138,6 +153,8 @@ interface OpenInput {
   handle: FileHandle | null;
   fd: number;
   regular: boolean;
+  /** A pipe or a socket (known for a file descriptor only). */
+  pipe?: boolean;
 }
 
 /**
@@ -154,7 +171,10 @@ async function openInput(
 ): Promise<OpenInput | 'error' | undefined> {
   if (typeof what === 'number') {
     try {
-      return fstatSync(what).isFile() ? { handle: null, fd: what, regular: true } : undefined;
+      const stat = fstatSync(what);
+      if (stat.isFile()) return { handle: null, fd: what, regular: true };
+      if (stat.isFIFO() || stat.isSocket()) return { handle: null, fd: what, regular: false, pipe: true };
+      return undefined;
     } catch {
       return undefined;
     }
@@ -228,6 +248,119 @@ async function* pooledChunks(
       pool.give(pending.buf);
     }
     await file.handle?.close();
+  }
+}
+
+/** How many bytes a pipe is read in at a time: its capacity on Linux, all one read can bring. */
+const PIPE_READ_SIZE = 64 * 1024;
+
+/**
+ * The chunks of a pipe or socket, copied into the pool's buffers. Node reads
+ * a pipe into a buffer of its own for each read, 64 KiB at most, and those
+ * pile up as garbage the collector is in no hurry to free (30 MiB more
+ * after 2 GiB). Here every read lands in one buffer, and its bytes are
+ * copied into a pool buffer: handed over at once when the consumer is
+ * waiting for them (a live view sees each read as it comes), or gathered up
+ * to the pool's buffer size while it is busy. Reading pauses while two full
+ * buffers wait.
+ */
+async function* socketChunks(
+  fd: number,
+  source: string,
+  pool: ReadPool,
+  onError: (source: string, error: NodeJS.ErrnoException) => void,
+  stop?: AbortSignal,
+): AsyncGenerator<SourceChunk> {
+  const ready: SourceChunk[] = [];
+  let buf: Buffer | null = null;
+  let filled = 0;
+  let ended = false;
+  let failure: NodeJS.ErrnoException | null = null;
+  let wake: (() => void) | null = null;
+  const notify = (): void => {
+    const w = wake;
+    wake = null;
+    w?.();
+  };
+  const handOver = (): void => {
+    if (buf === null || filled === 0) return;
+    const full = buf;
+    ready.push({ source, data: full.subarray(0, filled), release: () => pool.give(full) });
+    buf = null;
+    filled = 0;
+  };
+  // `onread` is a constructor option since Node 12; @types/node lists it only for connect().
+  const socket = new Socket({
+    fd,
+    readable: true,
+    writable: false,
+    onread: {
+      buffer: Buffer.allocUnsafeSlow(PIPE_READ_SIZE),
+      callback: (n: number, data: Uint8Array): boolean => {
+        let from = 0;
+        while (from < n) {
+          if (buf === null) buf = pool.take();
+          const count = Math.min(n - from, buf.length - filled);
+          buf.set(data.subarray(from, from + count), filled);
+          filled += count;
+          from += count;
+          if (filled === buf.length) handOver();
+        }
+        if (wake !== null) {
+          handOver();
+          notify();
+        }
+        // The consumer is behind by two full buffers: wait for it.
+        return ready.length < 2;
+      },
+    },
+  } as ConstructorParameters<typeof Socket>[0]);
+  // Flowing, so that the end of the input is seen ('end' waits for a reader).
+  socket.resume();
+  socket.on('end', () => {
+    ended = true;
+    handOver();
+    notify();
+  });
+  socket.on('error', (error: NodeJS.ErrnoException) => {
+    failure ??= error;
+    ended = true;
+    notify();
+  });
+  const onStop = (): void => {
+    ended = true;
+    notify();
+  };
+  stop?.addEventListener('abort', onStop, { once: true });
+  try {
+    for (;;) {
+      if (stop?.aborted) return;
+      const next = ready.shift();
+      if (next !== undefined) {
+        // Returning false stopped the reads; resume() starts them again (a no-op while they run).
+        if (!ended) socket.resume();
+        yield next;
+        continue;
+      }
+      if (ended) {
+        if (failure !== null) onError(source, failure);
+        return;
+      }
+      // Nothing ready: what has been gathered goes now, or with the next read.
+      if (filled > 0) {
+        handOver();
+        continue;
+      }
+      socket.resume();
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+      });
+    }
+  } finally {
+    stop?.removeEventListener('abort', onStop);
+    for (const chunk of ready) if ('release' in chunk) chunk.release?.();
+    if (buf !== null) pool.give(buf);
+    socket.destroy();
   }
 }
 
