@@ -151,3 +151,19 @@ t.test('a pipe on standard input is read into the pool: every byte in order, whe
     t.ok(Number(run.stderr.toString()) >= input.length / 4096, `${slow ? 'slow' : 'fast'} reader: ${run.stderr.toString()} chunks`);
   }
 });
+
+t.test('a pipe on standard input named twice is read once, the file between them in full', async (t) => {
+  const sources = pathToFileURL(path.join(ROOT, 'dist/io/sources.js')).href;
+  const file = path.join(ROOT, 'test/fixtures/streams/basic.ndjson');
+  const script = `
+    import { openSources, ReadPool } from ${JSON.stringify(sources)};
+    const parts = [];
+    for await (const c of openSources(['-', ${JSON.stringify(file)}, '-'], process.stdin, (s, e) => { console.error(s, e.code); process.exit(3); }, 'stdin', undefined, { pool: new ReadPool(), stdinFd: 0 })) {
+      parts.push('data' in c ? c.source + ':' + c.data.length : c.source + ':end');
+      c.release?.();
+    }
+    process.stdout.write(parts.join(' '));`;
+  const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], { input: 'x'.repeat(1000), encoding: 'utf8', timeout: 60_000 });
+  t.equal(run.status, 0, run.stderr);
+  t.equal(run.stdout, `stdin:1000 stdin:end ${file}:${fs.statSync(file).size} ${file}:end stdin:end`);
+});

@@ -87,11 +87,17 @@ export function openSources(
   const names = files.length > 0 ? files : ['-'];
   const pool = options.pool;
   const stdinStream = (): NodeJS.ReadableStream => (typeof stdin === 'function' ? stdin() : stdin);
+  // Read from its descriptor, a pipe is closed at its end: `-` named again reads nothing, as an ended stream would.
+  let stdinClosed = false;
   async function* chunks(): AsyncGenerator<SourceChunk> {
     for (const name of names) {
       if (stop?.aborted) return;
       const source = name === '-' ? stdinName : name;
       let handle: FileHandle | undefined;
+      if (name === '-' && stdinClosed) {
+        yield { source, end: true };
+        continue;
+      }
       if (pool !== undefined) {
         const fd = name === '-' ? (options.stdinFd ?? (stdinStream() as { fd?: unknown }).fd) : name;
         const file = await openInput(fd, source, onError);
@@ -105,6 +111,7 @@ export function openSources(
           continue;
         }
         if (file?.pipe && name === '-' && options.stdinFd !== undefined) {
+          stdinClosed = true;
           yield* socketChunks(file.fd, source, pool, onError, stop);
           yield { source, end: true };
           continue;
