@@ -11,7 +11,7 @@
  *   npm run stress                                 # ~10 minutes on 2 cores (the first run generates 2 GiB)
  *   npm run stress -- --size 1GiB --base 50M --middle 200M
  *   npm run stress -- --jobs dedupe,tools-summary  # some jobs only
- *   NODE_OPTIONS=--max-semi-space-size=4 npm run stress   # with V8's young generation held small
+ *   NODE_OPTIONS=--max-semi-space-size=2 npm run stress   # young generation held small on any Node (the commands do it on Node 20)
  *
  * Peak RSS is GNU time's `%M` (ru_maxrss of the command and the children it
  * waited for), or without it VmHWM polled from /proc (a lower bound).

@@ -4,7 +4,7 @@
  * A filter keeps little alive, yet V8 doubles the space for new objects
  * (from 1 MiB up to 32 MiB on 64-bit) each time enough of them have outlived
  * a collection, and a long input always gets there: peak memory on a 2 GiB
- * log was 20–50 MiB above that on 100 MB, for no gain in speed. The size can
+ * log was 19–37 MiB above that on 100 MB, for no gain in speed. The size can
  * only be capped when the process starts (`--max-semi-space-size`), but the
  * growth factor is read at each growth, so once the space has reached
  * {@link YOUNG_SPACE_CAP}, a growth factor of 1 stops it there.
