@@ -214,7 +214,10 @@ t.test('the sources hold no means to evaluate code, start a process, or reach th
     const code = fs.readFileSync(file, 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`\\])\/\/.*$/gm, '$1');
     const where = rel(file);
     t.notMatch(code, /\beval\s*\(|\bnew\s+Function\b|\bFunction\s*\(|\bvm\b.*from|['"]node:vm['"]|\brequire\s*\(|createRequire|process\.binding|worker_threads/, `${where}: no eval, Function, vm, require or workers`);
-    t.notMatch(code, /['"](node:)?(net|tls|http|https|http2|dgram|dns|inspector)['"]|\bfetch\s*\(|WebSocket/, `${where}: no network module, no fetch`);
+    t.notMatch(code, /['"](node:)?(tls|http|https|http2|dgram|dns|inspector)['"]|\bfetch\s*\(|WebSocket/, `${where}: no network module, no fetch`);
+    // net only where a pipe on standard input is read: a Socket on the descriptor given, never a connection or a server.
+    t.equal(/['"](node:)?net['"]/.test(code), where === 'src/io/sources.ts', `${where}: ${where === 'src/io/sources.ts' ? 'reads a pipe with' : 'does not import'} net`);
+    t.notMatch(code, /\b(connect|createConnection|createServer|listen)\s*\(/, `${where}: connects to nothing, listens to nothing`);
     const childProcess = /['"](node:)?child_process['"]/.test(code);
     t.equal(childProcess, where === 'src/cli/common.ts', `${where}: ${childProcess ? 'imports' : 'does not import'} child_process`);
     // Dynamic imports only of the command modules, by a name from a fixed list.
@@ -229,6 +232,9 @@ t.test('the sources hold no means to evaluate code, start a process, or reach th
   // The one child process: the command given after --, as given, with no shell.
   const common = fs.readFileSync(path.join(ROOT, 'src/cli/common.ts'), 'utf8');
   t.same([...common.matchAll(/\bspawn\((.*)\);$/gm)].map((m) => m[1]), ["argv[0]!, argv.slice(1), { stdio: ['inherit', 'pipe', 'pipe'], env: io.env }"], 'spawn(argv[0], argv.slice(1)): no shell');
+  // The one Socket: made on the file descriptor of standard input, already open.
+  const sources = fs.readFileSync(path.join(ROOT, 'src/io/sources.ts'), 'utf8');
+  t.same([...sources.matchAll(/new Socket\(\{\s*(\w+)/g)].map((m) => m[1]), ['fd'], 'new Socket({ fd, … }): a descriptor already open');
   // run.ts names the commands in a type; nothing from the input reaches the import.
   t.match(fs.readFileSync(path.join(ROOT, 'src/cli/run.ts'), 'utf8'), /export type CommandName = 'result' \| 'dedupe' \| 'text' \| 'tools';/);
 });
