@@ -126,7 +126,6 @@ export function parseShape(shapes: Map<string, CompiledShape[]>, type: string, r
   if (candidates === undefined) return undefined;
   next: for (const shape of candidates) {
     const { pieces, strings } = shape;
-    slots.length = 0;
     let at = 0;
     for (let k = 0; k < strings.length; k++) {
       const piece = pieces[k]!;
@@ -134,7 +133,10 @@ export function parseShape(shapes: Map<string, CompiledShape[]>, type: string, r
       at += piece.length;
       const end = strings[k] ? stringEnd(raw, at) : numberEnd(raw, at);
       if (end === -1) continue next;
-      slots.push(at, end, stringFlags);
+      // Written in place, never emptied: setting an array's length is a call into the runtime.
+      slots[3 * k] = at;
+      slots[3 * k + 1] = end;
+      slots[3 * k + 2] = stringFlags;
       at = end;
     }
     const last = pieces[pieces.length - 1]!;
