@@ -107,8 +107,11 @@ export function retainRecord(rec: EventRecord): EventRecord {
  */
 export function placeOf(rec: EventRecord): EventRecord {
   const type = rec.type ?? eventType(rec.event);
-  return { event: type ? { type } : {}, raw: Buffer.alloc(0), source: rec.source, line: rec.line, type };
+  // One empty buffer for every place kept: a long log keeps one per session.
+  return { event: type ? { type } : {}, raw: NO_BYTES, source: rec.source, line: rec.line, type };
 }
+
+const NO_BYTES = Buffer.alloc(0);
 
 /**
  * True when a record handed over unparsed turned out, once parsed, not to be

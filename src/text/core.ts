@@ -71,8 +71,8 @@ export interface SessionText extends SessionEnd {
 interface SessionState extends SessionText {
   /** Default mode: the session has been printed (its label, and its final message if it had one). */
   printed: boolean;
-  /** Tool calls started and not yet completed: their name and arguments, by call id. */
-  pending: Map<string, { name: string; args: JsonObject | undefined }>;
+  /** Tool calls started and not yet completed: their name and arguments, by call id (made with the first). */
+  pending?: Map<string, { name: string; args: JsonObject | undefined }>;
 }
 
 /** A tool call as its line shows it, from the shared tool-call accessors. */
@@ -419,7 +419,6 @@ export class TextCore implements ToolCore {
         final: '',
         written: 0,
         printed: false,
-        pending: new Map(),
       };
       this.states.set(id, s);
       if (this.states.size === 2 && !this.options.all) this.labelFirst(emit);
@@ -553,12 +552,12 @@ export class TextCore implements ToolCore {
       const args = toolCallArgs(entry).args;
       // Kept until the call completes: its payloads (a file written) must not keep the read buffer.
       if (args !== undefined) keepSkimmed(args);
-      s.pending.set(id, { name: entry.name, args });
+      (s.pending ??= new Map()).set(id, { name: entry.name, args });
       return;
     }
     if (phase !== 'completed') return;
-    const started = s.pending.get(id);
-    s.pending.delete(id);
+    const started = s.pending?.get(id);
+    s.pending?.delete(id);
     // A completed event may carry the result without the args: the started event had them.
     const args = toolCallArgs(entry).args ?? started?.args;
     const line = toolCallLine(entry.name, args, toolCallResult(entry));
@@ -580,11 +579,11 @@ export class TextCore implements ToolCore {
   }
 
   private unfinished(s: SessionState, out: Transcript): void {
-    if (!this.options.tools) return;
+    if (!this.options.tools || s.pending === undefined) return;
     for (const call of s.pending.values()) {
       const line: ToolCallLine = { ...toolCallLine(call.name, call.args, undefined), status: 'not completed' };
       out.tool(s.session, formatToolLine(line, this.safeLine), false);
     }
-    s.pending.clear();
+    s.pending = undefined;
   }
 }
