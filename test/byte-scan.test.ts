@@ -10,6 +10,31 @@ function nextReference(raw: Buffer, from: number, end: number): number {
   return end;
 }
 
+/** The escapes `string` steps over: one-letter ones, and \u with four hex digits but for \u0000. */
+function skippable(raw: Buffer, at: number, end: number): number {
+  if (at + 6 > end) return -1;
+  const c = raw[at + 1]!;
+  if ([0x22, 0x5c, 0x2f, 0x62, 0x66, 0x6e, 0x72, 0x74].includes(c)) return at + 2;
+  if (c !== 0x75) return -1;
+  const hex = raw.toString('latin1', at + 2, at + 6);
+  return /^[0-9a-fA-F]{4}$/.test(hex) && hex !== '0000' ? at + 6 : -1;
+}
+
+function stringReference(raw: Buffer, from: number, end: number): number {
+  for (let i = from; i < end; i++) {
+    if (raw[i] === 0x5c) {
+      const after = skippable(raw, i, end);
+      if (after !== -1) {
+        i = after - 1;
+        continue;
+      }
+      return i;
+    }
+    if (raw[i] === 0x22 || raw[i]! < 0x20) return i;
+  }
+  return end;
+}
+
 const scan = makeByteScan();
 
 t.test('WebAssembly SIMD is available on every Node.js this project supports', async (t) => {
@@ -62,4 +87,48 @@ t.test('a line longer than the window is read across windows; a shorter one afte
   scan!.load(small);
   t.equal(scan!.next(0, small.length), 3);
   t.equal(scan!.next(0, 3), 3, 'the end is where it is told, whatever follows in memory');
+});
+
+t.test('a string: escapes stepped over, anything else of interest given, from every start to every end', { skip: scan ? false : 'no byte scan' }, async (t) => {
+  // Escapes whole and broken, \u0000, hex digits of both cases and bytes next to them in the table.
+  const pieces = ['\\n', '\\"', '\\\\', '\\/', '\\b', '\\f', '\\r', '\\t', '\\u00e9', '\\uABCD', '\\uD83D', '\\u0000', '\\u00G0', '\\u0@0a', '\\u`0af', '\\x', '\\u12', '\\', '"', '\x01', '\x1f', 'é'];
+  const rng = Rng.fromInt(7);
+  let checked = 0;
+  let stepped = 0;
+  for (let round = 0; round < 120; round++) {
+    let text = '';
+    while (text.length < rng.int(0, 60)) text += rng.chance(0.3) ? rng.pick(pieces) : String.fromCharCode(0x61 + rng.int(0, 25));
+    const raw = Buffer.from(text, 'utf8');
+    scan!.load(raw);
+    for (let from = 0; from <= raw.length; from++) {
+      for (let end = from; end <= raw.length; end++) {
+        const got = scan!.string(from, end);
+        const want = stringReference(raw, from, end);
+        if (got !== want) {
+          t.fail(`[${from}, ${end}) of ${JSON.stringify(text)}: ${got}, not ${want}`);
+          return;
+        }
+        checked++;
+        if (want > nextReference(raw, from, end)) stepped++;
+      }
+    }
+  }
+  t.ok(checked > 10000, `${checked} ranges`);
+  t.ok(stepped > checked / 10, `${stepped} of them past an escape`);
+});
+
+t.test('a string across windows: an escape across the edge of a window is left to the caller, the scan goes on after it', { skip: scan ? false : 'no byte scan' }, async (t) => {
+  const big = Buffer.alloc(2 * WINDOW + 100, 0x61);
+  // \n escapes far from the edge and across it, then the closing quote in the second window.
+  big.write('\\n', 10, 'latin1');
+  big.write('\\u00e9', WINDOW - 3, 'latin1');
+  big[WINDOW + 50] = 0x22;
+  scan!.load(big);
+  t.equal(scan!.string(0, big.length), WINDOW - 3, 'the escape across the edge is left to the caller');
+  t.equal(scan!.string(WINDOW + 3, big.length), WINDOW + 50, 'after it, the closing quote');
+  big[WINDOW + 50] = 0x61;
+  big.write('\\t', 2 * WINDOW - 8, 'latin1');
+  big[2 * WINDOW + 20] = 0x22;
+  scan!.load(big);
+  t.equal(scan!.string(WINDOW + 3, big.length), 2 * WINDOW + 20, 'an escape well inside a window is stepped over');
 });

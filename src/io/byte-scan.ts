@@ -4,8 +4,10 @@
  * character), looked for 16 bytes at a time by a small WebAssembly module
  * with SIMD instructions. The skim checks every string of a tool call's line
  * this way, tens of MB of file contents and command output in a long log:
- * one call per string and per escape, each far cheaper than the two
- * Buffer#indexOf calls it replaces.
+ * one call per string, each far cheaper than the two Buffer#indexOf calls
+ * it replaces. `string` steps over the escapes it can vouch for itself (a
+ * file's content holds one every line or so), so that the skim is called
+ * back only for the escapes it must judge.
  *
  * The module is written below instruction by instruction, each under its
  * name in WebAssembly's text format; the skim makes one scan, on first use.
@@ -24,6 +26,15 @@ export interface ByteScan {
   load(raw: Buffer): void;
   /** The index of the first quote, backslash or byte below 0x20 in `[from, end)` of the loaded bytes; `end` when none is. */
   next(from: number, end: number): number;
+  /**
+   * As {@link next}, but a backslash that starts a valid JSON escape is
+   * stepped over with its escape: `\"`, `\\`, `\/`, `\b`, `\f`, `\n`, `\r`,
+   * `\t`, and `\u` with four hex digits, but for `\u0000`, which is left to
+   * the caller, as is an escape that may not end before `end`. So the index
+   * given is the quote that closes a string, a control byte, a backslash for
+   * the caller to judge, or `end`.
+   */
+  string(from: number, end: number): number;
 }
 
 /** How many bytes of a line are in the module's memory at a time. */
@@ -76,7 +87,12 @@ const localSet = (i: number): number[] => [0x21, i];
 const localTee = (i: number): number[] => [0x22, i];
 const i32Const = (n: number): number[] => [0x41, ...sleb(n)];
 const i32Load8U = [0x2d, 0x00, 0x00];
+const i32Load8UAt = (offset: number): number[] => [0x2d, 0x00, ...uleb(offset)];
+const i32LoadAt = (offset: number): number[] => [0x28, 0x00, ...uleb(offset)];
 const i32Eq = [0x46];
+const i32Ne = [0x47];
+const i32Sub = [0x6b];
+const i32And = [0x71];
 const i32LtU = [0x49];
 const i32GtU = [0x4b];
 const i32GeU = [0x4f];
@@ -128,18 +144,78 @@ const NEXT_BODY = [
   ...end,
 ];
 
-/** The module: one memory and `next`, both exported. */
+// The locals of `string`: those of `next`, and the byte being looked at.
+const C = 4;
+
+/** True on the stack when the byte at `from + offset` is a hex digit: `(c - '0') <u 10 | ((c | 0x20) - 'a') <u 6`. */
+const isHexAt = (offset: number): number[] => [
+  ...[...localGet(FROM), ...i32Load8UAt(offset), ...localTee(C), ...i32Const(0x30), ...i32Sub, ...i32Const(10), ...i32LtU],
+  ...[...localGet(C), ...i32Const(0x20), ...i32Or, ...i32Const(0x61), ...i32Sub, ...i32Const(6), ...i32LtU, ...i32Or],
+];
+
+/** True on the stack when `c` is one of the bytes of a one-letter escape: `"` `\` `/` `b` `f` `n` `r` `t`. */
+const isSimpleEscape = [0x22, 0x5c, 0x2f, 0x62, 0x66, 0x6e, 0x72, 0x74].flatMap((b, k) => [
+  ...localGet(C),
+  ...i32Const(b),
+  ...i32Eq,
+  ...(k > 0 ? i32Or : []),
+]);
+
+/** The body of `string(from, end) -> index`. */
+const STRING_BODY = [
+  // (local $vec v128) (local $mask i32) (local $c i32)
+  ...[2, 1, V128, 2, I32],
+  ...loop, // $scan: from one escape stepped over to the next byte of interest
+  ...block, // $found
+  ...block, // $tail
+  ...loop, // $simd
+  ...[...localGet(FROM), ...i32Const(16), ...i32Add, ...localGet(END), ...i32GtU, ...brIf(1)],
+  ...[...localGet(FROM), ...v128Load, ...localSet(VEC)],
+  ...[...localGet(VEC), ...i32Const(0x22), ...i8x16Splat, ...i8x16Eq],
+  ...[...localGet(VEC), ...i32Const(0x5c), ...i8x16Splat, ...i8x16Eq, ...v128Or],
+  ...[...localGet(VEC), ...i32Const(0x20), ...i8x16Splat, ...i8x16LtU, ...v128Or],
+  ...[...i8x16Bitmask, ...localTee(MASK)],
+  ...[...if_, ...localGet(FROM), ...localGet(MASK), ...i32Ctz, ...i32Add, ...localSet(FROM), ...br(3), ...end],
+  ...[...localGet(FROM), ...i32Const(16), ...i32Add, ...localSet(FROM), ...br(0)],
+  ...end, // $simd
+  ...end, // $tail
+  ...loop, // $bytes: the last few bytes one at a time
+  ...[...localGet(FROM), ...localGet(END), ...i32GeU, ...if_, ...localGet(END), ...return_, ...end],
+  ...[...localGet(FROM), ...i32Load8U, ...localTee(C), ...i32Const(0x22), ...i32Eq],
+  ...[...localGet(C), ...i32Const(0x5c), ...i32Eq, ...i32Or],
+  ...[...localGet(C), ...i32Const(0x20), ...i32LtU, ...i32Or, ...brIf(1)],
+  ...[...localGet(FROM), ...i32Const(1), ...i32Add, ...localSet(FROM), ...br(0)],
+  ...end, // $bytes
+  ...end, // $found: the byte at from is a quote, a backslash or a control byte
+  // Not a backslash, or one whose escape may not end before `end`: the caller's.
+  ...[...localGet(FROM), ...i32Load8U, ...i32Const(0x5c), ...i32Ne, ...if_, ...localGet(FROM), ...return_, ...end],
+  ...[...localGet(FROM), ...i32Const(6), ...i32Add, ...localGet(END), ...i32GtU, ...if_, ...localGet(FROM), ...return_, ...end],
+  ...[...localGet(FROM), ...i32Load8UAt(1), ...localSet(C)],
+  // A one-letter escape: stepped over.
+  ...[...isSimpleEscape, ...if_, ...localGet(FROM), ...i32Const(2), ...i32Add, ...localSet(FROM), ...br(1), ...end],
+  // Anything but \u and four hex digits, or \u0000: the caller's.
+  ...[...localGet(C), ...i32Const(0x75), ...i32Ne, ...if_, ...localGet(FROM), ...return_, ...end],
+  ...[...isHexAt(2), ...isHexAt(3), ...i32And, ...isHexAt(4), ...i32And, ...isHexAt(5), ...i32And],
+  ...[...i32Const(0), ...i32Eq, ...if_, ...localGet(FROM), ...return_, ...end],
+  ...[...localGet(FROM), ...i32LoadAt(2), ...i32Const(0x30303030), ...i32Eq, ...if_, ...localGet(FROM), ...return_, ...end],
+  ...[...localGet(FROM), ...i32Const(6), ...i32Add, ...localSet(FROM), ...br(0)],
+  ...end, // $scan
+  ...localGet(END),
+  ...end,
+];
+
+/** The module: one memory, `next` and `string`, all exported. */
 const MODULE = Uint8Array.from([
   ...[0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00],
   // (type (func (param i32 i32) (result i32)))
   ...section(1, [1, 0x60, 2, I32, I32, 1, I32]),
-  // (func $next (type 0))
-  ...section(3, [1, 0]),
+  // (func $next (type 0)) (func $string (type 0))
+  ...section(3, [2, 0, 0]),
   // (memory 1): grown to one window when made
   ...section(5, [1, 0x00, 1]),
-  // (export "memory" (memory 0)) (export "next" (func $next))
-  ...section(7, [2, ...name('memory'), 0x02, 0, ...name('next'), 0x00, 0]),
-  ...section(10, [1, ...uleb(NEXT_BODY.length), ...NEXT_BODY]),
+  // (export "memory" (memory 0)) (export "next" (func $next)) (export "string" (func $string))
+  ...section(7, [3, ...name('memory'), 0x02, 0, ...name('next'), 0x00, 0, ...name('string'), 0x00, 1]),
+  ...section(10, [2, ...uleb(NEXT_BODY.length), ...NEXT_BODY, ...uleb(STRING_BODY.length), ...STRING_BODY]),
 ]);
 
 const PAGE = 65536;
@@ -156,6 +232,7 @@ class WasmScan implements ByteScan {
   constructor(
     memory: WebAssembly.Memory,
     private readonly search: Search,
+    private readonly searchString: Search,
   ) {
     memory.grow(Math.ceil(WINDOW / PAGE) - memory.buffer.byteLength / PAGE);
     this.memory = new Uint8Array(memory.buffer);
@@ -167,11 +244,20 @@ class WasmScan implements ByteScan {
   }
 
   next(from: number, end: number): number {
+    return this.run(this.search, from, end);
+  }
+
+  string(from: number, end: number): number {
+    return this.run(this.searchString, from, end);
+  }
+
+  /** Runs a search over `[from, end)` of the line, a window at a time. */
+  private run(search: Search, from: number, end: number): number {
     for (;;) {
       if (from >= end) return end;
       if (from < this.base || from >= this.base + this.size) this.show(from);
       const stop = Math.min(end, this.base + this.size);
-      const at = this.base + this.search(from - this.base, stop - this.base);
+      const at = this.base + search(from - this.base, stop - this.base);
       if (at < stop) return at;
       from = stop;
     }
@@ -188,8 +274,8 @@ class WasmScan implements ByteScan {
 /** A new scan with a memory of its own; undefined where WebAssembly SIMD is not available. */
 export function makeByteScan(): ByteScan | undefined {
   try {
-    const exports = new WebAssembly.Instance(new WebAssembly.Module(MODULE)).exports as { memory: WebAssembly.Memory; next: Search };
-    return new WasmScan(exports.memory, exports.next);
+    const exports = new WebAssembly.Instance(new WebAssembly.Module(MODULE)).exports as { memory: WebAssembly.Memory; next: Search; string: Search };
+    return new WasmScan(exports.memory, exports.next, exports.string);
   } catch {
     return undefined;
   }

@@ -93,7 +93,8 @@ class Scan {
       const n = raw.length;
       let at = open + 1;
       for (;;) {
-        at = bytes.next(at, n);
+        // Escapes are stepped over by the scan; what it stops at is a quote, or a byte to judge here.
+        at = bytes.string(at, n);
         const b = raw[at];
         if (b === QUOTE) return at;
         if (b !== BACKSLASH) return -1; // a control character, or the end of the line
