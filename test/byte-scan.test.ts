@@ -1,10 +1,11 @@
 // The WebAssembly byte scan (src/io/byte-scan.ts) against a plain loop: every start and
-// end over random bytes, lines longer than its window read across windows, and shorter
-// lines after them.
+// end over random bytes and over strings of escapes, lines longer than its window read
+// across windows, and shorter lines after them.
 import t from 'tap';
 import { Rng } from '../bench/generate.mjs';
 import { WINDOW, makeByteScan } from '../src/io/byte-scan.js';
 
+/** The first quote, backslash or control byte, escapes or not. */
 function nextReference(raw: Buffer, from: number, end: number): number {
   for (let i = from; i < end; i++) if (raw[i] === 0x22 || raw[i] === 0x5c || raw[i]! < 0x20) return i;
   return end;
@@ -41,7 +42,7 @@ t.test('WebAssembly SIMD is available on every Node.js this project supports', a
   t.ok(scan, 'the byte scan is made (node --jitless would fall back to Buffer#indexOf)');
 });
 
-t.test('the next quote, backslash or control byte, from every start to every end', { skip: scan ? false : 'no byte scan' }, async (t) => {
+t.test('over random bytes, from every start to every end', { skip: scan ? false : 'no byte scan' }, async (t) => {
   const alphabet = [0x22, 0x5c, 0x00, 0x1f, 0x20, 0x21, 0x5b, 0x7f, 0x80, 0xff, 0x61];
   const rng = Rng.fromInt(5);
   let checked = 0;
@@ -53,8 +54,8 @@ t.test('the next quote, backslash or control byte, from every start to every end
     scan!.load(raw);
     for (let from = 0; from <= size; from++) {
       for (let end = from; end <= size; end++) {
-        const got = scan!.next(from, end);
-        const want = nextReference(raw, from, end);
+        const got = scan!.string(from, end);
+        const want = stringReference(raw, from, end);
         if (got !== want) {
           t.fail(`[${from}, ${end}) of ${raw.toString('hex')}: ${got}, not ${want}`);
           return;
@@ -76,17 +77,17 @@ t.test('a line longer than the window is read across windows; a shorter one afte
   scan!.load(big);
   let from = 0;
   const found: number[] = [];
-  for (let at = scan!.next(from, big.length); at < big.length; at = scan!.next(from, big.length)) {
+  for (let at = scan!.string(from, big.length); at < big.length; at = scan!.string(from, big.length)) {
     found.push(at);
     from = at + 1;
   }
   t.same(found, marks, 'every byte of interest, in order, across the windows');
-  t.equal(scan!.next(WINDOW + 2, 2 * WINDOW - 16), 2 * WINDOW - 16, 'the end is where it is told');
-  t.equal(scan!.next(6, WINDOW - 1), WINDOW - 1, 'nothing between two marks');
+  t.equal(scan!.string(WINDOW + 2, 2 * WINDOW - 16), 2 * WINDOW - 16, 'the end is where it is told');
+  t.equal(scan!.string(6, WINDOW - 1), WINDOW - 1, 'nothing between two marks');
   const small = Buffer.from('abc"');
   scan!.load(small);
-  t.equal(scan!.next(0, small.length), 3);
-  t.equal(scan!.next(0, 3), 3, 'the end is where it is told, whatever follows in memory');
+  t.equal(scan!.string(0, small.length), 3);
+  t.equal(scan!.string(0, 3), 3, 'the end is where it is told, whatever follows in memory');
 });
 
 t.test('a string: escapes stepped over, anything else of interest given, from every start to every end', { skip: scan ? false : 'no byte scan' }, async (t) => {

@@ -1,13 +1,13 @@
 /**
- * A byte scan for the skim (see skim.ts): from a position, where the next byte
- * is that a JSON string cannot hold as it is (a quote, a backslash, a control
- * character), looked for 16 bytes at a time by a small WebAssembly module
- * with SIMD instructions. The skim checks every string of a tool call's line
- * this way, tens of MB of file contents and command output in a long log:
- * one call per string, each far cheaper than the two Buffer#indexOf calls
- * it replaces. `string` steps over the escapes it can vouch for itself (a
- * file's content holds one every line or so), so that the skim is called
- * back only for the escapes it must judge.
+ * A byte scan for the skim (see skim.ts): from a position inside a JSON
+ * string, where the next byte is that the string cannot hold as it is (a
+ * quote, a control character, a backslash), looked for 16 bytes at a time by
+ * a small WebAssembly module with SIMD instructions. The escapes it can vouch
+ * for are stepped over in the module (a file's content holds one every line
+ * or so). The skim checks every string of a tool call's line this way, tens
+ * of MB of file contents and command output in a long log: one call per
+ * string, far cheaper than the two Buffer#indexOf calls and the escapes
+ * judged one by one it replaces.
  *
  * The module is written below instruction by instruction, each under its
  * name in WebAssembly's text format; the skim makes one scan, on first use.
@@ -16,7 +16,7 @@
  * Buffer#indexOf, as it always could.
  */
 
-/** The scan: {@link load} a line's bytes, then ask for the next byte of interest. */
+/** The scan: {@link load} a line's bytes, then ask where each string ends. */
 export interface ByteScan {
   /**
    * Makes `raw` the bytes scanned. They are copied into the module's memory a
@@ -24,15 +24,14 @@ export interface ByteScan {
    * window, whatever the length of the lines.
    */
   load(raw: Buffer): void;
-  /** The index of the first quote, backslash or byte below 0x20 in `[from, end)` of the loaded bytes; `end` when none is. */
-  next(from: number, end: number): number;
   /**
-   * As {@link next}, but a backslash that starts a valid JSON escape is
-   * stepped over with its escape: `\"`, `\\`, `\/`, `\b`, `\f`, `\n`, `\r`,
-   * `\t`, and `\u` with four hex digits, but for `\u0000`, which is left to
-   * the caller, as is an escape that may not end before `end`. So the index
-   * given is the quote that closes a string, a control byte, a backslash for
-   * the caller to judge, or `end`.
+   * The index of the first quote, byte below 0x20 or backslash in `[from,
+   * end)` of the loaded bytes; `end` when none is. A backslash that starts a
+   * valid JSON escape is stepped over with its escape: `\"`, `\\`, `\/`,
+   * `\b`, `\f`, `\n`, `\r`, `\t`, and `\u` with four hex digits, but for
+   * `\u0000`, which is left to the caller, as is an escape that may not end
+   * before `end`. So the index given is the quote that closes a string, a
+   * control byte, a backslash for the caller to judge, or `end`.
    */
   string(from: number, end: number): number;
 }
@@ -106,45 +105,11 @@ const i8x16LtU = [0xfd, 0x26];
 const v128Or = [0xfd, 0x50];
 const i8x16Bitmask = [0xfd, 0x64];
 
-// Locals of `next`: its parameters, then a vector of 16 bytes and a mask.
+// Locals of `string`: its parameters, then a vector of 16 bytes, a mask and the byte being looked at.
 const FROM = 0;
 const END = 1;
 const VEC = 2;
 const MASK = 3;
-
-/** The body of `next(from, end) -> index`. */
-const NEXT_BODY = [
-  // (local $vec v128) (local $mask i32)
-  ...[2, 1, V128, 1, I32],
-  // 16 bytes at a time while 16 are left: the first byte that is '"', '\' or below 0x20.
-  ...block,
-  ...loop,
-  ...[...localGet(FROM), ...i32Const(16), ...i32Add, ...localGet(END), ...i32GtU, ...brIf(1)],
-  ...[...localGet(FROM), ...v128Load, ...localSet(VEC)],
-  ...[...localGet(VEC), ...i32Const(0x22), ...i8x16Splat, ...i8x16Eq],
-  ...[...localGet(VEC), ...i32Const(0x5c), ...i8x16Splat, ...i8x16Eq, ...v128Or],
-  ...[...localGet(VEC), ...i32Const(0x20), ...i8x16Splat, ...i8x16LtU, ...v128Or],
-  ...[...i8x16Bitmask, ...localTee(MASK)],
-  ...[...if_, ...localGet(FROM), ...localGet(MASK), ...i32Ctz, ...i32Add, ...return_, ...end],
-  ...[...localGet(FROM), ...i32Const(16), ...i32Add, ...localSet(FROM), ...br(0)],
-  ...end,
-  ...end,
-  // The last few bytes one at a time.
-  ...block,
-  ...loop,
-  ...[...localGet(FROM), ...localGet(END), ...i32GeU, ...brIf(1)],
-  ...[...localGet(FROM), ...i32Load8U, ...localTee(MASK), ...i32Const(0x22), ...i32Eq],
-  ...[...localGet(MASK), ...i32Const(0x5c), ...i32Eq, ...i32Or],
-  ...[...localGet(MASK), ...i32Const(0x20), ...i32LtU, ...i32Or],
-  ...[...if_, ...localGet(FROM), ...return_, ...end],
-  ...[...localGet(FROM), ...i32Const(1), ...i32Add, ...localSet(FROM), ...br(0)],
-  ...end,
-  ...end,
-  ...localGet(END),
-  ...end,
-];
-
-// The locals of `string`: those of `next`, and the byte being looked at.
 const C = 4;
 
 /** True on the stack when the byte at `from + offset` is a hex digit: `(c - '0') <u 10 | ((c | 0x20) - 'a') <u 6`. */
@@ -204,18 +169,18 @@ const STRING_BODY = [
   ...end,
 ];
 
-/** The module: one memory, `next` and `string`, all exported. */
+/** The module: one memory and `string`, both exported. */
 const MODULE = Uint8Array.from([
   ...[0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00],
   // (type (func (param i32 i32) (result i32)))
   ...section(1, [1, 0x60, 2, I32, I32, 1, I32]),
-  // (func $next (type 0)) (func $string (type 0))
-  ...section(3, [2, 0, 0]),
+  // (func $string (type 0))
+  ...section(3, [1, 0]),
   // (memory 1): grown to one window when made
   ...section(5, [1, 0x00, 1]),
-  // (export "memory" (memory 0)) (export "next" (func $next)) (export "string" (func $string))
-  ...section(7, [3, ...name('memory'), 0x02, 0, ...name('next'), 0x00, 0, ...name('string'), 0x00, 1]),
-  ...section(10, [2, ...uleb(NEXT_BODY.length), ...NEXT_BODY, ...uleb(STRING_BODY.length), ...STRING_BODY]),
+  // (export "memory" (memory 0)) (export "string" (func $string))
+  ...section(7, [2, ...name('memory'), 0x02, 0, ...name('string'), 0x00, 0]),
+  ...section(10, [1, ...uleb(STRING_BODY.length), ...STRING_BODY]),
 ]);
 
 const PAGE = 65536;
@@ -232,7 +197,6 @@ class WasmScan implements ByteScan {
   constructor(
     memory: WebAssembly.Memory,
     private readonly search: Search,
-    private readonly searchString: Search,
   ) {
     memory.grow(Math.ceil(WINDOW / PAGE) - memory.buffer.byteLength / PAGE);
     this.memory = new Uint8Array(memory.buffer);
@@ -243,21 +207,12 @@ class WasmScan implements ByteScan {
     this.show(0);
   }
 
-  next(from: number, end: number): number {
-    return this.run(this.search, from, end);
-  }
-
   string(from: number, end: number): number {
-    return this.run(this.searchString, from, end);
-  }
-
-  /** Runs a search over `[from, end)` of the line, a window at a time. */
-  private run(search: Search, from: number, end: number): number {
     for (;;) {
       if (from >= end) return end;
       if (from < this.base || from >= this.base + this.size) this.show(from);
       const stop = Math.min(end, this.base + this.size);
-      const at = this.base + search(from - this.base, stop - this.base);
+      const at = this.base + this.search(from - this.base, stop - this.base);
       if (at < stop) return at;
       from = stop;
     }
@@ -274,8 +229,8 @@ class WasmScan implements ByteScan {
 /** A new scan with a memory of its own; undefined where WebAssembly SIMD is not available. */
 export function makeByteScan(): ByteScan | undefined {
   try {
-    const exports = new WebAssembly.Instance(new WebAssembly.Module(MODULE)).exports as { memory: WebAssembly.Memory; next: Search; string: Search };
-    return new WasmScan(exports.memory, exports.next, exports.string);
+    const exports = new WebAssembly.Instance(new WebAssembly.Module(MODULE)).exports as { memory: WebAssembly.Memory; string: Search };
+    return new WasmScan(exports.memory, exports.string);
   } catch {
     return undefined;
   }

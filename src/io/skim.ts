@@ -74,7 +74,9 @@ class Scan {
 
   /**
    * `bytes`: a byte scan the line is loaded in; then every string is also
-   * checked for raw control characters, and each escape is found by the scan.
+   * checked for raw control characters, and the scan steps over the escapes
+   * it can vouch for, leaving the others (`\u0000`, a broken one) to be
+   * judged here.
    */
   constructor(
     private readonly raw: Buffer,
