@@ -100,6 +100,8 @@ export function retainRecord(rec: EventRecord): EventRecord {
   return new RetainedRecord(Buffer.from(rec.raw), rec.source, rec.line, rec.type);
 }
 
+const NO_BYTES = Buffer.alloc(0);
+
 /**
  * A record that keeps only where an event was (its source, line and type):
  * for a tool that needs to say where a result was after it let the result go.
@@ -110,8 +112,6 @@ export function placeOf(rec: EventRecord): EventRecord {
   // One empty buffer for every place kept: a long log keeps one per session.
   return { event: type ? { type } : {}, raw: NO_BYTES, source: rec.source, line: rec.line, type };
 }
-
-const NO_BYTES = Buffer.alloc(0);
 
 /**
  * True when a record handed over unparsed turned out, once parsed, not to be
