@@ -356,12 +356,6 @@ export class TextCore implements ToolCore {
   private readonly states = new Map<string, SessionState>();
   private current: SessionState | null = null;
   private transcript: Transcript | null = null;
-  /**
-   * Default mode: the input holds more than one session, so each final
-   * message is printed under a label. Until a second session is seen, the
-   * first one's message waits, so that a lone session is printed bare.
-   */
-  private labelled = false;
   /** Default mode: something has been printed (a blank line goes before the next label). */
   private printedAny = false;
   private readonly safe: (s: string) => string;
@@ -493,9 +487,17 @@ export class TextCore implements ToolCore {
     for (const s of this.states.values()) if (!s.printed || s.final.length > 0) this.print(s, emit);
   }
 
+  /**
+   * Default mode: the input holds more than one session, so each final
+   * message is printed under a label. Until a second session is seen, the
+   * first one's message waits, so that a lone session is printed bare.
+   */
+  private get labelled(): boolean {
+    return this.states.size > 1;
+  }
+
   /** Default mode: a second session was seen, so the first is labelled, and printed now if its run has ended. */
   private labelFirst(emit: Emit): void {
-    this.labelled = true;
     const first = this.states.values().next().value;
     if (first?.result !== undefined) this.print(first, emit);
   }
