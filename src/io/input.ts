@@ -179,6 +179,12 @@ function gluedAt(raw: Buffer, close: number): boolean {
   return b === 0x7b;
 }
 
+/** The first `}` at or after `from` that is followed by `{` (see {@link gluedAt}); -1 when there is none. */
+function nextGlued(buf: Buffer, from: number): number {
+  for (let at = buf.indexOf(0x7d, from); at !== -1; at = buf.indexOf(0x7d, at + 1)) if (gluedAt(buf, at)) return at;
+  return -1;
+}
+
 /**
  * True when a line may hold values glued together: a `}` followed by `{`,
  * with or without JSON's spaces between (inside a string or not). Each `}` is
@@ -186,9 +192,7 @@ function gluedAt(raw: Buffer, close: number): boolean {
  * a search for each pattern, which sets up a search per call.
  */
 export function mayBeGlued(raw: Buffer): boolean {
-  const last = raw.length - 1;
-  for (let i = raw.indexOf(0x7d); i !== -1 && i < last; i = raw.indexOf(0x7d, i + 1)) if (gluedAt(raw, i)) return true;
-  return false;
+  return nextGlued(raw, 0) !== -1;
 }
 
 /**
@@ -198,21 +202,15 @@ export function mayBeGlued(raw: Buffer): boolean {
  * is on one line). Lines are asked about in order.
  */
 class GlueScan {
-  /** The next glued `}` at or after the line last asked about; -2 when none is left. */
-  private nextGlued = -1;
+  /** The next glued `}` at or after the line last asked about; -1 when none is left, -2 before the first search. */
+  private next = -2;
 
   constructor(private readonly chunk: Buffer) {}
 
   /** True when `chunk[start, end)` holds a `}` followed by `{`, with or without spaces between. */
   within(start: number, end: number): boolean {
-    if (this.nextGlued !== -2 && this.nextGlued < start) this.nextGlued = this.find(start);
-    return this.nextGlued >= 0 && this.nextGlued < end;
-  }
-
-  private find(from: number): number {
-    const chunk = this.chunk;
-    for (let at = chunk.indexOf(0x7d, from); at !== -1; at = chunk.indexOf(0x7d, at + 1)) if (gluedAt(chunk, at)) return at;
-    return -2;
+    if (this.next === -2 || (this.next !== -1 && this.next < start)) this.next = nextGlued(this.chunk, start);
+    return this.next !== -1 && this.next < end;
   }
 }
 
