@@ -133,3 +133,63 @@ t.test('a string across windows: an escape across the edge of a window is left t
   scan!.load(big);
   t.equal(scan!.string(WINDOW + 3, big.length), 2 * WINDOW + 20, 'an escape well inside a window is stepped over');
 });
+
+/** The places `doubt` looks for: `"` with `y` 2 bytes on, `\u0`, `}` then `{` or a byte below `!`. */
+function isDoubt(raw: Buffer, at: number): boolean {
+  const b = raw[at];
+  const next = raw[at + 1]!;
+  if (b === 0x22) return raw[at + 2] === 0x79;
+  if (b === 0x5c) return next === 0x75 && raw[at + 2] === 0x30;
+  return b === 0x7d && (next === 0x7b || next < 0x21);
+}
+
+function doubtReference(raw: Buffer, from: number, end: number): number {
+  for (let at = from; at < end; at++) if (isDoubt(raw, at)) return at;
+  return end;
+}
+
+t.test('doubt: the places that may make a first key not the type, from every start to every end', { skip: scan ? false : 'no byte scan' }, async (t) => {
+  const pieces = ['"type"', '"ty', '"xy', '\\u0074', '\\u00', '\\u4e2d', '\\"', '}{', '} {', '}\t', '}\r', '}\n', '},', '}}', '"', 'y', 'u', '0', '\\', '}', '{', ' '];
+  const rng = Rng.fromInt(11);
+  let checked = 0;
+  let found = 0;
+  for (let round = 0; round < 150; round++) {
+    let text = '';
+    while (text.length < rng.int(0, 70)) text += rng.chance(0.3) ? rng.pick(pieces) : String.fromCharCode(0x61 + rng.int(0, 25));
+    // Two bytes after every end asked about: the scan reads them, as it reads a line's `}` and what follows.
+    const raw = Buffer.from(`${text}..`, 'latin1');
+    scan!.load(raw);
+    for (let from = 0; from <= raw.length - 2; from++) {
+      for (let end = from; end <= raw.length - 2; end++) {
+        const got = scan!.doubt(from, end);
+        const want = doubtReference(raw, from, end);
+        if (got !== want) {
+          t.fail(`[${from}, ${end}) of ${JSON.stringify(text)}: ${got}, not ${want}`);
+          return;
+        }
+        checked++;
+        if (want < end) found++;
+      }
+    }
+  }
+  t.ok(checked > 10000, `${checked} ranges`);
+  t.ok(found > checked / 5 && found < checked, `${found} of them with a place found`);
+});
+
+t.test('doubt across windows: a place at the edge of a window is found with the bytes of the next', { skip: scan ? false : 'no byte scan' }, async (t) => {
+  const big = Buffer.alloc(2 * WINDOW + 100, 0x61);
+  const marks = [7, WINDOW - 4, WINDOW - 1, WINDOW + 30, 2 * WINDOW - 2, 2 * WINDOW + 90];
+  const patterns = ['"ty', '\\u0', '}{', '} '];
+  marks.forEach((at, i) => big.write(patterns[i % patterns.length]!, at, 'latin1'));
+  scan!.load(big);
+  const found: number[] = [];
+  for (let at = scan!.doubt(0, big.length - 2); at < big.length - 2; at = scan!.doubt(at + 1, big.length - 2)) found.push(at);
+  t.same(found, marks, 'every place, once, in order, across the windows');
+  t.same(found, marks.filter((at) => isDoubt(big, at)), 'each one of the places');
+  // After a longer line, a short one reads its own bytes.
+  const small = Buffer.from('ab} {..', 'latin1');
+  scan!.load(small);
+  t.equal(scan!.doubt(0, 5), 2);
+  t.equal(scan!.doubt(3, 5), 5, 'none after it');
+  t.equal(scan!.string(0, 5), 5, 'and `string` still scans the same bytes');
+});

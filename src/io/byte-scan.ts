@@ -34,6 +34,16 @@ export interface ByteScan {
    * control byte, a backslash for the caller to judge, or `end`.
    */
   string(from: number, end: number): number;
+  /**
+   * The index of the first place in `[from, end)` of the loaded bytes that
+   * may make an event line's first key other than its type (see
+   * input.ts): `"ty` with a quote 5 bytes after its own (`"type"`, once the
+   * caller checks the bytes between), `\u00` (an escape that may spell a
+   * letter of `type`), or `}` followed by a space, a tab, a carriage return
+   * or `{` (perhaps values glued together). Each pattern is looked for
+   * wherever all its bytes are before `end`; `end` when none is found.
+   */
+  doubt(from: number, end: number): number;
 }
 
 /** How many bytes of a line are in the module's memory at a time. */
@@ -98,10 +108,13 @@ const i32GeU = [0x4f];
 const i32Ctz = [0x68];
 const i32Add = [0x6a];
 const i32Or = [0x72];
-const v128Load = [0xfd, 0x00, 0x00, 0x00];
+const v128LoadAt = (offset: number): number[] => [0xfd, 0x00, 0x00, ...uleb(offset)];
+const v128Load = v128LoadAt(0);
 const i8x16Splat = [0xfd, 0x0f];
 const i8x16Eq = [0xfd, 0x23];
 const i8x16LtU = [0xfd, 0x26];
+const v128Const = (byte: number): number[] => [0xfd, 0x0c, ...new Array<number>(16).fill(byte)]; // 16 copies of one byte
+const v128And = [0xfd, 0x4e];
 const v128Or = [0xfd, 0x50];
 const i8x16Bitmask = [0xfd, 0x64];
 
@@ -169,18 +182,97 @@ const STRING_BODY = [
   ...end,
 ];
 
-/** The module: one memory and `string`, both exported. */
+// Locals of `doubt`, after its parameters: a mask, then the vectors of the 16 bytes at the place and at 1 and 2 after it.
+const MASK_D = 2;
+const AT = [3, 4, 5];
+
+/**
+ * What `doubt` looks for, each a list of tests of the byte at an offset from
+ * the place: equal to one of some bytes, or below one. A few tests per
+ * pattern, enough to make a place rare; the caller checks the rest.
+ */
+type ByteTest = [offset: number, equal: number[], below?: number];
+const DOUBT_PATTERNS: ByteTest[][] = [
+  // `"` and `y` after the next byte: `"type"` perhaps.
+  [
+    [0, [0x22]],
+    [2, [0x79]],
+  ],
+  // `\u0`: an escape that may spell a letter of `type`.
+  [
+    [0, [0x5c]],
+    [1, [0x75]],
+    [2, [0x30]],
+  ],
+  // `}` then `{`, or a byte up to a space (a tab, a carriage return): perhaps values glued together.
+  [
+    [0, [0x7d]],
+    [1, [0x7b], 0x21],
+  ],
+];
+
+/** On the stack: the vector of the 16 bytes at `offset` from `from`. */
+const vectorAt = (offset: number): number[] => localGet(AT[offset]!);
+
+/** On the stack: a vector true at each of the 16 places from `from` where one of the patterns is. */
+const vectorDoubt = DOUBT_PATTERNS.flatMap((pattern, p) => [
+  ...pattern.flatMap(([offset, equal, below], k) => [
+    ...equal.flatMap((byte, b) => [...vectorAt(offset), ...v128Const(byte), ...i8x16Eq, ...(b > 0 ? v128Or : [])]),
+    ...(below === undefined ? [] : [...vectorAt(offset), ...v128Const(below), ...i8x16LtU, ...v128Or]),
+    ...(k > 0 ? v128And : []),
+  ]),
+  ...(p > 0 ? v128Or : []),
+]);
+
+/** On the stack: true when one of the patterns is at `from`. */
+const byteDoubt = DOUBT_PATTERNS.flatMap((pattern, p) => [
+  ...pattern.flatMap(([offset, equal, below], k) => [
+    ...equal.flatMap((byte, b) => [...localGet(FROM), ...i32Load8UAt(offset), ...i32Const(byte), ...i32Eq, ...(b > 0 ? i32Or : [])]),
+    ...(below === undefined ? [] : [...localGet(FROM), ...i32Load8UAt(offset), ...i32Const(below), ...i32LtU, ...i32Or]),
+    ...(k > 0 ? i32And : []),
+  ]),
+  ...(p > 0 ? i32Or : []),
+]);
+
+/** The body of `doubt(from, end) -> index`: its patterns read up to 2 bytes after the place. */
+const DOUBT_BODY = [
+  // (local $mask i32) (local $at0 $at1 $at2 v128)
+  ...[2, 1, I32, AT.length, V128],
+  ...block, // $tail
+  ...loop, // $simd: while the 16 places and the 2 bytes after the last are before `end`
+  ...[...localGet(FROM), ...i32Const(18), ...i32Add, ...localGet(END), ...i32GtU, ...brIf(1)],
+  // First the bytes a place starts with, `"` `\` `}`: only 16 bytes that hold one are looked at closer.
+  ...[...localGet(FROM), ...v128Load, ...localTee(AT[0]!), ...v128Const(0x22), ...i8x16Eq],
+  ...[...localGet(AT[0]!), ...v128Const(0x5c), ...i8x16Eq, ...v128Or, ...localGet(AT[0]!), ...v128Const(0x7d), ...i8x16Eq, ...v128Or],
+  ...[...i8x16Bitmask, ...if_],
+  ...AT.slice(1).flatMap((local, k) => [...localGet(FROM), ...v128LoadAt(k + 1), ...localSet(local)]),
+  ...[...vectorDoubt, ...i8x16Bitmask, ...localTee(MASK_D)],
+  ...[...if_, ...localGet(FROM), ...localGet(MASK_D), ...i32Ctz, ...i32Add, ...return_, ...end],
+  ...end,
+  ...[...localGet(FROM), ...i32Const(16), ...i32Add, ...localSet(FROM), ...br(0)],
+  ...end, // $simd
+  ...end, // $tail
+  ...loop, // $bytes: the last places one at a time, reading past `end` what the memory holds (a place found there is the caller's to check)
+  ...[...localGet(FROM), ...localGet(END), ...i32GeU, ...if_, ...localGet(END), ...return_, ...end],
+  ...[...byteDoubt, ...if_, ...localGet(FROM), ...return_, ...end],
+  ...[...localGet(FROM), ...i32Const(1), ...i32Add, ...localSet(FROM), ...br(0)],
+  ...end, // $bytes
+  ...localGet(END),
+  ...end,
+];
+
+/** The module: one memory, `string` and `doubt`, all exported. */
 const MODULE = Uint8Array.from([
   ...[0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00],
   // (type (func (param i32 i32) (result i32)))
   ...section(1, [1, 0x60, 2, I32, I32, 1, I32]),
-  // (func $string (type 0))
-  ...section(3, [1, 0]),
+  // (func $string (type 0)) (func $doubt (type 0))
+  ...section(3, [2, 0, 0]),
   // (memory 1): grown to one window when made
   ...section(5, [1, 0x00, 1]),
-  // (export "memory" (memory 0)) (export "string" (func $string))
-  ...section(7, [2, ...name('memory'), 0x02, 0, ...name('string'), 0x00, 0]),
-  ...section(10, [1, ...uleb(STRING_BODY.length), ...STRING_BODY]),
+  // (export "memory" (memory 0)) (export "string" (func $string)) (export "doubt" (func $doubt))
+  ...section(7, [3, ...name('memory'), 0x02, 0, ...name('string'), 0x00, 0, ...name('doubt'), 0x00, 1]),
+  ...section(10, [2, ...uleb(STRING_BODY.length), ...STRING_BODY, ...uleb(DOUBT_BODY.length), ...DOUBT_BODY]),
 ]);
 
 const PAGE = 65536;
@@ -197,8 +289,10 @@ class WasmScan implements ByteScan {
   constructor(
     memory: WebAssembly.Memory,
     private readonly search: Search,
+    private readonly doubtSearch: Search,
   ) {
-    memory.grow(Math.ceil(WINDOW / PAGE) - memory.buffer.byteLength / PAGE);
+    // One page more than a window: `doubt` reads 2 bytes past the end of what it is given.
+    memory.grow(Math.ceil(WINDOW / PAGE) + 1 - memory.buffer.byteLength / PAGE);
     this.memory = new Uint8Array(memory.buffer);
   }
 
@@ -218,6 +312,21 @@ class WasmScan implements ByteScan {
     }
   }
 
+  doubt(from: number, end: number): number {
+    for (;;) {
+      if (from >= end) return end;
+      // The window holds the place and the 2 bytes after it, or reaches the end of the bytes.
+      const windowEnd = this.base + this.size;
+      if (from < this.base || (from + 2 >= windowEnd && windowEnd < this.raw.length)) this.show(from);
+      const stop = Math.min(end, this.base + this.size);
+      const at = this.base + this.doubtSearch(from - this.base, stop - this.base);
+      if (at < stop) return at;
+      if (stop === end) return end;
+      // The last 2 places of the window need bytes of the next: looked at again from there.
+      from = stop - 2;
+    }
+  }
+
   /** Copies the window of the line that starts at `from` into the memory. */
   private show(from: number): void {
     this.base = from;
@@ -229,8 +338,8 @@ class WasmScan implements ByteScan {
 /** A new scan with a memory of its own; undefined where WebAssembly SIMD is not available. */
 export function makeByteScan(): ByteScan | undefined {
   try {
-    const exports = new WebAssembly.Instance(new WebAssembly.Module(MODULE)).exports as { memory: WebAssembly.Memory; string: Search };
-    return new WasmScan(exports.memory, exports.string);
+    const exports = new WebAssembly.Instance(new WebAssembly.Module(MODULE)).exports as { memory: WebAssembly.Memory; string: Search; doubt: Search };
+    return new WasmScan(exports.memory, exports.string, exports.doubt);
   } catch {
     return undefined;
   }
