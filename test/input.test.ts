@@ -256,6 +256,72 @@ t.test('with needs, glued lines among others are found in every chunking', async
   }
 });
 
+t.test('typeIsCertain: the first key is the type unless a later top-level key may be one, or the line may be glued', async (t) => {
+  const { typeIsCertain } = await import('../src/io/input.js');
+  const certain = (s: string) => typeIsCertain(Buffer.from(s));
+  const long = 'x'.repeat(300);
+  const cases: Array<[string, boolean, string]> = [
+    ['{"type":"assistant","session_id":"s"}', true, 'one type key'],
+    ['{"type":"assistant","message":{"content":[{"type":"text","text":"hi"}]},"session_id":"s"}', true, 'a nested type, in a message'],
+    ['{"type":"tool_call","tool_call":{"shellToolCall":{"args":{"parsingResult":{"executableCommands":[{"args":[{"type":"word"}]}]}}}}}', true, 'nested deep'],
+    ['{"type":"assistant","session_id":"s","type":"result","result":"r"}', false, 'a later type key'],
+    ['{"type":"assistant" , "type" : "result"}', false, 'a later type key, with spaces'],
+    ['{"type":"assistant","m":{"a":[1,{}]},"type":"result"}', false, 'a later type key after a nested object'],
+    ['{"type":"assistant","typ\\u0065":"result"}', false, 'a later key with an escape that spells a letter of type'],
+    ['{"type":"assistant","\\u0074ype":"result"}', false, 'another letter spelled with an escape'],
+    ['{"type":"assistant","text":"caf\\u00e9 \\u4e2d"}', true, 'escapes of other letters'],
+    ['{"type":"assistant","text":"say \\"type\\" twice"}', true, '"type" quoted inside a string'],
+    ['{"type":"assistant","text":"ends with \\"type"}', true, 'a string that ends with "type'],
+    [`{"type":"assistant","text":"${long} \\"type","more":{"type":"x"}}`, true, 'the same after a long string'],
+    [`{"type":"assistant","text":"${long}\\\\","type":"result"}`, false, 'a later type key after a long string ending with a backslash'],
+    ['{"type":"assistant","kind":"type"}', false, '"type" as a top-level value: not looked into, so not certain'],
+    ['{"type":"assistant"}{"type":"result"}', false, 'glued'],
+    ['{"type":"assistant"} \t{"type":"result"}', false, 'glued with spaces'],
+    ['{"type":"assistant","text":"} {"}', false, 'what looks glued inside a string: not certain'],
+    ['{"type":"assistant","text":"} else","n":{}}', true, 'a brace and a space, not glued'],
+  ];
+  for (const [line, want, why] of cases) {
+    t.equal(certain(line), want, why);
+    // Wherever the answer is certain, it is JSON.parse's.
+    if (want) t.equal((JSON.parse(line) as { type: string }).type, line.slice(9, line.indexOf('"', 9)), `${why}: the first key is the type`);
+  }
+});
+
+t.test('with needs, a line with a later type key is read in full, in every chunking', async (t) => {
+  const lines = [
+    '{"type":"system","subtype":"init","session_id":"s"}',
+    '{"type":"assistant","message":{"content":[{"type":"text","text":"x"}]},"session_id":"s"}',
+    '{"type":"assistant","session_id":"s","type":"result","result":"1"}',
+    '{"type":"thinking","text":"a","typ\\u0065":"result","result":"2"}',
+    '{"type":"tool_call","tool_call":{"args":{"type":"word"}},"session_id":"s"}',
+    '{"type":"result","result":"3","type":"assistant"}',
+  ];
+  const input = Buffer.from(lines.join('\n'));
+  const truth = lines.map((l) => (JSON.parse(l) as { type: string }).type);
+  t.same(truth, ['system', 'assistant', 'result', 'result', 'tool_call', 'assistant']);
+  const { recordType } = await import('../src/io/input.js');
+  for (let size = 1; size <= input.length; size++) {
+    const types: string[] = [];
+    const results: unknown[] = [];
+    const reader = new EventReader(
+      {
+        record: (r) => {
+          const type = recordType(r);
+          types.push(type);
+          if (type === 'result') results.push(r.event.result);
+        },
+        problem: () => {},
+      },
+      { needs: (type) => type === 'result' || type === 'system', reuseLines: true },
+    );
+    reader.startSource('x');
+    for (let at = 0; at < input.length; at += size) reader.write(input.subarray(at, at + size));
+    reader.endSource();
+    if (!t.same(types, truth, `chunks of ${size}: each line's type is JSON.parse's`)) break;
+    if (!t.same(results, ['1', '2'], `chunks of ${size}: the results hidden behind another first key are read`)) break;
+  }
+});
+
 t.test('holdsBytes finds what Buffer#includes finds', async (t) => {
   const { holdsBytes } = await import('../src/io/input.js');
   let seed = 7;

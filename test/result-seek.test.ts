@@ -34,6 +34,10 @@ const built: Record<string, string> = {
   'blank lines at the end': [init('a'), result('a', 'r')].join('\n') + '\n\n  \n',
   'session id with an escape': [init('a"b'), result('a"b', 'q')].join('\n') + '\n',
   'other session after a result': [init('a'), result('a', 'r'), init('b'), result('b', 'r2'), delta('a', 'late')].join('\n') + '\n',
+  // JSON.parse keeps the last of keys that repeat: these lines are results, whatever their first key says.
+  'a later type key': [init('a'), '{"type":"assistant","session_id":"a","type":"result","subtype":"success","is_error":false,"result":"found"}', delta('a', 'x')].join('\n') + '\n',
+  'a later type key spelled with an escape':
+    [init('a'), '{"type":"thinking","session_id":"a","\\u0074ype":"result","subtype":"success","is_error":false,"result":"found"}', delta('a', 'x')].join('\n') + '\n',
 };
 const inputs: Array<[string, string]> = Object.entries(built).map(([name, text]) => {
   const file = path.join(dir, `${name.replace(/\W+/g, '-')}.ndjson`);
@@ -71,3 +75,18 @@ for (const [name, file] of inputs) {
     }
   });
 }
+
+t.test('a result behind another first key is read as JSON.parse reads it, from the end and from the start', async (t) => {
+  for (const name of ['a later type key', 'a later type key spelled with an escape']) {
+    const file = inputs.find(([n]) => n === name)![1];
+    for (const [how, shell] of [
+      ['from its end', `node "${bin}" < "${file}"`],
+      ['from a pipe', `cat "${file}" | node "${bin}"`],
+      ['with --all', `node "${bin}" --all "${file}"`],
+    ]) {
+      const ran = await run(shell!);
+      t.equal(ran.stdout, 'found\n', `${name}, ${how}: its text`);
+      t.equal(ran.status, 0, `${name}, ${how}: success`);
+    }
+  }
+});

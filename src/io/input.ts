@@ -22,6 +22,8 @@ import { eventType, FREQUENT_SHAPES, isObject, str } from '../events.js';
 import { SKIM_THRESHOLD, skimParse } from './skim.js';
 import { compileShapes, parseShape } from './shapes.js';
 import { sameBytes } from './json-bytes.js';
+import type { ByteScan } from './byte-scan.js';
+import { makeByteScan } from './byte-scan.js';
 import { jsonText } from '../json-text.js';
 import { visibleOneLine } from '../safe-text.js';
 
@@ -173,45 +175,126 @@ export function holdsBytes(raw: Buffer, needle: Buffer, pivot: number): boolean 
 
 /** True when the `}` at `raw[close]` is followed by `{`, with only spaces, tabs and carriage returns between. */
 function gluedAt(raw: Buffer, close: number): boolean {
-  let i = close + 1;
-  let b = raw[i];
-  while (b === 0x20 || b === 0x09 || b === 0x0d) b = raw[++i];
-  return b === 0x7b;
-}
-
-/** The first `}` at or after `from` that is followed by `{` (see {@link gluedAt}); -1 when there is none. */
-function nextGlued(buf: Buffer, from: number): number {
-  for (let at = buf.indexOf(0x7d, from); at !== -1; at = buf.indexOf(0x7d, at + 1)) if (gluedAt(buf, at)) return at;
-  return -1;
-}
-
-/**
- * True when a line may hold values glued together: a `}` followed by `{`,
- * with or without JSON's spaces between (inside a string or not). Each `}` is
- * found with a byte search: an event line has few, and this costs less than
- * a search for each pattern, which sets up a search per call.
- */
-export function mayBeGlued(raw: Buffer): boolean {
-  return nextGlued(raw, 0) !== -1;
-}
-
-/**
- * {@link mayBeGlued} for every line of one chunk, searching the chunk rather
- * than each line: where the next glued `}` is, is remembered, and a line may
- * be glued when it falls inside it (the pattern never holds a newline, so it
- * is on one line). Lines are asked about in order.
- */
-class GlueScan {
-  /** The next glued `}` at or after the line last asked about; -1 when none is left, -2 before the first search. */
-  private next = -2;
-
-  constructor(private readonly chunk: Buffer) {}
-
-  /** True when `chunk[start, end)` holds a `}` followed by `{`, with or without spaces between. */
-  within(start: number, end: number): boolean {
-    if (this.next === -2 || (this.next !== -1 && this.next < start)) this.next = nextGlued(this.chunk, start);
-    return this.next !== -1 && this.next < end;
+  const n = raw.length;
+  for (let i = close + 1; i < n; i++) {
+    const b = raw[i];
+    if (b === 0x7b) return true;
+    if (b !== 0x20 && b !== 0x09 && b !== 0x0d) return false;
   }
+  return false;
+}
+
+// `"type"`, and the start of an escape that may spell one of its letters (`\u0065`, `\u0070`, `\u0074`, `\u0079`).
+const TYPE_KEY = Buffer.from('"type"');
+const ESCAPE_U00 = Buffer.from('\\u00');
+
+// What a place found by the search for doubts turns out to be.
+const NOTHING = 0;
+const GLUED = 1;
+const ESCAPE = 2;
+const KEY = 3;
+
+/** What is at `buf[at]`: values glued together, an escape `\u006…` or `\u007…`, `"type"`, or nothing of these. */
+function doubtAt(buf: Buffer, at: number): number {
+  const b = buf[at];
+  if (b === 0x7d) return gluedAt(buf, at) ? GLUED : NOTHING;
+  if (b === 0x22) return sameBytes(buf, at, TYPE_KEY) ? KEY : NOTHING;
+  const digit = buf[at + 4];
+  return b === 0x5c && sameBytes(buf, at, ESCAPE_U00) && (digit === 0x36 || digit === 0x37) ? ESCAPE : NOTHING;
+}
+
+/** How far from a `"type"` found the byte scan steps through strings to reach it, rather than a loop over bytes (which costs less than its call on a few dozen). */
+const LONG_WALK = 256;
+
+let doubtScan: ByteScan | null | undefined;
+/** The line scan whose bytes are in {@link doubtScan}. */
+let doubtScanOwner: LineScan | null = null;
+
+/** The byte scan chunks are searched in for doubts, made on first use (the skim has its own, which it loads a line at a time); undefined where there is none. */
+function doubtBytes(): ByteScan | undefined {
+  if (doubtScan === undefined) doubtScan = makeByteScan() ?? null;
+  return doubtScan ?? undefined;
+}
+
+/**
+ * Whether the first key of an object line names its event's type for
+ * certain, asked of the lines of one chunk (or of one line read across
+ * chunks) with one byte scan of the chunk. It does not when the line may be
+ * values glued together (`}{`, with or without spaces between), or when a
+ * later key at the object's top level may spell `type`: JSON.parse keeps the
+ * last of keys that repeat. Each `"type"` found is judged by following the
+ * line's structure from its start up to it (a nested one, in a tool call's
+ * arguments or a message's content, is not the event's); an escape that may
+ * spell a letter of the name is never vouched for.
+ */
+class LineScan {
+  constructor(private readonly buf: Buffer) {}
+
+  /** True when the first key of the object line `buf[start, end)` (which starts `{"type":"`) is certainly its event's type. */
+  typeIsCertain(start: number, end: number): boolean {
+    const buf = this.buf;
+    const bytes = doubtBytes();
+    if (bytes !== undefined && doubtScanOwner !== this) {
+      bytes.load(buf);
+      doubtScanOwner = this;
+    }
+    // The structure followed so far: up to `i`, `depth` containers open, inside a string or not.
+    let i = start;
+    let depth = 0;
+    let inString = false;
+    // The line's closing `}` is not looked at: nothing follows it to be glued.
+    const last = end - 1;
+    for (let at = start + TYPE_PREFIX.length; ; at++) {
+      at = bytes === undefined ? nextDoubt(buf, at, last) : bytes.doubt(at, last);
+      if (at >= last) return true;
+      const what = doubtAt(buf, at);
+      if (what === GLUED || what === ESCAPE) return false;
+      if (what === NOTHING) continue;
+      while (i < at) {
+        const b = buf[i]!;
+        if (inString) {
+          if (bytes !== undefined && at - i > LONG_WALK) {
+            // Far from the place, the byte scan steps over what cannot end the string.
+            const stop = bytes.string(i, at);
+            if (stop > i) {
+              i = stop;
+              continue;
+            }
+          }
+          if (b === 0x5c) i += 2;
+          else {
+            if (b === 0x22) inString = false;
+            i++;
+          }
+          continue;
+        }
+        if (b === 0x22) inString = true;
+        else if (b === 0x7b || b === 0x5b) depth++;
+        else if (b === 0x7d || b === 0x5d) depth--;
+        i++;
+      }
+      // Its quote opens a string in the object itself (an escaped one left `i` past it, in a string): perhaps a key.
+      if (i === at && !inString && depth <= 1) return false;
+    }
+  }
+}
+
+/** Where WebAssembly is not: the first place in `buf[from, end)` where {@link doubtAt} may find something, or `end`. */
+function nextDoubt(buf: Buffer, from: number, end: number): number {
+  for (let at = from; at < end; at++) {
+    const b = buf[at];
+    if (b === 0x7d || b === 0x22 || b === 0x5c) return at;
+  }
+  return end;
+}
+
+/**
+ * True when the first key of an object line names its event's type for
+ * certain, as {@link peekType} reads it: the line is not values glued together,
+ * and no later key of the object may spell `type`.
+ */
+export function typeIsCertain(raw: Buffer): boolean {
+  return new LineScan(raw).typeIsCertain(0, raw.length);
 }
 
 // `{"type":"` as bytes.
@@ -504,8 +587,8 @@ export class EventReader {
   write(chunk: Buffer): void {
     // The records of the last write are done with: the buffer they pointed into can be assembled into again.
     this.lentNow = false;
-    // Only a reader that hands lines over unparsed asks whether they may be glued.
-    const glue = this.needs !== undefined ? new GlueScan(chunk) : undefined;
+    // Only a reader that hands lines over unparsed asks about them.
+    const scan = this.needs !== undefined ? new LineScan(chunk) : undefined;
     let start = 0;
     for (;;) {
       const nl = chunk.indexOf(10, start);
@@ -518,10 +601,15 @@ export class EventReader {
         this.keep(chunk, start, nl);
         this.line(this.takeCarry(), ++this.lineNo);
       } else {
-        this.line(chunk.subarray(start, nl), ++this.lineNo, false, glue?.within(start, nl));
+        this.line(chunk.subarray(start, nl), ++this.lineNo, false, scan, start);
       }
       start = nl + 1;
     }
+  }
+
+  /** {@link typeIsCertain} for `raw`, which is `[at, …)` of the chunk `scan` searches when there is one. */
+  private typeCertain(raw: Buffer, scan: LineScan | undefined, at: number): boolean {
+    return scan === undefined ? typeIsCertain(raw) : scan.typeIsCertain(at, at + raw.length);
   }
 
   /** Ends the current source: a last line without a newline is read, an unclosed value is reported as truncated. */
@@ -563,8 +651,9 @@ export class EventReader {
   /**
    * Handles one physical line (its `\n` removed). `unterminated`: the source
    * ended without a newline after it, the mark of an agent that died mid-write.
+   * `scan`: the scan of the chunk the line is `[at, …)` of, when it is one.
    */
-  private line(buf: Buffer, no: number, unterminated = false, glued?: boolean): void {
+  private line(buf: Buffer, no: number, unterminated = false, scan?: LineScan, at = 0): void {
     let end = buf.length;
     if (end > 0 && buf[end - 1] === 0x0d) end--;
     let begin = 0;
@@ -577,8 +666,8 @@ export class EventReader {
     if ((this.needs !== undefined || this.skim !== undefined) && raw[0] === 0x7b && raw[raw.length - 1] === 0x7d) {
       const type = peekType(raw);
       // A last line without its newline may be torn just after a `}`: it is always parsed.
-      // Glued values (`}{`) are not one event: those lines take the full path.
-      if (type !== undefined && this.needs !== undefined && !unterminated && !this.needs(type) && !(glued ?? mayBeGlued(raw))) {
+      // Glued values (`}{`) are not one event, and a later `type` key is the one JSON.parse keeps: those lines take the full path.
+      if (type !== undefined && this.needs !== undefined && !unterminated && !this.needs(type) && this.typeCertain(raw, scan, at + begin)) {
         this.sink.record(new SkimmedRecord(raw, this.source, no, type, this.broken));
         return;
       }

@@ -17,7 +17,7 @@ import { read as readCallback } from 'node:fs';
 import { promisify } from 'node:util';
 import { isObject, isSystemInit, sessionId, str } from '../events.js';
 import type { AgentEvent } from '../events.js';
-import { mayBeGlued, peekSession, peekType } from '../io/input.js';
+import { peekSession, peekType, typeIsCertain } from '../io/input.js';
 
 const read = promisify(readCallback);
 const CHUNK = 1 << 20;
@@ -111,8 +111,9 @@ export async function verdictFromEnd(fd: number, size: number): Promise<SeekOutc
       if (isSystemInit(event)) return { kind: 'none', session, line };
       continue;
     }
-    // Glued values are several events in one line, a result perhaps among them: judged by parsing, as the input layer does.
-    const type = raw[raw.length - 1] === 0x7d && !mayBeGlued(raw) ? peekType(raw) : undefined;
+    // Glued values are several events in one line, and a later `type` key is the one JSON.parse keeps:
+    // a line whose first key may not be its type is judged by parsing, as the input layer does.
+    const type = raw[raw.length - 1] === 0x7d && typeIsCertain(raw) ? peekType(raw) : undefined;
     if (type === undefined) {
       // Not plainly an event: parse it, and give up when it is not one.
       const event = parseEvent(raw);
