@@ -193,3 +193,56 @@ t.test('doubt across windows: a place at the edge of a window is found with the 
   t.equal(scan!.doubt(3, 5), 5, 'none after it');
   t.equal(scan!.string(0, 5), 5, 'and `string` still scans the same bytes');
 });
+
+t.test('walk: the structure followed as walkBytes follows it, from every start to every end and state', { skip: scan ? false : 'no byte scan' }, async (t) => {
+  const { walkBytes } = await import('../src/io/byte-scan.js');
+  const pieces = ['{', '}', '[', ']', '"', '\\"', '\\\\', '\\n', '\\u0000', '\\u12', '\\', '\x01', 'é', ':', ','];
+  const rng = Rng.fromInt(13);
+  let checked = 0;
+  const seen = new Set<number>();
+  for (let round = 0; round < 100; round++) {
+    let text = '';
+    while (text.length < rng.int(0, 50)) text += rng.chance(0.5) ? rng.pick(pieces) : String.fromCharCode(0x61 + rng.int(0, 25));
+    const raw = Buffer.from(text, 'utf8');
+    scan!.load(raw);
+    for (let from = 0; from <= raw.length; from++) {
+      for (let to = from; to <= raw.length; to++) {
+        for (const state of [0, 1, 2, 3, 4, 6, 9, 14]) {
+          const got = scan!.walk(from, to, state);
+          const want = walkBytes(raw, from, to, state);
+          if (got !== want) {
+            t.fail(`[${from}, ${to}) from state ${state} of ${JSON.stringify(text)}: ${got}, not ${want}`);
+            return;
+          }
+          seen.add(want & 3);
+          checked++;
+        }
+      }
+    }
+  }
+  t.ok(checked > 10000, `${checked} walks`);
+  t.same([...seen].sort(), [0, 1, 2, 3], 'ending outside and inside strings, after an escape and not');
+});
+
+t.test('walk across windows: the state goes on from one window to the next', { skip: scan ? false : 'no byte scan' }, async (t) => {
+  const { walkBytes, walkDepth, walkInString, walkEscaped } = await import('../src/io/byte-scan.js');
+  const big = Buffer.alloc(2 * WINDOW + 100, 0x61);
+  // An escape across the first edge, a string open across the second, brackets on both sides.
+  big.write('{"a":[{"b":"', 0, 'latin1');
+  big.write('\\"', WINDOW - 1, 'latin1');
+  big.write('"},[', WINDOW + 10, 'latin1');
+  big.write('"', 2 * WINDOW - 5, 'latin1');
+  scan!.load(big);
+  for (const [from, to] of [
+    [0, big.length],
+    [0, WINDOW],
+    [0, WINDOW + 20],
+    [5, 2 * WINDOW + 50],
+  ] as const) {
+    const got = scan!.walk(from, to, 0);
+    t.equal(got, walkBytes(big, from, to, 0), `[${from}, ${to})`);
+  }
+  const end = scan!.walk(0, big.length, 0);
+  t.same([walkDepth(end), walkInString(end), walkEscaped(end)], [3, true, false], 'three open, in a string');
+  t.ok(walkEscaped(scan!.walk(0, WINDOW, 0)), 'the escape across the edge is carried to the next walk');
+});

@@ -44,6 +44,54 @@ export interface ByteScan {
    * wherever all its bytes are before `end`; `end` when none is found.
    */
   doubt(from: number, end: number): number;
+  /**
+   * Follows the structure of the loaded bytes `[from, to)` from `state` (0 at
+   * the start of a line) and gives the state after them: how many objects
+   * and arrays are open (never below 0), whether a string is, and whether
+   * the last byte began an escape whose second byte is at `to` (the next
+   * walk steps over it). See {@link walkDepth}, {@link walkInString},
+   * {@link walkEscaped}.
+   */
+  walk(from: number, to: number, state: number): number;
+}
+
+/** How many objects and arrays are open after a walk. */
+export function walkDepth(state: number): number {
+  return state >>> 2;
+}
+
+/** True when a string is open after a walk. */
+export function walkInString(state: number): boolean {
+  return (state & 2) !== 0;
+}
+
+/** True when the byte after a walk is the second of an escape. */
+export function walkEscaped(state: number): boolean {
+  return (state & 1) !== 0;
+}
+
+/**
+ * {@link ByteScan.walk} over `raw` itself, byte by byte: where there is no
+ * WebAssembly, and the reference the module's walk is tested against.
+ */
+export function walkBytes(raw: Uint8Array, from: number, to: number, state: number): number {
+  let depth = state >>> 2;
+  let inString = (state & 2) !== 0;
+  let i = (state & 1) !== 0 ? from + 1 : from;
+  while (i < to) {
+    const b = raw[i]!;
+    if (inString) {
+      if (b === 0x5c) {
+        i += 2;
+        continue;
+      }
+      if (b === 0x22) inString = false;
+    } else if (b === 0x22) inString = true;
+    else if (b === 0x7b || b === 0x5b) depth++;
+    else if ((b === 0x7d || b === 0x5d) && depth > 0) depth--;
+    i++;
+  }
+  return (depth << 2) | (inString ? 2 : 0) | (i > to ? 1 : 0);
 }
 
 /** How many bytes of a line are in the module's memory at a time. */
@@ -108,6 +156,9 @@ const i32GeU = [0x4f];
 const i32Ctz = [0x68];
 const i32Add = [0x6a];
 const i32Or = [0x72];
+const i32Shl = [0x74];
+const i32ShrU = [0x76];
+const call = (f: number): number[] => [0x10, f];
 const v128LoadAt = (offset: number): number[] => [0xfd, 0x00, 0x00, ...uleb(offset)];
 const v128Load = v128LoadAt(0);
 const i8x16Splat = [0xfd, 0x0f];
@@ -261,23 +312,63 @@ const DOUBT_BODY = [
   ...end,
 ];
 
-/** The module: one memory, `string` and `doubt`, all exported. */
+// Parameters and locals of `walk`, after `from` and `to`: the state given, then the state's parts and the byte being looked at.
+const STATE = 2;
+const DEPTH = 3;
+const IN_STRING = 4;
+const B = 5;
+const STRING_FUNC = 0;
+
+/** On the stack: true when the byte `b` is one of `bytes`. */
+const isByte = (...bytes: number[]): number[] => bytes.flatMap((byte, k) => [...localGet(B), ...i32Const(byte), ...i32Eq, ...(k > 0 ? i32Or : [])]);
+
+/** The body of `walk(from, to, state) -> state`, as {@link walkBytes}; through a string, `string` steps over what cannot end it. */
+const WALK_BODY = [
+  // (local $depth $inString $b i32)
+  ...[1, 3, I32],
+  ...[...localGet(STATE), ...i32Const(2), ...i32ShrU, ...localSet(DEPTH)],
+  ...[...localGet(STATE), ...i32Const(1), ...i32ShrU, ...i32Const(1), ...i32And, ...localSet(IN_STRING)],
+  ...[...localGet(STATE), ...i32Const(1), ...i32And, ...if_, ...localGet(FROM), ...i32Const(1), ...i32Add, ...localSet(FROM), ...end],
+  ...block, // $done
+  ...loop, // $walk
+  ...[...localGet(FROM), ...localGet(END), ...i32GeU, ...brIf(1)],
+  ...[...localGet(IN_STRING), ...if_],
+  ...[...localGet(FROM), ...localGet(END), ...call(STRING_FUNC), ...localTee(FROM), ...localGet(END), ...i32GeU, ...brIf(2)],
+  ...[...localGet(FROM), ...i32Load8U, ...localSet(B)],
+  ...[...isByte(0x5c), ...if_, ...localGet(FROM), ...i32Const(2), ...i32Add, ...localSet(FROM), ...br(2), ...end],
+  ...[...isByte(0x22), ...if_, ...i32Const(0), ...localSet(IN_STRING), ...end],
+  ...[...localGet(FROM), ...i32Const(1), ...i32Add, ...localSet(FROM), ...br(1)],
+  ...end,
+  ...[...localGet(FROM), ...i32Load8U, ...localSet(B)],
+  ...[...isByte(0x22), ...if_, ...i32Const(1), ...localSet(IN_STRING), ...end],
+  ...[...isByte(0x7b, 0x5b), ...if_, ...localGet(DEPTH), ...i32Const(1), ...i32Add, ...localSet(DEPTH), ...end],
+  ...[...isByte(0x7d, 0x5d), ...localGet(DEPTH), ...i32Const(0), ...i32GtU, ...i32And, ...if_, ...localGet(DEPTH), ...i32Const(1), ...i32Sub, ...localSet(DEPTH), ...end],
+  ...[...localGet(FROM), ...i32Const(1), ...i32Add, ...localSet(FROM), ...br(0)],
+  ...end, // $walk
+  ...end, // $done
+  ...[...localGet(DEPTH), ...i32Const(2), ...i32Shl, ...localGet(IN_STRING), ...i32Const(1), ...i32Shl, ...i32Or],
+  ...[...localGet(FROM), ...localGet(END), ...i32GtU, ...i32Or],
+  ...end,
+];
+
+/** The module: one memory, `string`, `doubt` and `walk`, all exported. */
 const MODULE = Uint8Array.from([
   ...[0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00],
-  // (type (func (param i32 i32) (result i32)))
-  ...section(1, [1, 0x60, 2, I32, I32, 1, I32]),
-  // (func $string (type 0)) (func $doubt (type 0))
-  ...section(3, [2, 0, 0]),
+  // (type (func (param i32 i32) (result i32))) (type (func (param i32 i32 i32) (result i32)))
+  ...section(1, [2, 0x60, 2, I32, I32, 1, I32, 0x60, 3, I32, I32, I32, 1, I32]),
+  // (func $string (type 0)) (func $doubt (type 0)) (func $walk (type 1))
+  ...section(3, [3, 0, 0, 1]),
   // (memory 1): grown to one window when made
   ...section(5, [1, 0x00, 1]),
-  // (export "memory" (memory 0)) (export "string" (func $string)) (export "doubt" (func $doubt))
-  ...section(7, [3, ...name('memory'), 0x02, 0, ...name('string'), 0x00, 0, ...name('doubt'), 0x00, 1]),
-  ...section(10, [2, ...uleb(STRING_BODY.length), ...STRING_BODY, ...uleb(DOUBT_BODY.length), ...DOUBT_BODY]),
+  // (export "memory" (memory 0)) (export "string" (func $string)) (export "doubt" (func $doubt)) (export "walk" (func $walk))
+  ...section(7, [4, ...name('memory'), 0x02, 0, ...name('string'), 0x00, 0, ...name('doubt'), 0x00, 1, ...name('walk'), 0x00, 2]),
+  ...section(10, [3, ...[STRING_BODY, DOUBT_BODY, WALK_BODY].flatMap((body) => [...uleb(body.length), ...body])]),
 ]);
 
 const PAGE = 65536;
 
 type Search = (from: number, end: number) => number;
+type Walk = (from: number, to: number, state: number) => number;
 
 class WasmScan implements ByteScan {
   private readonly memory: Uint8Array;
@@ -290,6 +381,7 @@ class WasmScan implements ByteScan {
     memory: WebAssembly.Memory,
     private readonly search: Search,
     private readonly doubtSearch: Search,
+    private readonly walkState: Walk,
   ) {
     // One page more than a window: `doubt` reads 2 bytes past the end of what it is given.
     memory.grow(Math.ceil(WINDOW / PAGE) + 1 - memory.buffer.byteLength / PAGE);
@@ -327,6 +419,17 @@ class WasmScan implements ByteScan {
     }
   }
 
+  walk(from: number, to: number, state: number): number {
+    for (;;) {
+      if (from >= to) return state;
+      if (from < this.base || from >= this.base + this.size) this.show(from);
+      const stop = Math.min(to, this.base + this.size);
+      state = this.walkState(from - this.base, stop - this.base, state);
+      if (stop === to) return state;
+      from = stop;
+    }
+  }
+
   /** Copies the window of the line that starts at `from` into the memory. */
   private show(from: number): void {
     this.base = from;
@@ -338,8 +441,8 @@ class WasmScan implements ByteScan {
 /** A new scan with a memory of its own; undefined where WebAssembly SIMD is not available. */
 export function makeByteScan(): ByteScan | undefined {
   try {
-    const exports = new WebAssembly.Instance(new WebAssembly.Module(MODULE)).exports as { memory: WebAssembly.Memory; string: Search; doubt: Search };
-    return new WasmScan(exports.memory, exports.string, exports.doubt);
+    const exports = new WebAssembly.Instance(new WebAssembly.Module(MODULE)).exports as { memory: WebAssembly.Memory; string: Search; doubt: Search; walk: Walk };
+    return new WasmScan(exports.memory, exports.string, exports.doubt, exports.walk);
   } catch {
     return undefined;
   }
