@@ -258,7 +258,12 @@ t.test('with needs, glued lines among others are found in every chunking', async
 
 t.test('typeIsCertain: the first key is the type unless a later top-level key may be one, or the line may be glued', async (t) => {
   const { typeIsCertain } = await import('../src/io/input.js');
-  const certain = (s: string) => typeIsCertain(Buffer.from(s));
+  // With the byte scan and without it: both must agree.
+  const certain = (s: string) => {
+    const withScan = typeIsCertain(Buffer.from(s));
+    t.equal(typeIsCertain(Buffer.from(s), false), withScan, `byte by byte as with the byte scan: ${s.slice(0, 60)}`);
+    return withScan;
+  };
   const long = 'x'.repeat(300);
   const cases: Array<[string, boolean, string]> = [
     ['{"type":"assistant","session_id":"s"}', true, 'one type key'],
@@ -274,7 +279,11 @@ t.test('typeIsCertain: the first key is the type unless a later top-level key ma
     ['{"type":"assistant","text":"ends with \\"type"}', true, 'a string that ends with "type'],
     [`{"type":"assistant","text":"${long} \\"type","more":{"type":"x"}}`, true, 'the same after a long string'],
     [`{"type":"assistant","text":"${long}\\\\","type":"result"}`, false, 'a later type key after a long string ending with a backslash'],
-    ['{"type":"assistant","kind":"type"}', false, '"type" as a top-level value: not looked into, so not certain'],
+    ['{"type":"assistant","kind":"type"}', true, '"type" as a value'],
+    ['{"type":"assistant","list":["type", "type"]}', true, '"type" in an array'],
+    ['{"type":"assistant","o":{ "type":"x"}}', true, 'the first key of a nested object, after a space'],
+    ['{"type":"assistant","o":{"k":1,"type":"x"},"p":[{"q":{}},"type"]}', true, 'after a comma, nested: followed back to its depth'],
+    ['{"type":"assistant","k":{"a":[1]}, "type":"x"}', false, 'after a comma and a space, at the top level'],
     ['{"type":"assistant"}{"type":"result"}', false, 'glued'],
     ['{"type":"assistant"} \t{"type":"result"}', false, 'glued with spaces'],
     ['{"type":"assistant","text":"} {"}', false, 'what looks glued inside a string: not certain'],

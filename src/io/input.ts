@@ -23,7 +23,7 @@ import { SKIM_THRESHOLD, skimParse } from './skim.js';
 import { compileShapes, parseShape } from './shapes.js';
 import { sameBytes } from './json-bytes.js';
 import type { ByteScan } from './byte-scan.js';
-import { makeByteScan } from './byte-scan.js';
+import { makeByteScan, walkBytes, walkDepth, walkEscaped, walkInString } from './byte-scan.js';
 import { jsonText } from '../json-text.js';
 import { visibleOneLine } from '../safe-text.js';
 
@@ -203,9 +203,6 @@ function doubtAt(buf: Buffer, at: number): number {
   return b === 0x5c && sameBytes(buf, at, ESCAPE_U00) && (digit === 0x36 || digit === 0x37) ? ESCAPE : NOTHING;
 }
 
-/** How far from a `"type"` found the byte scan steps through strings to reach it, rather than a loop over bytes (which costs less than its call on a few dozen). */
-const LONG_WALK = 256;
-
 let doubtScan: ByteScan | null | undefined;
 /** The line scan whose bytes are in {@link doubtScan}. */
 let doubtScanOwner: LineScan | null = null;
@@ -222,26 +219,31 @@ function doubtBytes(): ByteScan | undefined {
  * chunks) with one byte scan of the chunk. It does not when the line may be
  * values glued together (`}{`, with or without spaces between), or when a
  * later key at the object's top level may spell `type`: JSON.parse keeps the
- * last of keys that repeat. Each `"type"` found is judged by following the
- * line's structure from its start up to it (a nested one, in a tool call's
- * arguments or a message's content, is not the event's); an escape that may
- * spell a letter of the name is never vouched for.
+ * last of keys that repeat. A `"type"` found after `{`, `[` or `:` is not a
+ * key of the line's object (see {@link mayBeLineKey}); one after a comma is
+ * judged by following the line's structure from its start up to it (a nested
+ * one, in a tool call's arguments or a message's content, is not the
+ * event's). An escape that may spell a letter of the name is never vouched
+ * for.
  */
 class LineScan {
-  constructor(private readonly buf: Buffer) {}
+  /** `scanBytes` false searches byte by byte even where the byte scan is available (for tests: both must agree). */
+  constructor(
+    private readonly buf: Buffer,
+    private readonly scanBytes = true,
+  ) {}
 
   /** True when the first key of the object line `buf[start, end)` (which starts `{"type":"`) is certainly its event's type. */
   typeIsCertain(start: number, end: number): boolean {
     const buf = this.buf;
-    const bytes = doubtBytes();
+    const bytes = this.scanBytes ? doubtBytes() : undefined;
     if (bytes !== undefined && doubtScanOwner !== this) {
       bytes.load(buf);
       doubtScanOwner = this;
     }
-    // The structure followed so far: up to `i`, `depth` containers open, inside a string or not.
+    // The structure followed so far, up to `i` (see walkBytes).
     let i = start;
-    let depth = 0;
-    let inString = false;
+    let state = 0;
     // The line's closing `}` is not looked at: nothing follows it to be glued.
     const last = end - 1;
     for (let at = start + TYPE_PREFIX.length; ; at++) {
@@ -249,34 +251,28 @@ class LineScan {
       if (at >= last) return true;
       const what = doubtAt(buf, at);
       if (what === GLUED || what === ESCAPE) return false;
-      if (what === NOTHING) continue;
-      while (i < at) {
-        const b = buf[i]!;
-        if (inString) {
-          if (bytes !== undefined && at - i > LONG_WALK) {
-            // Far from the place, the byte scan steps over what cannot end the string.
-            const stop = bytes.string(i, at);
-            if (stop > i) {
-              i = stop;
-              continue;
-            }
-          }
-          if (b === 0x5c) i += 2;
-          else {
-            if (b === 0x22) inString = false;
-            i++;
-          }
-          continue;
-        }
-        if (b === 0x22) inString = true;
-        else if (b === 0x7b || b === 0x5b) depth++;
-        else if (b === 0x7d || b === 0x5d) depth--;
-        i++;
-      }
-      // Its quote opens a string in the object itself (an escaped one left `i` past it, in a string): perhaps a key.
-      if (i === at && !inString && depth <= 1) return false;
+      if (what === NOTHING || !mayBeLineKey(buf, start, at)) continue;
+      state = bytes === undefined ? walkBytes(buf, i, at, state) : bytes.walk(i, at, state);
+      i = at;
+      // Its quote, not escaped, opens a string in the object itself: perhaps a key.
+      if (!walkEscaped(state) && !walkInString(state) && walkDepth(state) <= 1) return false;
     }
   }
+}
+
+/**
+ * True unless the `"type"` at `buf[at]` follows `{`, `[` or `:` (spaces
+ * aside) after the line's first byte: then, in a valid line, it is the first
+ * key of a nested object, an element of an array or a value, never a key of
+ * the line's object. (Were that byte inside a string, the quote at `at` would
+ * close the string, and `type"` after a string is not JSON.) A line that is
+ * not JSON is judged by its first key whatever this says.
+ */
+function mayBeLineKey(buf: Buffer, start: number, at: number): boolean {
+  let k = at - 1;
+  while (k > start && isSpace(buf[k]!)) k--;
+  const b = buf[k];
+  return k === start || (b !== 0x7b && b !== 0x5b && b !== 0x3a);
 }
 
 /** Where WebAssembly is not: the first place in `buf[from, end)` where {@link doubtAt} may find something, or `end`. */
@@ -291,10 +287,11 @@ function nextDoubt(buf: Buffer, from: number, end: number): number {
 /**
  * True when the first key of an object line names its event's type for
  * certain, as {@link peekType} reads it: the line is not values glued together,
- * and no later key of the object may spell `type`.
+ * and no later key of the object may spell `type`. `scanBytes` false searches
+ * byte by byte even where the byte scan is available (for tests).
  */
-export function typeIsCertain(raw: Buffer): boolean {
-  return new LineScan(raw).typeIsCertain(0, raw.length);
+export function typeIsCertain(raw: Buffer, scanBytes = true): boolean {
+  return new LineScan(raw, scanBytes).typeIsCertain(0, raw.length);
 }
 
 // `{"type":"` as bytes.
