@@ -35,15 +35,17 @@ export interface ByteScan {
    */
   string(from: number, end: number): number;
   /**
-   * The index of the first place in `[from, end)` of the loaded bytes that
-   * may make an event line's first key other than its type (see
-   * input.ts): `"ty` with a quote 5 bytes after its own (`"type"`, once the
-   * caller checks the bytes between), `\u00` (an escape that may spell a
-   * letter of `type`), or `}` followed by a space, a tab, a carriage return
-   * or `{` (perhaps values glued together). Each pattern is looked for
-   * wherever all its bytes are before `end`; `end` when none is found.
+   * Appends to `found` the index of every place in `[from, end)` of the
+   * loaded bytes (`from` at least 1) that may make an event line's first key
+   * other than its type (see input.ts): `"` with `y` 2 bytes on (`"type"`
+   * perhaps) but for one right after `{`, `[` or `:`, which is no key of the
+   * line; `\u0` (an escape that may spell a letter of `type`); and `}`
+   * followed by `{` or by a byte below `!` other than a newline (perhaps
+   * values glued together). A place is judged by the byte before it and the
+   * 2 after it, read past `end` (beyond the bytes, whatever the memory
+   * holds): a place is only one for the caller to check.
    */
-  doubt(from: number, end: number): number;
+  places(from: number, end: number, found: number[]): void;
   /**
    * Follows the structure of the loaded bytes `[from, to)` from `state` (0 at
    * the start of a line) and gives the state after them: how many objects
@@ -53,6 +55,20 @@ export interface ByteScan {
    * {@link walkEscaped}.
    */
   walk(from: number, to: number, state: number): number;
+}
+
+/**
+ * True when `raw[at]` is a place {@link ByteScan.places} finds, judged by the
+ * bytes themselves (none before the first or past the last): where there is
+ * no WebAssembly, and the reference the module is tested against.
+ */
+export function placeAt(raw: Uint8Array, at: number): boolean {
+  const b = raw[at];
+  const before = raw[at - 1];
+  const next = raw[at + 1];
+  if (b === 0x22) return raw[at + 2] === 0x79 && before !== 0x7b && before !== 0x5b && before !== 0x3a;
+  if (b === 0x5c) return next === 0x75 && raw[at + 2] === 0x30;
+  return b === 0x7d && next !== undefined && (next === 0x7b || (next < 0x21 && next !== 0x0a));
 }
 
 /** How many objects and arrays are open after a walk. */
@@ -148,6 +164,8 @@ const i32Load8U = i32Load8UAt(0);
 const i32LoadAt = (offset: number): number[] => [0x28, 0x00, ...uleb(offset)];
 const i32Eq = [0x46];
 const i32Ne = [0x47];
+const i32Eqz = [0x45];
+const i32Store = [0x36, 0x02, 0x00];
 const i32Sub = [0x6b];
 const i32And = [0x71];
 const i32LtU = [0x49];
@@ -166,6 +184,8 @@ const i8x16Eq = [0xfd, 0x23];
 const i8x16LtU = [0xfd, 0x26];
 const v128Const = (byte: number): number[] => [0xfd, 0x0c, ...new Array<number>(16).fill(byte)]; // 16 copies of one byte
 const v128And = [0xfd, 0x4e];
+const v128AndNot = [0xfd, 0x4f];
+const i8x16Ne = [0xfd, 0x24];
 const v128Or = [0xfd, 0x50];
 const i8x16Bitmask = [0xfd, 0x64];
 
@@ -233,82 +253,98 @@ const STRING_BODY = [
   ...end,
 ];
 
-// Locals of `doubt`, after its parameters: a mask, then the vectors of the 16 bytes at the place and at 1 and 2 after it.
-const MASK_D = 2;
-const AT = [3, 4, 5];
+// Parameters and locals of `places`: the range, where to write the places found, how many are; a mask; the
+// vectors of the 16 bytes at the place and around it, by their offset from it.
+const OUT = 2;
+const COUNT = 3;
+const MASK_P = 4;
+const AT: Record<number, number> = { [-1]: 5, 0: 6, 1: 7, 2: 8 };
+/** How many places `places` writes in one call, at most: one page of i32. */
+const MAX_PLACES = 16384;
 
-/**
- * What `doubt` looks for, each a list of tests of the byte at an offset from
- * the place: equal to one of some bytes, or below one. A few tests per
- * pattern, enough to make a place rare; the caller checks the rest.
- */
-type ByteTest = [offset: number, equal: number[], below?: number];
-const DOUBT_PATTERNS: ByteTest[][] = [
-  // `"` and `y` after the next byte: `"type"` perhaps.
-  [
-    [0, [0x22]],
-    [2, [0x79]],
-  ],
+/** A test of the byte at an offset from a place: one of `is`, or below `below` but not `except`; or none of `not`. */
+interface ByteTest {
+  at: number;
+  is?: number[];
+  below?: number;
+  except?: number;
+  not?: number[];
+}
+const PLACE_PATTERNS: ByteTest[][] = [
+  // `"` and `y` after the next byte, `"type"` perhaps, but not after `{` `[` `:`.
+  [{ at: 0, is: [0x22] }, { at: 2, is: [0x79] }, { at: -1, not: [0x7b, 0x5b, 0x3a] }],
   // `\u0`: an escape that may spell a letter of `type`.
-  [
-    [0, [0x5c]],
-    [1, [0x75]],
-    [2, [0x30]],
-  ],
-  // `}` then `{`, or a byte up to a space (a tab, a carriage return): perhaps values glued together.
-  [
-    [0, [0x7d]],
-    [1, [0x7b], 0x21],
-  ],
+  [{ at: 0, is: [0x5c] }, { at: 1, is: [0x75] }, { at: 2, is: [0x30] }],
+  // `}` then `{`, or a byte below `!` but a newline: perhaps values glued together.
+  [{ at: 0, is: [0x7d] }, { at: 1, is: [0x7b], below: 0x21, except: 0x0a }],
 ];
 
-/** On the stack: the vector of the 16 bytes at `offset` from `from`. */
-const vectorAt = (offset: number): number[] => localGet(AT[offset]!);
-
 /** On the stack: a vector true at each of the 16 places from `from` where one of the patterns is. */
-const vectorDoubt = DOUBT_PATTERNS.flatMap((pattern, p) => [
-  ...pattern.flatMap(([offset, equal, below], k) => [
-    ...equal.flatMap((byte, b) => [...vectorAt(offset), ...v128Const(byte), ...i8x16Eq, ...(b > 0 ? v128Or : [])]),
-    ...(below === undefined ? [] : [...vectorAt(offset), ...v128Const(below), ...i8x16LtU, ...v128Or]),
-    ...(k > 0 ? v128And : []),
-  ]),
-  ...(p > 0 ? v128Or : []),
-]);
+const vectorPlaces = PLACE_PATTERNS.flatMap((pattern, p) => {
+  const byteAt = (at: number): number[] => localGet(AT[at]!);
+  const anyOf = (at: number, bytes: number[]): number[] =>
+    bytes.flatMap((byte, b) => [...byteAt(at), ...v128Const(byte), ...i8x16Eq, ...(b > 0 ? v128Or : [])]);
+  const tests = pattern.filter((test) => test.is !== undefined);
+  return [
+    ...tests.flatMap((test, k) => [
+      ...anyOf(test.at, test.is!),
+      ...(test.below === undefined ? [] : [...byteAt(test.at), ...v128Const(test.below), ...i8x16LtU, ...byteAt(test.at), ...v128Const(test.except!), ...i8x16Ne, ...v128And, ...v128Or]),
+      ...(k > 0 ? v128And : []),
+    ]),
+    ...pattern.filter((test) => test.not !== undefined).flatMap((test) => [...anyOf(test.at, test.not!), ...v128AndNot]),
+    ...(p > 0 ? v128Or : []),
+  ];
+});
 
 /** On the stack: true when one of the patterns is at `from`. */
-const byteDoubt = DOUBT_PATTERNS.flatMap((pattern, p) => [
-  ...pattern.flatMap(([offset, equal, below], k) => [
-    ...equal.flatMap((byte, b) => [...localGet(FROM), ...i32Load8UAt(offset), ...i32Const(byte), ...i32Eq, ...(b > 0 ? i32Or : [])]),
-    ...(below === undefined ? [] : [...localGet(FROM), ...i32Load8UAt(offset), ...i32Const(below), ...i32LtU, ...i32Or]),
-    ...(k > 0 ? i32And : []),
-  ]),
-  ...(p > 0 ? i32Or : []),
-]);
+const bytePlaces = PLACE_PATTERNS.flatMap((pattern, p) => {
+  const byteAt = (at: number): number[] => [...localGet(FROM), ...i32Const(at), ...i32Add, ...i32Load8U];
+  const anyOf = (at: number, bytes: number[]): number[] =>
+    bytes.flatMap((byte, b) => [...byteAt(at), ...i32Const(byte), ...i32Eq, ...(b > 0 ? i32Or : [])]);
+  const tests = pattern.filter((test) => test.is !== undefined);
+  return [
+    ...tests.flatMap((test, k) => [
+      ...anyOf(test.at, test.is!),
+      ...(test.below === undefined ? [] : [...byteAt(test.at), ...i32Const(test.below), ...i32LtU, ...byteAt(test.at), ...i32Const(test.except!), ...i32Ne, ...i32And, ...i32Or]),
+      ...(k > 0 ? i32And : []),
+    ]),
+    ...pattern.filter((test) => test.not !== undefined).flatMap((test) => [...anyOf(test.at, test.not!), ...i32Eqz, ...i32And]),
+    ...(p > 0 ? i32Or : []),
+  ];
+});
 
-/** The body of `doubt(from, end) -> index`: its patterns read up to 2 bytes after the place. */
-const DOUBT_BODY = [
-  // (local $mask i32) (local $at0 $at1 $at2 v128)
-  ...[2, 1, I32, AT.length, V128],
+/** Writes the place `from + ctz(mask)` and counts it; returns the count when the page of places is full. */
+const writePlace = [
+  ...[...localGet(OUT), ...localGet(COUNT), ...i32Const(2), ...i32Shl, ...i32Add],
+  ...[...localGet(FROM), ...localGet(MASK_P), ...i32Ctz, ...i32Add, ...i32Store],
+  ...[...localGet(COUNT), ...i32Const(1), ...i32Add, ...localTee(COUNT), ...i32Const(MAX_PLACES), ...i32Eq, ...if_, ...localGet(COUNT), ...return_, ...end],
+];
+
+/** The body of `places(from, end, out) -> count`: the places found are written at `out`, as i32, up to a page of them. */
+const PLACES_BODY = [
+  // (local $count $mask i32) (local $before $at0 $at1 $at2 v128)
+  ...[2, 2, I32, 4, V128],
   ...block, // $tail
   ...loop, // $simd: while the 16 places and the 2 bytes after the last are before `end`
   ...[...localGet(FROM), ...i32Const(18), ...i32Add, ...localGet(END), ...i32GtU, ...brIf(1)],
-  // First the bytes a place starts with, `"` `\` `}`: only 16 bytes that hold one are looked at closer.
-  ...[...localGet(FROM), ...v128Load, ...localTee(AT[0]!), ...v128Const(0x22), ...i8x16Eq],
-  ...[...localGet(AT[0]!), ...v128Const(0x5c), ...i8x16Eq, ...v128Or, ...localGet(AT[0]!), ...v128Const(0x7d), ...i8x16Eq, ...v128Or],
-  ...[...i8x16Bitmask, ...if_],
-  ...AT.slice(1).flatMap((local, k) => [...localGet(FROM), ...v128LoadAt(k + 1), ...localSet(local)]),
-  ...[...vectorDoubt, ...i8x16Bitmask, ...localTee(MASK_D)],
-  ...[...if_, ...localGet(FROM), ...localGet(MASK_D), ...i32Ctz, ...i32Add, ...return_, ...end],
+  ...[-1, 0, 1, 2].flatMap((at) => [...localGet(FROM), ...(at < 0 ? [...i32Const(1), ...i32Sub, ...v128Load] : v128LoadAt(at)), ...localSet(AT[at]!)]),
+  ...[...vectorPlaces, ...i8x16Bitmask, ...localSet(MASK_P)],
+  ...loop, // $each: every place of the 16
+  ...block,
+  ...[...localGet(MASK_P), ...i32Eqz, ...brIf(0)],
+  ...writePlace,
+  ...[...localGet(MASK_P), ...localGet(MASK_P), ...i32Const(1), ...i32Sub, ...i32And, ...localSet(MASK_P), ...br(1)],
   ...end,
+  ...end, // $each
   ...[...localGet(FROM), ...i32Const(16), ...i32Add, ...localSet(FROM), ...br(0)],
   ...end, // $simd
   ...end, // $tail
-  ...loop, // $bytes: the last places one at a time, reading past `end` what the memory holds (a place found there is the caller's to check)
-  ...[...localGet(FROM), ...localGet(END), ...i32GeU, ...if_, ...localGet(END), ...return_, ...end],
-  ...[...byteDoubt, ...if_, ...localGet(FROM), ...return_, ...end],
+  ...loop, // $bytes: the last places one at a time
+  ...[...localGet(FROM), ...localGet(END), ...i32GeU, ...if_, ...localGet(COUNT), ...return_, ...end],
+  ...[...bytePlaces, ...if_, ...i32Const(1), ...localSet(MASK_P), ...writePlace, ...end],
   ...[...localGet(FROM), ...i32Const(1), ...i32Add, ...localSet(FROM), ...br(0)],
   ...end, // $bytes
-  ...localGet(END),
+  ...localGet(COUNT),
   ...end,
 ];
 
@@ -351,27 +387,32 @@ const WALK_BODY = [
   ...end,
 ];
 
-/** The module: one memory, `string`, `doubt` and `walk`, all exported. */
+/** The module: one memory, `string`, `places` and `walk`, all exported. */
 const MODULE = Uint8Array.from([
   ...[0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00],
   // (type (func (param i32 i32) (result i32))) (type (func (param i32 i32 i32) (result i32)))
   ...section(1, [2, 0x60, 2, I32, I32, 1, I32, 0x60, 3, I32, I32, I32, 1, I32]),
-  // (func $string (type 0)) (func $doubt (type 0)) (func $walk (type 1))
-  ...section(3, [3, 0, 0, 1]),
-  // (memory 1): grown to one window when made
+  // (func $string (type 0)) (func $places (type 1)) (func $walk (type 1))
+  ...section(3, [3, 0, 1, 1]),
+  // (memory 1): grown to one window and more when made
   ...section(5, [1, 0x00, 1]),
-  // (export "memory" (memory 0)) (export "string" (func $string)) (export "doubt" (func $doubt)) (export "walk" (func $walk))
-  ...section(7, [4, ...name('memory'), 0x02, 0, ...name('string'), 0x00, 0, ...name('doubt'), 0x00, 1, ...name('walk'), 0x00, 2]),
-  ...section(10, [3, ...[STRING_BODY, DOUBT_BODY, WALK_BODY].flatMap((body) => [...uleb(body.length), ...body])]),
+  // (export "memory" (memory 0)) (export "string" (func $string)) (export "places" (func $places)) (export "walk" (func $walk))
+  ...section(7, [4, ...name('memory'), 0x02, 0, ...name('string'), 0x00, 0, ...name('places'), 0x00, 1, ...name('walk'), 0x00, 2]),
+  ...section(10, [3, ...[STRING_BODY, PLACES_BODY, WALK_BODY].flatMap((body) => [...uleb(body.length), ...body])]),
 ]);
 
 const PAGE = 65536;
 
 type Search = (from: number, end: number) => number;
 type Walk = (from: number, to: number, state: number) => number;
+type Places = (from: number, end: number, out: number) => number;
+
+/** Where `places` writes the places it finds: after the window and its page. */
+const FOUND = (Math.ceil(WINDOW / PAGE) + 1) * PAGE;
 
 class WasmScan implements ByteScan {
   private readonly memory: Uint8Array;
+  private readonly found: Int32Array;
   private raw: Buffer = Buffer.alloc(0);
   /** `raw[base, base + size)` is in the memory, from its start. */
   private base = 0;
@@ -380,12 +421,13 @@ class WasmScan implements ByteScan {
   constructor(
     memory: WebAssembly.Memory,
     private readonly search: Search,
-    private readonly doubtSearch: Search,
+    private readonly placesSearch: Places,
     private readonly walkState: Walk,
   ) {
-    // One page more than a window: `doubt` reads 2 bytes past the end of what it is given.
-    memory.grow(Math.ceil(WINDOW / PAGE) + 1 - memory.buffer.byteLength / PAGE);
+    // A window, a page for what `places` reads past its end, and a page of places found.
+    memory.grow(Math.ceil(WINDOW / PAGE) + 2 - memory.buffer.byteLength / PAGE);
     this.memory = new Uint8Array(memory.buffer);
+    this.found = new Int32Array(memory.buffer, FOUND, MAX_PLACES);
   }
 
   load(raw: Buffer): void {
@@ -404,18 +446,17 @@ class WasmScan implements ByteScan {
     }
   }
 
-  doubt(from: number, end: number): number {
-    for (;;) {
-      if (from >= end) return end;
-      // The window holds the place and the 2 bytes after it, or reaches the end of the bytes.
+  places(from: number, end: number, found: number[]): void {
+    while (from < end) {
+      // The window holds the byte before the place and, but at the end of the bytes, the 2 after it.
       const windowEnd = this.base + this.size;
-      if (from < this.base || (from + 2 >= windowEnd && windowEnd < this.raw.length)) this.show(from);
-      const stop = Math.min(end, this.base + this.size);
-      const at = this.base + this.doubtSearch(from - this.base, stop - this.base);
-      if (at < stop) return at;
-      if (stop === end) return end;
-      // The last 2 places of the window need bytes of the next: looked at again from there.
-      from = stop - 2;
+      if (from - 1 < this.base || (from + 2 >= windowEnd && windowEnd < this.raw.length)) this.show(from - 1);
+      let stop = Math.min(end, this.base + this.size);
+      if (stop < end) stop -= 2;
+      const count = this.placesSearch(from - this.base, stop - this.base, FOUND);
+      for (let k = 0; k < count; k++) found.push(this.base + this.found[k]!);
+      // A full page of places: the search goes on after the last.
+      from = count === MAX_PLACES ? found[found.length - 1]! + 1 : stop;
     }
   }
 
@@ -441,8 +482,8 @@ class WasmScan implements ByteScan {
 /** A new scan with a memory of its own; undefined where WebAssembly SIMD is not available. */
 export function makeByteScan(): ByteScan | undefined {
   try {
-    const exports = new WebAssembly.Instance(new WebAssembly.Module(MODULE)).exports as { memory: WebAssembly.Memory; string: Search; doubt: Search; walk: Walk };
-    return new WasmScan(exports.memory, exports.string, exports.doubt, exports.walk);
+    const exports = new WebAssembly.Instance(new WebAssembly.Module(MODULE)).exports as { memory: WebAssembly.Memory; string: Search; places: Places; walk: Walk };
+    return new WasmScan(exports.memory, exports.string, exports.places, exports.walk);
   } catch {
     return undefined;
   }

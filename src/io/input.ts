@@ -23,7 +23,7 @@ import { SKIM_THRESHOLD, skimParse } from './skim.js';
 import { compileShapes, parseShape } from './shapes.js';
 import { sameBytes } from './json-bytes.js';
 import type { ByteScan } from './byte-scan.js';
-import { makeByteScan, walkBytes, walkDepth, walkEscaped, walkInString } from './byte-scan.js';
+import { makeByteScan, placeAt, walkBytes, walkDepth, walkEscaped, walkInString } from './byte-scan.js';
 import { jsonText } from '../json-text.js';
 import { visibleOneLine } from '../safe-text.js';
 
@@ -216,7 +216,9 @@ function doubtBytes(): ByteScan | undefined {
 /**
  * Whether the first key of an object line names its event's type for
  * certain, asked of the lines of one chunk (or of one line read across
- * chunks) with one byte scan of the chunk. It does not when the line may be
+ * chunks): the places that may say otherwise are found in the whole chunk at
+ * once, on the first question, by the byte scan (see ByteScan.places), and
+ * each line looks at those inside it. It does not when the line may be
  * values glued together (`}{`, with or without spaces between), or when a
  * later key at the object's top level may spell `type`: JSON.parse keeps the
  * last of keys that repeat. A `"type"` found after `{`, `[` or `:` is not a
@@ -224,9 +226,14 @@ function doubtBytes(): ByteScan | undefined {
  * judged by following the line's structure from its start up to it (a nested
  * one, in a tool call's arguments or a message's content, is not the
  * event's). An escape that may spell a letter of the name is never vouched
- * for.
+ * for. Lines are asked about in order.
  */
 class LineScan {
+  /** The places found in the buffer, in order; null before the first question. */
+  private places: number[] | null = null;
+  /** The first place not before the line last asked about. */
+  private next = 0;
+
   /** `scanBytes` false searches byte by byte even where the byte scan is available (for tests: both must agree). */
   constructor(
     private readonly buf: Buffer,
@@ -235,20 +242,26 @@ class LineScan {
 
   /** True when the first key of the object line `buf[start, end)` (which starts `{"type":"`) is certainly its event's type. */
   typeIsCertain(start: number, end: number): boolean {
+    const places = this.places ?? this.find();
+    const from = start + TYPE_PREFIX.length;
+    let k = this.next;
+    while (k < places.length && places[k]! < from) k++;
+    this.next = k;
+    // The line's closing `}` is not looked at: nothing follows it to be glued.
+    if (k === places.length || places[k]! >= end - 1) return true;
+    return this.judge(start, end - 1, k);
+  }
+
+  /** Judges the places of `buf[start, last)` from the `k`th. */
+  private judge(start: number, last: number, k: number): boolean {
     const buf = this.buf;
-    const bytes = this.scanBytes ? doubtBytes() : undefined;
-    if (bytes !== undefined && doubtScanOwner !== this) {
-      bytes.load(buf);
-      doubtScanOwner = this;
-    }
+    const places = this.places!;
+    const bytes = this.bytes();
     // The structure followed so far, up to `i` (see walkBytes).
     let i = start;
     let state = 0;
-    // The line's closing `}` is not looked at: nothing follows it to be glued.
-    const last = end - 1;
-    for (let at = start + TYPE_PREFIX.length; ; at++) {
-      at = bytes === undefined ? nextDoubt(buf, at, last) : bytes.doubt(at, last);
-      if (at >= last) return true;
+    for (; k < places.length && places[k]! < last; k++) {
+      const at = places[k]!;
       const what = doubtAt(buf, at);
       if (what === GLUED || what === ESCAPE) return false;
       if (what === NOTHING || !mayBeLineKey(buf, start, at)) continue;
@@ -257,6 +270,27 @@ class LineScan {
       // Its quote, not escaped, opens a string in the object itself: perhaps a key.
       if (!walkEscaped(state) && !walkInString(state) && walkDepth(state) <= 1) return false;
     }
+    return true;
+  }
+
+  /** Every place of the buffer, found once. */
+  private find(): number[] {
+    const places: number[] = [];
+    const bytes = this.bytes();
+    if (bytes !== undefined) bytes.places(1, this.buf.length, places);
+    else for (let at = 1; at < this.buf.length; at++) if (placeAt(this.buf, at)) places.push(at);
+    this.places = places;
+    return places;
+  }
+
+  /** The byte scan, with this buffer's bytes in it; undefined where there is none. */
+  private bytes(): ByteScan | undefined {
+    const bytes = this.scanBytes ? doubtBytes() : undefined;
+    if (bytes !== undefined && doubtScanOwner !== this) {
+      bytes.load(this.buf);
+      doubtScanOwner = this;
+    }
+    return bytes;
   }
 }
 
@@ -273,15 +307,6 @@ function mayBeLineKey(buf: Buffer, start: number, at: number): boolean {
   while (k > start && isSpace(buf[k]!)) k--;
   const b = buf[k];
   return k === start || (b !== 0x7b && b !== 0x5b && b !== 0x3a);
-}
-
-/** Where WebAssembly is not: the first place in `buf[from, end)` where {@link doubtAt} may find something, or `end`. */
-function nextDoubt(buf: Buffer, from: number, end: number): number {
-  for (let at = from; at < end; at++) {
-    const b = buf[at];
-    if (b === 0x7d || b === 0x22 || b === 0x5c) return at;
-  }
-  return end;
 }
 
 /**
