@@ -245,6 +245,23 @@ t.test('the man page documents every option, every record field and every check'
   t.match(page, /EXIT STATUS/);
 });
 
+t.test('tool_use blocks are noticed however their name is written', async (t) => {
+  const line = (type: string) => JSON.stringify({ type: 'assistant', message: { content: [{ type: 'text', text: 'x' }] }, session_id: 's' }).replace('"text","text"', `${type},"text"`);
+  for (const [name, spelled, noticed] of [
+    ['plainly', '"tool_use"', true],
+    ['with an escape', '"tool\\u005fuse"', true],
+    ['every letter escaped', '"\\u0074\\u006f\\u006f\\u006c\\u005f\\u0075\\u0073\\u0065"', true],
+    ['not at all', '"text"', false],
+    ['with an escape, another name', '"tool\\u005fused"', false],
+  ] as const) {
+    const input = line(spelled);
+    t.equal((JSON.parse(input) as { message: { content: Array<{ type: string }> } }).message.content[0]!.type === 'tool_use', noticed, `${name}: JSON.parse's reading`);
+    const seen: number[] = [];
+    runCore(input, { onForeignCalls: (_source, at) => seen.push(at) });
+    t.same(seen, noticed ? [1] : [], `${name}: ${noticed ? 'noticed' : 'not noticed'}`);
+  }
+});
+
 t.test('fields of the wrong type never stop the audit', async (t) => {
   const lines = stream('tools-kinds.ndjson').toString('utf8').split('\n').filter(Boolean);
   const odd: unknown[] = [null, 5, -1e308, 'x', [], [1, 'a'], {}, { a: { b: { c: [] } } }, true, '\u0000\u001b]52;c;x\u0007'];

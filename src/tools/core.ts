@@ -62,6 +62,13 @@ export interface ToolsOptions extends PolicyOptions {
 const TOOL_USE = Buffer.from('"tool_use"');
 // Its `_`: rare in assistant lines, so each is a cheap place to look.
 const TOOL_USE_PIVOT = 5;
+// An escape may spell any of its letters (`"tool\u005fuse"` is "tool_use" to JSON.parse): a line with one is parsed to be sure.
+const ESCAPE_U = Buffer.from('\\u');
+
+/** True when an assistant line may hold a `tool_use` block: its name as it is, or an escape that may spell it. */
+function mayUseTools(raw: Buffer): boolean {
+  return holdsBytes(raw, TOOL_USE, TOOL_USE_PIVOT) || holdsBytes(raw, ESCAPE_U, 0);
+}
 
 /** A started call waiting for its completion. */
 interface PendingState {
@@ -120,7 +127,7 @@ export class ToolsCore implements ToolCore {
   record(rec: EventRecord, emit: Emit): void {
     const type = recordType(rec);
     if (type !== 'tool_call' && type !== 'system') {
-      if (type === 'assistant' && !this.foreignCalls && holdsBytes(rec.raw, TOOL_USE, TOOL_USE_PIVOT) && hasToolUseBlock(rec.event)) {
+      if (type === 'assistant' && !this.foreignCalls && mayUseTools(rec.raw) && hasToolUseBlock(rec.event)) {
         this.foreignCalls = true;
         this.options.onForeignCalls?.(rec.source, rec.line);
       }
