@@ -1,19 +1,26 @@
 /**
- * A byte scan for the skim (see skim.ts): from a position inside a JSON
- * string, where the next byte is that the string cannot hold as it is (a
- * quote, a control character, a backslash), looked for 16 bytes at a time by
- * a small WebAssembly module with SIMD instructions. The escapes it can vouch
- * for are stepped over in the module (a file's content holds one every line
- * or so). The skim checks every string of a tool call's line this way, tens
- * of MB of file contents and command output in a long log: one call per
- * string, far cheaper than the two Buffer#indexOf calls and the escapes
- * judged one by one it replaces.
+ * Byte scans of a small WebAssembly module with SIMD instructions, 16 bytes
+ * at a time.
+ *
+ * For the skim (see skim.ts): from a position inside a JSON string, where the
+ * next byte is that the string cannot hold as it is (a quote, a control
+ * character, a backslash). The escapes it can vouch for are stepped over in
+ * the module (a file's content holds one every line or so). The skim checks
+ * every string of a tool call's line this way, tens of MB of file contents
+ * and command output in a long log: one call per string, far cheaper than the
+ * two Buffer#indexOf calls and the escapes judged one by one it replaces.
+ *
+ * For the input layer (see input.ts), before it trusts a line's first key as
+ * its type without parsing it: every place of a chunk that may say otherwise
+ * (`places`), in one call, and the structure of a line followed up to one
+ * (`walk`).
  *
  * The module is written below instruction by instruction, each under its
- * name in WebAssembly's text format; the skim makes one scan, on first use.
- * Where WebAssembly or its SIMD is not available (`node --jitless`),
- * {@link makeByteScan} gives undefined and the skim searches with
- * Buffer#indexOf, as it always could.
+ * name in WebAssembly's text format; the skim and the input layer each make
+ * one scan, on first use. Where WebAssembly or its SIMD is not available
+ * (`node --jitless`), {@link makeByteScan} gives undefined: the skim searches
+ * with Buffer#indexOf, as it always could, and the input layer with
+ * {@link placeAt} and {@link walkBytes}.
  */
 
 /** The scan: {@link load} a line's bytes, then ask where each string ends. */

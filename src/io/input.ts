@@ -188,14 +188,14 @@ function gluedAt(raw: Buffer, close: number): boolean {
 const TYPE_KEY = Buffer.from('"type"');
 const ESCAPE_U00 = Buffer.from('\\u00');
 
-// What a place found by the search for doubts turns out to be.
+// What a place the byte scan finds (see ByteScan.places) turns out to be.
 const NOTHING = 0;
 const GLUED = 1;
 const ESCAPE = 2;
 const KEY = 3;
 
 /** What is at `buf[at]`: values glued together, an escape `\u006…` or `\u007…`, `"type"`, or nothing of these. */
-function doubtAt(buf: Buffer, at: number): number {
+function whatIsAt(buf: Buffer, at: number): number {
   const b = buf[at];
   if (b === 0x7d) return gluedAt(buf, at) ? GLUED : NOTHING;
   if (b === 0x22) return sameBytes(buf, at, TYPE_KEY) ? KEY : NOTHING;
@@ -203,14 +203,14 @@ function doubtAt(buf: Buffer, at: number): number {
   return b === 0x5c && sameBytes(buf, at, ESCAPE_U00) && (digit === 0x36 || digit === 0x37) ? ESCAPE : NOTHING;
 }
 
-let doubtScan: ByteScan | null | undefined;
-/** The line scan whose bytes are in {@link doubtScan}. */
-let doubtScanOwner: LineScan | null = null;
+let placesScan: ByteScan | null | undefined;
+/** The line scan whose bytes are in {@link placesScan}. */
+let placesScanOwner: LineScan | null = null;
 
-/** The byte scan chunks are searched in for doubts, made on first use (the skim has its own, which it loads a line at a time); undefined where there is none. */
-function doubtBytes(): ByteScan | undefined {
-  if (doubtScan === undefined) doubtScan = makeByteScan() ?? null;
-  return doubtScan ?? undefined;
+/** The byte scan chunks are searched in for places, made on first use (the skim has its own, which it loads a line at a time); undefined where there is none. */
+function placesBytes(): ByteScan | undefined {
+  if (placesScan === undefined) placesScan = makeByteScan() ?? null;
+  return placesScan ?? undefined;
 }
 
 /**
@@ -262,7 +262,7 @@ class LineScan {
     let state = 0;
     for (; k < places.length && places[k]! < last; k++) {
       const at = places[k]!;
-      const what = doubtAt(buf, at);
+      const what = whatIsAt(buf, at);
       if (what === GLUED || what === ESCAPE) return false;
       if (what === NOTHING || !mayBeLineKey(buf, start, at)) continue;
       state = bytes === undefined ? walkBytes(buf, i, at, state) : bytes.walk(i, at, state);
@@ -285,10 +285,10 @@ class LineScan {
 
   /** The byte scan, with this buffer's bytes in it; undefined where there is none. */
   private bytes(): ByteScan | undefined {
-    const bytes = this.scanBytes ? doubtBytes() : undefined;
-    if (bytes !== undefined && doubtScanOwner !== this) {
+    const bytes = this.scanBytes ? placesBytes() : undefined;
+    if (bytes !== undefined && placesScanOwner !== this) {
       bytes.load(this.buf);
-      doubtScanOwner = this;
+      placesScanOwner = this;
     }
     return bytes;
   }
