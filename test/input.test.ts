@@ -352,3 +352,51 @@ t.test('holdsBytes finds what Buffer#includes finds', async (t) => {
   t.ok(holdsBytes(Buffer.from('{"type":"tool_use"}'), Buffer.from('"tool_use"'), 5));
   t.notOk(holdsBytes(Buffer.from('{"type":"tool_us"}'), Buffer.from('"tool_use"'), 5));
 });
+
+t.test('with needs, lines given a second type key anywhere read as the full parse reads them', async (t) => {
+  const { spawnSync } = await import('node:child_process');
+  const path = await import('node:path');
+  const { Rng } = await import('../bench/generate.mjs');
+  const { recordType } = await import('../src/io/input.js');
+  const { ROOT } = await import('./fixtures/lib/run.js');
+  const generated = spawnSync(process.execPath, [path.join(ROOT, 'bench/generate.mjs'), '--size', '64k', '--seed', 'second-type', '--max-payload', '2k', '--huge-every', '0']);
+  t.equal(generated.status, 0, 'a stream is generated');
+  const rng = Rng.fromInt(17);
+  // A second `type` key: at the end or just after the first (the one JSON.parse keeps), spelled with an
+  // escape, or nested in an object of the line (not the event's); its value a type a tool reads or not.
+  const second = (value: string): string => rng.pick([`"type":"${value}"`, `"typ\\u0065":"${value}"`, `"type" : "${value}"`]);
+  let changed = 0;
+  const lines = generated.stdout
+    .toString()
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => {
+      if (!rng.chance(0.3)) return line;
+      changed++;
+      const value = rng.pick(['result', 'system', 'assistant', 'text']);
+      const where = rng.int(0, 2);
+      if (where === 0) return `${line.slice(0, -1)},${second(value)}}`;
+      if (where === 1) return line.replace(/^(\{"type":"[a-z_]+")/, `$1,${second(value)}`);
+      return line.replace(/^(\{"type":"[a-z_]+",.*?":)\{/, `$1{${second(value)},`);
+    });
+  const input = Buffer.from(`${lines.join('\n')}\n`);
+  const read = (needs: ((type: string) => boolean) | undefined, size: number): string[] => {
+    const out: string[] = [];
+    const reader = new EventReader(
+      { record: (r) => out.push(`${r.line} ${recordType(r)} ${JSON.stringify(r.event)}`), problem: (p) => out.push(`${p.line} ${p.reason}`) },
+      { needs, reuseLines: true },
+    );
+    reader.startSource('x');
+    for (let at = 0; at < input.length; at += size) reader.write(input.subarray(at, at + size));
+    reader.endSource();
+    return out;
+  };
+  const full = read(undefined, input.length);
+  t.ok(changed > 50, `${changed} of ${lines.length} lines given a second type key`);
+  const hidden = lines.filter((l) => !l.startsWith('{"type":"result"') && (JSON.parse(l) as { type: string }).type === 'result').length;
+  t.ok(hidden > 10, `${hidden} lines that start as another type are results`);
+  for (const size of [input.length, 65536, 4096, 997]) {
+    t.same(read((type) => type === 'result' || type === 'system', size), full, `a result tool's needs, chunks of ${size}: the same records`);
+    t.same(read((type) => type === 'tool_call', size), full, `a tool audit's needs, chunks of ${size}: the same records`);
+  }
+});
