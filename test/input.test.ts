@@ -231,7 +231,7 @@ t.test('with needs, a line glued with or without spaces between is read in full'
 });
 
 t.test('with needs, glued lines among others are found in every chunking', async (t) => {
-  // One search per chunk finds where `}{` and `} {` occur next: each line must be judged by its own bytes.
+  // The places of a chunk (`}{`, `} {` among them) are found in one search: each line must be judged by its own bytes.
   const lines = [
     '{"type":"assistant","text":"x"}',
     '{"type":"assistant","text":"y"}{"type":"result","result":"1"}',
