@@ -1,6 +1,7 @@
-// The WebAssembly byte scan (src/io/byte-scan.ts) against a plain loop: every start and
-// end over random bytes and over strings of escapes, lines longer than its window read
-// across windows, and shorter lines after them.
+// The WebAssembly byte scan (src/io/byte-scan.ts) against plain loops (its `string`, and
+// placeAt and walkBytes for `places` and `walk`): every start and end over random bytes,
+// over strings of escapes and over the patterns it looks for, lines longer than its
+// window read across windows, and shorter lines after them.
 import t from 'tap';
 import { Rng } from '../bench/generate.mjs';
 import { WINDOW, makeByteScan, placeAt } from '../src/io/byte-scan.js';
