@@ -14,6 +14,9 @@ const DATE = '2026-11-30';
 const check = process.argv.includes('--check');
 const markedMan = path.join(root, 'node_modules', '.bin', 'marked-man');
 
+// marked-man leaves the HTML escapes of code spans in the page (`"..."` as &quot;...&quot;): a man page is not HTML.
+const ENTITIES = { quot: '"', '#39': "'", lt: '<', gt: '>', amp: '&' };
+
 let stale = 0;
 for (const file of readdirSync(path.join(here, 'src')).filter((f) => f.endsWith('.md')).sort()) {
   const page = file.slice(0, -3); // ndjson-result.1
@@ -22,7 +25,7 @@ for (const file of readdirSync(path.join(here, 'src')).filter((f) => f.endsWith(
     markedMan,
     ['--no-breaks', '--version', `ndjson-agent ${pkg.version}`, '--manual', 'ndjson-agent', '--section', section, '--date', DATE, path.join(here, 'src', file)],
     { encoding: 'utf8' },
-  );
+  ).replace(/&(quot|#39|lt|gt|amp);/g, (_, name) => ENTITIES[name]);
   const target = path.join(here, page);
   if (check) {
     if (!existsSync(target) || readFileSync(target, 'utf8') !== roff) {

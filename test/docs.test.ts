@@ -26,6 +26,10 @@ t.equal(VERSION, pkg.version, 'src/version.ts agrees with package.json');
 t.test('man pages are built from their sources', async (t) => {
   const r = spawnSync(process.execPath, [path.join(ROOT, 'man/build.mjs'), '--check'], { encoding: 'utf8' });
   t.equal(r.status, 0, r.stderr || 'every committed page matches its source');
+  for (const page of fs.readdirSync(path.join(ROOT, 'man')).filter((f) => /\.\d$/.test(f))) {
+    const roff = fs.readFileSync(path.join(ROOT, 'man', page), 'utf8');
+    t.notMatch(roff, /&(quot|#39|lt|gt|amp);/, `${page}: no HTML escapes, a quote is a quote`);
+  }
 });
 
 for (const bin of Object.keys(pkg.bin).sort()) {
