@@ -286,39 +286,58 @@ const PLACE_PATTERNS: ByteTest[][] = [
   [{ at: 0, is: [0x7d] }, { at: 1, is: [0x7b], below: 0x21, except: 0x0a }],
 ];
 
-/** On the stack: a vector true at each of the 16 places from `from` where one of the patterns is. */
-const vectorPlaces = PLACE_PATTERNS.flatMap((pattern, p) => {
-  const byteAt = (at: number): number[] => localGet(AT[at]!);
-  const anyOf = (at: number, bytes: number[]): number[] =>
-    bytes.flatMap((byte, b) => [...byteAt(at), ...v128Const(byte), ...i8x16Eq, ...(b > 0 ? v128Or : [])]);
-  const tests = pattern.filter((test) => test.is !== undefined);
-  return [
-    ...tests.flatMap((test, k) => [
-      ...anyOf(test.at, test.is!),
-      ...(test.below === undefined ? [] : [...byteAt(test.at), ...v128Const(test.below), ...i8x16LtU, ...byteAt(test.at), ...v128Const(test.except!), ...i8x16Ne, ...v128And, ...v128Or]),
-      ...(k > 0 ? v128And : []),
-    ]),
-    ...pattern.filter((test) => test.not !== undefined).flatMap((test) => [...anyOf(test.at, test.not!), ...v128AndNot]),
-    ...(p > 0 ? v128Or : []),
-  ];
-});
+/** The instructions the patterns are tested with: on 16 bytes at a time (vectors of lanes), or on one. */
+interface Lanes {
+  /** On the stack: the byte(s) at `at` from `from`. */
+  byteAt(at: number): number[];
+  /** On the stack: `byte` (in every lane). */
+  constant(byte: number): number[];
+  eq: number[];
+  ltU: number[];
+  ne: number[];
+  and: number[];
+  or: number[];
+  /** The one below on the stack, and not the one on top. */
+  andNot: number[];
+}
 
-/** On the stack: true when one of the patterns is at `from`. */
-const bytePlaces = PLACE_PATTERNS.flatMap((pattern, p) => {
-  const byteAt = (at: number): number[] => [...localGet(FROM), ...i32Const(at), ...i32Add, ...i32Load8U];
-  const anyOf = (at: number, bytes: number[]): number[] =>
-    bytes.flatMap((byte, b) => [...byteAt(at), ...i32Const(byte), ...i32Eq, ...(b > 0 ? i32Or : [])]);
-  const tests = pattern.filter((test) => test.is !== undefined);
-  return [
-    ...tests.flatMap((test, k) => [
-      ...anyOf(test.at, test.is!),
-      ...(test.below === undefined ? [] : [...byteAt(test.at), ...i32Const(test.below), ...i32LtU, ...byteAt(test.at), ...i32Const(test.except!), ...i32Ne, ...i32And, ...i32Or]),
-      ...(k > 0 ? i32And : []),
-    ]),
-    ...pattern.filter((test) => test.not !== undefined).flatMap((test) => [...anyOf(test.at, test.not!), ...i32Eqz, ...i32And]),
-    ...(p > 0 ? i32Or : []),
-  ];
-});
+const VECTOR: Lanes = {
+  byteAt: (at) => localGet(AT[at]!),
+  constant: v128Const,
+  eq: i8x16Eq,
+  ltU: i8x16LtU,
+  ne: i8x16Ne,
+  and: v128And,
+  or: v128Or,
+  andNot: v128AndNot,
+};
+
+const SCALAR: Lanes = {
+  byteAt: (at) => [...localGet(FROM), ...i32Const(at), ...i32Add, ...i32Load8U],
+  constant: i32Const,
+  eq: i32Eq,
+  ltU: i32LtU,
+  ne: i32Ne,
+  and: i32And,
+  or: i32Or,
+  andNot: [...i32Eqz, ...i32And],
+};
+
+/** On the stack: true (in each lane) where one of the patterns is at the place. */
+function matchPlaces(l: Lanes): number[] {
+  const anyOf = (at: number, bytes: number[]): number[] => bytes.flatMap((byte, b) => [...l.byteAt(at), ...l.constant(byte), ...l.eq, ...(b > 0 ? l.or : [])]);
+  return PLACE_PATTERNS.flatMap((pattern, p) => [
+    ...pattern
+      .filter((test) => test.is !== undefined)
+      .flatMap((test, k) => [
+        ...anyOf(test.at, test.is!),
+        ...(test.below === undefined ? [] : [...l.byteAt(test.at), ...l.constant(test.below), ...l.ltU, ...l.byteAt(test.at), ...l.constant(test.except!), ...l.ne, ...l.and, ...l.or]),
+        ...(k > 0 ? l.and : []),
+      ]),
+    ...pattern.filter((test) => test.not !== undefined).flatMap((test) => [...anyOf(test.at, test.not!), ...l.andNot]),
+    ...(p > 0 ? l.or : []),
+  ]);
+}
 
 /** Writes the place `from + ctz(mask)` and counts it; returns the count when the page of places is full. */
 const writePlace = [
@@ -335,7 +354,7 @@ const PLACES_BODY = [
   ...loop, // $simd: while the 16 places and the 2 bytes after the last are before `end`
   ...[...localGet(FROM), ...i32Const(18), ...i32Add, ...localGet(END), ...i32GtU, ...brIf(1)],
   ...[-1, 0, 1, 2].flatMap((at) => [...localGet(FROM), ...(at < 0 ? [...i32Const(1), ...i32Sub, ...v128Load] : v128LoadAt(at)), ...localSet(AT[at]!)]),
-  ...[...vectorPlaces, ...i8x16Bitmask, ...localSet(MASK_P)],
+  ...[...matchPlaces(VECTOR), ...i8x16Bitmask, ...localSet(MASK_P)],
   ...loop, // $each: every place of the 16
   ...block,
   ...[...localGet(MASK_P), ...i32Eqz, ...brIf(0)],
@@ -348,7 +367,7 @@ const PLACES_BODY = [
   ...end, // $tail
   ...loop, // $bytes: the last places one at a time
   ...[...localGet(FROM), ...localGet(END), ...i32GeU, ...if_, ...localGet(COUNT), ...return_, ...end],
-  ...[...bytePlaces, ...if_, ...i32Const(1), ...localSet(MASK_P), ...writePlace, ...end],
+  ...[...matchPlaces(SCALAR), ...if_, ...i32Const(1), ...localSet(MASK_P), ...writePlace, ...end],
   ...[...localGet(FROM), ...i32Const(1), ...i32Add, ...localSet(FROM), ...br(0)],
   ...end, // $bytes
   ...localGet(COUNT),
