@@ -39,6 +39,20 @@ function stringReference(raw: Buffer, from: number, end: number): number {
 
 const scan = makeByteScan();
 
+/** Text of letters and, each with chance `share`, one of `pieces`, to a random length below `max`. */
+function textOf(rng: Rng, pieces: readonly string[], max: number, share: number): string {
+  let text = '';
+  while (text.length < rng.int(0, max)) text += rng.chance(share) ? rng.pick(pieces) : String.fromCharCode(0x61 + rng.int(0, 25));
+  return text;
+}
+
+/** Calls `check` on every range `[from, end)` with `first <= from <= end <= last`, until one returns false; false then. */
+function everyRange(first: number, last: number, check: (from: number, end: number) => boolean): boolean {
+  for (let from = first; from <= last; from++) for (let end = from; end <= last; end++) if (!check(from, end)) return false;
+  return true;
+}
+
+
 t.test('WebAssembly SIMD is available on every Node.js this project supports', async (t) => {
   t.ok(scan, 'the byte scan is made (node --jitless would fall back to Buffer#indexOf)');
 });
@@ -53,18 +67,15 @@ t.test('over random bytes, from every start to every end', { skip: scan ? false 
     // Plain letters between, so that some runs of 16 and more hold nothing of interest.
     const raw = Buffer.from(Array.from({ length: size }, () => (rng.chance(0.1) ? rng.pick(alphabet) : 0x61 + rng.int(0, 25))));
     scan!.load(raw);
-    for (let from = 0; from <= size; from++) {
-      for (let end = from; end <= size; end++) {
-        const got = scan!.string(from, end);
-        const want = stringReference(raw, from, end);
-        if (got !== want) {
-          t.fail(`[${from}, ${end}) of ${raw.toString('hex')}: ${got}, not ${want}`);
-          return;
-        }
-        checked++;
-        if (want < end) found++;
-      }
-    }
+    const agree = everyRange(0, size, (from, end) => {
+      const got = scan!.string(from, end);
+      const want = stringReference(raw, from, end);
+      if (got !== want) return t.fail(`[${from}, ${end}) of ${raw.toString('hex')}: ${got}, not ${want}`);
+      checked++;
+      if (want < end) found++;
+      return true;
+    });
+    if (!agree) return;
   }
   t.ok(checked > 10000, `${checked} ranges`);
   t.ok(found > checked / 5 && found < checked, `${found} of them with a byte found`);
@@ -98,22 +109,18 @@ t.test('a string: escapes stepped over, anything else of interest given, from ev
   let checked = 0;
   let stepped = 0;
   for (let round = 0; round < 120; round++) {
-    let text = '';
-    while (text.length < rng.int(0, 60)) text += rng.chance(0.3) ? rng.pick(pieces) : String.fromCharCode(0x61 + rng.int(0, 25));
+    const text = textOf(rng, pieces, 60, 0.3);
     const raw = Buffer.from(text, 'utf8');
     scan!.load(raw);
-    for (let from = 0; from <= raw.length; from++) {
-      for (let end = from; end <= raw.length; end++) {
-        const got = scan!.string(from, end);
-        const want = stringReference(raw, from, end);
-        if (got !== want) {
-          t.fail(`[${from}, ${end}) of ${JSON.stringify(text)}: ${got}, not ${want}`);
-          return;
-        }
-        checked++;
-        if (want > nextReference(raw, from, end)) stepped++;
-      }
-    }
+    const agree = everyRange(0, raw.length, (from, end) => {
+      const got = scan!.string(from, end);
+      const want = stringReference(raw, from, end);
+      if (got !== want) return t.fail(`[${from}, ${end}) of ${JSON.stringify(text)}: ${got}, not ${want}`);
+      checked++;
+      if (want > nextReference(raw, from, end)) stepped++;
+      return true;
+    });
+    if (!agree) return;
   }
   t.ok(checked > 10000, `${checked} ranges`);
   t.ok(stepped > checked / 10, `${stepped} of them past an escape`);
@@ -148,24 +155,20 @@ t.test('places: what may make a first key not the type, from every start to ever
   let checked = 0;
   let found = 0;
   for (let round = 0; round < 150; round++) {
-    let text = '';
-    while (text.length < rng.int(0, 70)) text += rng.chance(0.3) ? rng.pick(pieces) : String.fromCharCode(0x61 + rng.int(0, 25));
+    const text = textOf(rng, pieces, 70, 0.3);
     // A byte before every start and two after every end asked about: the scan reads them.
     const raw = Buffer.from(`.${text}..`, 'latin1');
     scan!.load(raw);
-    for (let from = 1; from <= raw.length - 2; from++) {
-      for (let end = from; end <= raw.length - 2; end++) {
-        const got: number[] = [];
-        scan!.places(from, end, got);
-        const want = placesReference(raw, from, end);
-        if (got.join() !== want.join()) {
-          t.fail(`[${from}, ${end}) of ${JSON.stringify(text)}: ${got.join()}, not ${want.join()}`);
-          return;
-        }
-        checked++;
-        found += want.length;
-      }
-    }
+    const agree = everyRange(1, raw.length - 2, (from, end) => {
+      const got: number[] = [];
+      scan!.places(from, end, got);
+      const want = placesReference(raw, from, end);
+      if (got.join() !== want.join()) return t.fail(`[${from}, ${end}) of ${JSON.stringify(text)}: ${got.join()}, not ${want.join()}`);
+      checked++;
+      found += want.length;
+      return true;
+    });
+    if (!agree) return;
   }
   t.ok(checked > 10000, `${checked} ranges`);
   t.ok(found > checked / 5, `${found} places found in them`);
@@ -204,24 +207,20 @@ t.test('walk: the structure followed as walkBytes follows it, from every start t
   let checked = 0;
   const seen = new Set<number>();
   for (let round = 0; round < 100; round++) {
-    let text = '';
-    while (text.length < rng.int(0, 50)) text += rng.chance(0.5) ? rng.pick(pieces) : String.fromCharCode(0x61 + rng.int(0, 25));
+    const text = textOf(rng, pieces, 50, 0.5);
     const raw = Buffer.from(text, 'utf8');
     scan!.load(raw);
-    for (let from = 0; from <= raw.length; from++) {
-      for (let to = from; to <= raw.length; to++) {
-        for (const state of [0, 1, 2, 3, 4, 6, 9, 14]) {
-          const got = scan!.walk(from, to, state);
-          const want = walkBytes(raw, from, to, state);
-          if (got !== want) {
-            t.fail(`[${from}, ${to}) from state ${state} of ${JSON.stringify(text)}: ${got}, not ${want}`);
-            return;
-          }
-          seen.add(want & 3);
-          checked++;
-        }
+    const agree = everyRange(0, raw.length, (from, to) => {
+      for (const state of [0, 1, 2, 3, 4, 6, 9, 14]) {
+        const got = scan!.walk(from, to, state);
+        const want = walkBytes(raw, from, to, state);
+        if (got !== want) return t.fail(`[${from}, ${to}) from state ${state} of ${JSON.stringify(text)}: ${got}, not ${want}`);
+        seen.add(want & 3);
+        checked++;
       }
-    }
+      return true;
+    });
+    if (!agree) return;
   }
   t.ok(checked > 10000, `${checked} walks`);
   t.same([...seen].sort(), [0, 1, 2, 3], 'ending outside and inside strings, after an escape and not');
