@@ -113,7 +113,8 @@ export async function verdictFromEnd(fd: number, size: number): Promise<SeekOutc
     }
     // Glued values are several events in one line, and a later `type` key is the one JSON.parse keeps:
     // a line whose first key may not be its type is judged by parsing, as the input layer does.
-    const type = raw[raw.length - 1] === 0x7d && typeIsCertain(raw) ? peekType(raw) : undefined;
+    const firstKey = raw[raw.length - 1] === 0x7d ? peekType(raw) : undefined;
+    const type = firstKey !== undefined && typeIsCertain(raw) ? firstKey : undefined;
     if (type === undefined) {
       // Not plainly an event: parse it, and give up when it is not one.
       const event = parseEvent(raw);
