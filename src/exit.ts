@@ -4,7 +4,7 @@ export const EXIT = {
   OK: 0,
   /** Bad usage: an unknown option, a bad value. */
   USAGE: 1,
-  /** An input could not be read, `--strict` met a line that is not an event, or the output could not be written. */
+  /** An input could not be read, `--strict` met a line that is not an event, or the output could not be written (or ndjson-result no longer held the result it had to print). */
   INPUT: 2,
   /** A failure was reported: the agent's result says the run failed, a check failed. */
   FAILED: 3,

@@ -11,6 +11,11 @@ export interface SessionEnd {
   session: string;
   /** The session's last result event, if it had one. */
   result?: EventRecord;
+  /**
+   * The result was read but not kept (ndjson-result from a pipe, for a
+   * session many others ended after): `result` holds only where it was.
+   */
+  dropped?: boolean;
   /** The result reports failure. */
   failed: boolean;
   /** Where the verdict was read: the result, or the session's last event when there is none. */

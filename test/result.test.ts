@@ -111,3 +111,53 @@ t.test('keepResults: false keeps where a written result was, not the result', as
   }
   t.equal(emitted[0], emitted[1], 'the same output either way');
 });
+
+t.test('from the start, only the results of the sessions last active are kept', async (t) => {
+  const run = async (lines: string[], heldResults: number) => {
+    const stream = result({ heldResults });
+    const out: Buffer[] = [];
+    stream.on('data', (d: Buffer) => out.push(d));
+    await new Promise((resolve) => stream.end(`${lines.join('\n')}\n`, () => resolve(undefined)));
+    return { out: Buffer.concat(out).toString(), verdict: stream.core.verdicts[0]! };
+  };
+  const event = (s: string) => JSON.stringify({ type: 'assistant', message: { content: [] }, session_id: s });
+  // a is active again before c ends: b is the least recently active, and the one let go.
+  const kept = await run([ok('a', 'A'), ok('b', 'B'), event('a'), ok('c', 'C'), event('a')], 2);
+  t.equal(kept.out, 'A\n', 'a session active again keeps its result');
+  t.equal(kept.verdict.dropped, undefined);
+  const dropped = await run([ok('a', 'A'), ok('b', 'B'), ok('c', 'C'), event('a')], 2);
+  t.equal(dropped.out, '', 'a result let go is not printed');
+  t.equal(dropped.verdict.dropped, true);
+  t.equal(dropped.verdict.line, 1, 'where it was is kept');
+  t.equal(dropped.verdict.result?.raw.length, 0, 'its bytes are not');
+  // A new run of the session starts again: nothing of the old one is said.
+  const again = await run([ok('a', 'A'), ok('b', 'B'), ok('c', 'C'), init('a'), ok('a', 'A2')], 2);
+  t.equal(again.out, 'A2\n');
+  t.equal(again.verdict.dropped, undefined);
+});
+
+t.test('a result let go is said, with status 2; the file itself is read from its end and has it', async (t) => {
+  const lines = [ok('s0', 'first')];
+  for (let i = 1; i <= 64; i++) lines.push(init(`s${i}`), ok(`s${i}`, `answer ${i}`));
+  lines.push(JSON.stringify({ type: 'thinking', subtype: 'completed', session_id: 's0' }));
+  const input = `${lines.join('\n')}\n`;
+  const piped = spawnSync(process.execPath, [path.join(ROOT, 'bin/ndjson-result.js')], { input, env: TEST_ENV });
+  t.equal(piped.status, EXIT.INPUT);
+  t.equal(piped.stdout.toString(), '');
+  t.equal(
+    piped.stderr.toString(),
+    'ndjson-result: the result was not kept: too many sessions ended after it (session s0, result at stdin:1); read the file itself, or use --all\n',
+  );
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ndjson-held-'));
+  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const file = path.join(dir, 'log.ndjson');
+  fs.writeFileSync(file, input);
+  const named = spawnSync(process.execPath, [path.join(ROOT, 'bin/ndjson-result.js'), file], { env: TEST_ENV });
+  t.equal(named.status, EXIT.OK);
+  t.equal(named.stdout.toString(), 'first\n');
+  // One session fewer after it: the result is still held.
+  const fewer = `${[lines[0], ...lines.slice(3)].join('\n')}\n`;
+  const held = spawnSync(process.execPath, [path.join(ROOT, 'bin/ndjson-result.js')], { input: fewer, env: TEST_ENV });
+  t.equal(held.status, EXIT.OK);
+  t.equal(held.stdout.toString(), 'first\n');
+});

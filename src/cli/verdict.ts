@@ -22,7 +22,8 @@ export function describeSessionEnd(s: SessionEnd): string {
 /**
  * Says on stderr how each session that did not end well ended, and returns
  * the status they call for: 4 when one has no result, else 3 when one
- * failed, else 0. An I/O error (`run.code`) comes first; under --strict, or
+ * failed, else 0; 2 when a session's result was read but not kept (see
+ * ResultOptions.heldResults), whatever the others. An I/O error (`run.code`) comes first; under --strict, or
  * when nothing could be read, it is the whole story. `more` may add a note
  * of its own after each session's.
  */
@@ -41,9 +42,13 @@ export function judgeSessions<S extends SessionEnd>(
   }
   let code: number = EXIT.OK;
   for (const s of sessions) {
-    if (s.result === undefined) {
+    if (s.dropped) {
+      // Read, but let go before the end: the answer is not printed, and that is said, not hidden behind its status.
+      warn(io, name, `the result was not kept: too many sessions ended after it (${describeSessionEnd(s)}); read the file itself, or use --all`);
+      code = EXIT.INPUT;
+    } else if (s.result === undefined) {
       warn(io, name, `no result event: the agent stopped before finishing (${describeSessionEnd(s)})`);
-      code = EXIT.NO_RESULT;
+      if (code !== EXIT.INPUT) code = EXIT.NO_RESULT;
     } else if (s.failed) {
       warn(io, name, `the run failed: ${visibleOneLine(resultFailureMessage(s.result.event))} (${describeSessionEnd(s)})`);
       if (code === EXIT.OK) code = EXIT.FAILED;

@@ -33,7 +33,20 @@ export interface ResultOptions {
    * flat: such a verdict then holds where its result was, not the event.
    */
   keepResults?: boolean;
+  /**
+   * Without `all`: how many sessions' results are kept to be read at the end
+   * (default {@link HELD_RESULTS}). Only the last session's verdict is given,
+   * and it is nearly always a session that ended last; the results of the
+   * sessions that were least recently active beyond this many are let go
+   * (their place and whether they failed are kept), so that memory does not
+   * grow with the length of the log. Should such a session be the last one
+   * after all, its verdict says its result was not kept.
+   */
+  heldResults?: number;
 }
+
+/** How many sessions' results a verdict of the last session keeps by default. */
+export const HELD_RESULTS = 64;
 
 function fieldText(value: unknown): string {
   if (value === undefined) return '';
@@ -44,10 +57,10 @@ function tsvCell(text: string): string {
   return text.replace(/[\\\t\n\r]/g, (c) => (c === '\\' ? '\\\\' : c === '\t' ? '\\t' : c === '\n' ? '\\n' : '\\r'));
 }
 
-/** The output for one session's result, as the options ask. Nothing for a session without a result, or a failed result's text. */
+/** The output for one session's result, as the options ask. Nothing for a session without a result, a result not kept, or a failed result's text. */
 export function formatVerdict(verdict: SessionVerdict, options: ResultOptions): string | Buffer | undefined {
   const rec = verdict.result;
-  if (rec === undefined) return undefined;
+  if (rec === undefined || verdict.dropped) return undefined;
   if (options.json) return options.escape ? `${visibleJson(rec.raw.toString('utf8'))}\n` : Buffer.concat([rec.raw, Buffer.from('\n')]);
   const safe = options.escape ? visible : (s: string) => s;
   if (options.fields && options.fields.length > 0) {
@@ -66,6 +79,8 @@ export function formatVerdict(verdict: SessionVerdict, options: ResultOptions): 
 export class ResultCore implements ToolCore {
   private readonly sessions = new Map<string, SessionVerdict>();
   private last: SessionVerdict | null = null;
+  /** Without `all`: the sessions whose result is kept, the least recently active first. */
+  private readonly held = new Map<string, SessionVerdict>();
   /** The verdicts given, in order. */
   readonly verdicts: SessionVerdict[] = [];
 
@@ -88,7 +103,11 @@ export class ResultCore implements ToolCore {
       // The session starts again (a resumed run): an earlier run's result is not this run's.
       state.result = undefined;
       state.failed = false;
+      state.dropped = undefined;
+      this.held.delete(id);
     }
+    // The order of activity changes only when the session does.
+    if (state !== this.last && state.result !== undefined && this.held.delete(id)) this.held.set(id, state);
     this.last = state;
     if (type !== 'result') {
       if (state.result === undefined) {
@@ -101,7 +120,20 @@ export class ResultCore implements ToolCore {
     state.source = rec.source;
     state.line = rec.line;
     state.failed = resultFailed(rec.event);
+    state.dropped = undefined;
     if (this.options.all) this.give(state, emit);
+    else this.hold(state);
+  }
+
+  /** Keeps a session's result for the end, letting go of that of the least recently active session beyond the limit. */
+  private hold(state: SessionVerdict): void {
+    this.held.delete(state.session);
+    this.held.set(state.session, state);
+    if (this.held.size <= (this.options.heldResults ?? HELD_RESULTS)) return;
+    const [id, oldest] = this.held.entries().next().value!;
+    this.held.delete(id);
+    oldest.result = placeOf(oldest.result!);
+    oldest.dropped = true;
   }
 
   end(emit: Emit): void {
