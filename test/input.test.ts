@@ -400,3 +400,25 @@ t.test('with needs, lines given a second type key anywhere read as the full pars
     t.same(read((type) => type === 'tool_call', size), full, `a tool audit's needs, chunks of ${size}: the same records`);
   }
 });
+
+t.test('reuseLines: one long buffer assembles the long lines, not one for each of the two the reader swaps between', async (t) => {
+  const long = (c: string) => JSON.stringify({ type: 'tool_call', data: c.repeat(40_000) });
+  const short = JSON.stringify({ type: 'result', result: 'r' });
+  const buffers: ArrayBufferLike[] = [];
+  const texts: string[] = [];
+  const reader = new EventReader(
+    { record: (r) => (buffers.push(r.raw.buffer), texts.push(r.raw.toString())), problem: () => {} },
+    { reuseLines: true },
+  );
+  reader.startSource('x');
+  // A long line read across writes; the next write ends it and starts another, which the one after makes long.
+  const a = long('a');
+  const b = long('b');
+  reader.write(Buffer.from(a.slice(0, 30_000)));
+  reader.write(Buffer.from(`${a.slice(30_000)}\n${short}\n${b.slice(0, 100)}`));
+  reader.write(Buffer.from(b.slice(100, 30_000)));
+  reader.write(Buffer.from(`${b.slice(30_000)}\n`));
+  reader.endSource();
+  t.same(texts, [a, short, b], 'every line read whole');
+  t.equal(buffers[2], buffers[0], 'the second long line is assembled in the buffer of the first');
+});

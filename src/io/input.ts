@@ -572,6 +572,8 @@ export class EventReader {
    */
   private lent: Buffer = EMPTY;
   private lentNow = false;
+  /** `lent` holds the line handed over last, its records in use until this write returns. */
+  private lentBusy = false;
   private readonly reuseLines: boolean;
   private slow: SlowState | null = null;
   private readonly needs: ((type: string) => boolean) | undefined;
@@ -609,6 +611,7 @@ export class EventReader {
   write(chunk: Buffer): void {
     // The records of the last write are done with: the buffer they pointed into can be assembled into again.
     this.lentNow = false;
+    this.lentBusy = false;
     // Only a reader that hands lines over unparsed asks about them.
     const scan = this.needs !== undefined ? new LineScan(chunk) : undefined;
     let start = 0;
@@ -649,12 +652,21 @@ export class EventReader {
       // The line just handed over is in `carry`, its records in use until this write returns: use the other buffer.
       [this.carry, this.lent] = [this.lent, this.carry];
       this.lentNow = false;
+      this.lentBusy = true;
     }
     const need = this.carryLength + (to - from);
     if (need > this.carry.length) {
-      const grown = Buffer.allocUnsafeSlow(Math.max(need, Math.min(2 * this.carry.length, need + MAX_KEPT), 4096));
-      this.carry.copy(grown, 0, 0, this.carryLength);
-      this.carry = grown;
+      if (!this.lentBusy && this.lent.length >= need) {
+        // The other buffer is free and long enough (a long line was assembled in it): the line moves there.
+        this.carry.copy(this.lent, 0, 0, this.carryLength);
+        [this.carry, this.lent] = [this.lent, this.carry];
+      } else {
+        const grown = Buffer.allocUnsafeSlow(Math.max(need, Math.min(2 * this.carry.length, need + MAX_KEPT), 4096));
+        this.carry.copy(grown, 0, 0, this.carryLength);
+        this.carry = grown;
+        // One long buffer is kept, not two: the other, free and shorter, is let go (the tail of a chunk needs little).
+        if (!this.lentBusy) this.lent = EMPTY;
+      }
     }
     chunk.copy(this.carry, this.carryLength, from, to);
     this.carryLength = need;
