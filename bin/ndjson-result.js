@@ -1,3 +1,3 @@
 #!/usr/bin/env node
-import { run } from '../dist/bundle/run.js';
-await run('result');
+import { start } from '../dist/cli/start.js';
+await start('result');

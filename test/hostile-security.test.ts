@@ -213,29 +213,41 @@ t.test('the sources hold no means to evaluate code, start a process, or reach th
     // Comments may name anything: the code is checked.
     const code = fs.readFileSync(file, 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`\\])\/\/.*$/gm, '$1');
     const where = rel(file);
-    t.notMatch(code, /\beval\s*\(|\bnew\s+Function\b|\bFunction\s*\(|\bvm\b.*from|['"]node:vm['"]|\brequire\s*\(|createRequire|process\.binding|worker_threads/, `${where}: no eval, Function, vm, require or workers`);
+    // start.ts compiles the bundle of the commands, a file of the package at a fixed path (see below).
+    const compiles = where === 'src/cli/start.ts';
+    t.notMatch(compiles ? code.replace(/['"]node:vm['"]|\bcreateRequire\b/g, '') : code, /\beval\s*\(|\bnew\s+Function\b|\bFunction\s*\(|\bvm\b.*from|['"]node:vm['"]|\brequire\s*\(|createRequire|process\.binding|worker_threads/, `${where}: no eval, Function, vm, require or workers`);
     t.notMatch(code, /['"](node:)?(tls|http|https|http2|dgram|dns|inspector)['"]|\bfetch\s*\(|WebSocket/, `${where}: no network module, no fetch`);
     // net only where a pipe on standard input is read: a Socket on the descriptor given, never a connection or a server.
     t.equal(/['"](node:)?net['"]/.test(code), where === 'src/io/sources.ts', `${where}: ${where === 'src/io/sources.ts' ? 'reads a pipe with' : 'does not import'} net`);
     t.notMatch(code, /\b(connect|createConnection|createServer|listen)\s*\(/, `${where}: connects to nothing, listens to nothing`);
     const childProcess = /['"](node:)?child_process['"]/.test(code);
     t.equal(childProcess, where === 'src/cli/common.ts', `${where}: ${childProcess ? 'imports' : 'does not import'} child_process`);
-    // Dynamic imports only of the command modules, by a name from a fixed list.
+    // Dynamic imports only of the command modules, each named as it is.
     for (const m of code.matchAll(/\bimport\s*\(([^)]*)\)/g)) {
-      t.equal(`${where}: import(${m[1]})`, 'src/cli/run.ts: import(`./${command}.js`)', 'the one dynamic import');
+      t.match(`${where}: import(${m[1]})`, /^src\/cli\/run\.ts: import\('\.\/(result|dedupe|text|tools)\.js'\)$/, 'a command module, by its name');
     }
-    // Files: opened for reading only, in the input layer and ndjson-result's reading from the end.
-    t.notMatch(code, /\b(writeFile|appendFile|createWriteStream|mkdir|unlink|rmSync|rename|chmod|copyFile|symlink|truncate)\w*\s*\(/, `${where}: writes no file`);
+    // code-cache.ts is a step of the build (it writes the code cache), which no module imports.
+    const build = where === 'src/cli/code-cache.ts';
+    t.equal(/from ['"]\.\/code-cache(\.js)?['"]|code-cache\.js['"]\)/.test(code), false, `${where}: does not import the build's code-cache step`);
+    // Files: opened for reading only, in the input layer, ndjson-result's reading from the end, and start.ts (the bundle).
+    if (!build) t.notMatch(code, /\b(writeFile|appendFile|createWriteStream|mkdir|unlink|rmSync|rename|chmod|copyFile|symlink|truncate)\w*\s*\(/, `${where}: writes no file`);
     const fsImport = /from ['"](node:)?fs(\/promises)?['"]/.test(code);
-    t.equal(fsImport, ['src/io/sources.ts', 'src/cli/result.ts', 'src/result/seek.ts'].includes(where), `${where}: ${fsImport ? 'reads' : 'does not read'} files`);
+    t.equal(fsImport, ['src/io/sources.ts', 'src/cli/result.ts', 'src/result/seek.ts', 'src/cli/start.ts', 'src/cli/code-cache.ts'].includes(where), `${where}: ${fsImport ? 'reads' : 'does not read'} files`);
   }
+  // start.ts: the one Script, of the bundle's file, whose require is the bundle's own; it reads the bundle and its cache, nothing else.
+  const start = fs.readFileSync(path.join(ROOT, 'src/cli/start.ts'), 'utf8');
+  t.same([...start.matchAll(/new Script\((.*)/g)].map((m) => m[1]), ['`(function (exports, require, module, __filename, __dirname) {${source}\\n})`, {'], 'new Script: the bundle, in a CommonJS wrapper');
+  t.same([...start.matchAll(/\bfilename: (\w+)/g)].map((m) => m[1]), ['BUNDLE'], 'compiled as the bundle\'s file');
+  t.same([...start.matchAll(/createRequire\((\w+)\)/g)].map((m) => m[1]), ['BUNDLE'], "the bundle's own require");
+  t.same([...start.matchAll(/readFileSync\((\w+)/g)].map((m) => m[1]), ['file', 'BUNDLE'], 'reads the cache file and the bundle');
+  t.match(start, /export const BUNDLE = `\$\{BUNDLE_DIR\}ndjson-agent\.cjs`;\nexport const CODE_CACHE = `\$\{BUNDLE\}\.cache`;|export const BUNDLE = `\$\{BUNDLE_DIR\}ndjson-agent\.cjs`;[\s\S]*export const CODE_CACHE = `\$\{BUNDLE\}\.cache`;/, 'at fixed paths of the package');
   // The one child process: the command given after --, as given, with no shell.
   const common = fs.readFileSync(path.join(ROOT, 'src/cli/common.ts'), 'utf8');
   t.same([...common.matchAll(/\bspawn\((.*)\);$/gm)].map((m) => m[1]), ["argv[0]!, argv.slice(1), { stdio: ['inherit', 'pipe', 'pipe'], env: io.env }"], 'spawn(argv[0], argv.slice(1)): no shell');
   // The one Socket: made on the file descriptor of standard input, already open.
   const sources = fs.readFileSync(path.join(ROOT, 'src/io/sources.ts'), 'utf8');
   t.same([...sources.matchAll(/new Socket\(\{\s*(\w+)/g)].map((m) => m[1]), ['fd'], 'new Socket({ fd, … }): a descriptor already open');
-  // run.ts names the commands in a type; nothing from the input reaches the import.
+  // run.ts names the commands in a type and imports each by its name; nothing from the input reaches an import.
   t.match(fs.readFileSync(path.join(ROOT, 'src/cli/run.ts'), 'utf8'), /export type CommandName = 'result' \| 'dedupe' \| 'text' \| 'tools';/);
 });
 

@@ -1,14 +1,27 @@
 /**
- * The entry point of every binary. `--version` is answered before anything
- * heavy is loaded; otherwise V8's young generation is held small (see
- * heap.ts), the command's module is imported and run, and its status
- * becomes the process's.
+ * The commands, as the bundle exports them (see start.ts). {@link run} is
+ * a binary's: V8's young generation is held small (see heap.ts), the
+ * command's module is loaded and run, and its status becomes the process's.
  */
 import { VERSION } from '../version.js';
 import { holdYoungSpace } from './heap.js';
+import type { Io } from './common.js';
 
 /** The commands, by the module that implements each. */
 export type CommandName = 'result' | 'dedupe' | 'text' | 'tools';
+
+/** Each command's module, loaded when it runs. */
+const COMMANDS: Record<CommandName, () => Promise<{ main(argv: string[], io?: Io): Promise<number> }>> = {
+  result: () => import('./result.js'),
+  dedupe: () => import('./dedupe.js'),
+  text: () => import('./text.js'),
+  tools: () => import('./tools.js'),
+};
+
+/** Runs a command with these arguments and streams (the process's by default), and gives its status. */
+export async function runCommand(command: CommandName, argv: string[], io?: Io): Promise<number> {
+  return (await COMMANDS[command]()).main(argv, io);
+}
 
 /** Runs a command with the process's arguments and exits with its status. */
 export async function run(command: CommandName, argv: string[] = process.argv.slice(2)): Promise<never> {
@@ -17,6 +30,5 @@ export async function run(command: CommandName, argv: string[] = process.argv.sl
     process.exit(0);
   }
   holdYoungSpace();
-  const module = (await import(`./${command}.js`)) as { main(argv: string[]): Promise<number> };
-  process.exit(await module.main(argv));
+  process.exit(await runCommand(command, argv));
 }

@@ -1,0 +1,73 @@
+/**
+ * How a binary starts: `--version` is answered at once; otherwise the
+ * commands' bundle (one CommonJS file, see package.json's `bundle` script)
+ * is compiled with V8's code cache made for it when the package was built
+ * (see code-cache.ts), and the command run.
+ *
+ * Compiling the bundle and the functions a command calls as it starts is
+ * most of the time a short run takes beyond Node's own start. With the
+ * cache, V8 reads that code instead of compiling it again. A cache V8 does
+ * not accept (another Node, other V8 flags, a bundle changed since) is left
+ * aside by V8, and the bundle compiled as without it; a missing one is the
+ * same.
+ */
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { Script } from 'node:vm';
+import { VERSION } from '../version.js';
+import type { CommandName, run, runCommand } from './run.js';
+
+const BUNDLE_DIR = fileURLToPath(new URL('../bundle/', import.meta.url));
+/** The bundle of the commands. */
+export const BUNDLE = `${BUNDLE_DIR}ndjson-agent.cjs`;
+/** V8's code cache for {@link BUNDLE}, made by code-cache.ts. */
+export const CODE_CACHE = `${BUNDLE}.cache`;
+
+/** What the bundle exports: run.ts. */
+export interface Commands {
+  run: typeof run;
+  runCommand: typeof runCommand;
+}
+
+/** The bundle, compiled, and whether V8 took the cache. */
+export interface LoadedBundle {
+  commands: Commands;
+  /** The compiled bundle (code-cache.ts makes the cache from it). */
+  script: Script;
+  /** A cache was read and V8 used it. */
+  cached: boolean;
+}
+
+function readCache(file: string): Buffer | undefined {
+  try {
+    return readFileSync(file);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Compiles and runs the bundle, with the code cache in the file `cache` (null: none). */
+export function loadBundle(cache: string | null = CODE_CACHE): LoadedBundle {
+  const source = readFileSync(BUNDLE, 'utf8');
+  const cachedData = cache === null ? undefined : readCache(cache);
+  // The wrapper Node gives a CommonJS module.
+  const script = new Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
+    filename: BUNDLE,
+    cachedData,
+  });
+  const module = { exports: {} as Commands };
+  const wrapper = script.runInThisContext() as (...args: unknown[]) => void;
+  wrapper.call(module.exports, module.exports, createRequire(BUNDLE), module, BUNDLE, BUNDLE_DIR);
+  return { commands: module.exports, script, cached: cachedData !== undefined && !script.cachedDataRejected };
+}
+
+/** Runs a binary's command with the process's arguments, and exits with its status. */
+export async function start(command: CommandName): Promise<never> {
+  const argv = process.argv.slice(2);
+  if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
+    process.stdout.write(`${VERSION}\n`);
+    process.exit(0);
+  }
+  return loadBundle().commands.run(command, argv);
+}

@@ -1,0 +1,58 @@
+// How a binary starts: the bundle compiled with the code cache the build made for it; a cache
+// V8 does not take, or none, changes nothing but the time.
+import t from 'tap';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { pathToFileURL } from 'node:url';
+import { ROOT } from './fixtures/lib/run.js';
+
+const START = pathToFileURL(path.join(ROOT, 'dist/cli/start.js')).href;
+const STREAM = path.join(ROOT, 'test/fixtures/streams/text-partial.ndjson');
+
+/** In a fresh process with no options of its own (the tools run as a user runs them): the bundle loaded with `cache`, then ndjson-result run on the fixture. */
+function load(cache: string | null): { cached: boolean; status: number; out: string } {
+  const script = `
+    import { loadBundle } from ${JSON.stringify(START)};
+    import { PassThrough, Readable } from 'node:stream';
+    const { commands, cached } = loadBundle(${JSON.stringify(cache)});
+    const stdout = new PassThrough();
+    let out = '';
+    stdout.on('data', (d) => (out += d));
+    const io = { stdin: Readable.from([]), stdout, stderr: new PassThrough().resume(), env: { NO_COLOR: '1' } };
+    const status = await commands.runCommand('result', [${JSON.stringify(STREAM)}], io);
+    console.log(JSON.stringify({ cached, status, out }));`;
+  const env = { ...process.env };
+  delete env.NODE_OPTIONS;
+  const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', env, timeout: 60_000 });
+  if (run.status !== 0) throw new Error(run.stderr);
+  return JSON.parse(run.stdout) as { cached: boolean; status: number; out: string };
+}
+
+const ANSWER = spawnSync(process.execPath, [path.join(ROOT, 'bin/ndjson-result.js'), STREAM], { encoding: 'utf8' }).stdout;
+
+t.test('the build made a code cache that V8 takes', async (t) => {
+  const run = load(path.join(ROOT, 'dist/bundle/ndjson-agent.cjs.cache'));
+  t.equal(run.cached, true, 'the cache was read and used');
+  t.equal(run.status, 0);
+  t.equal(run.out, ANSWER, 'the command gives its answer');
+  t.ok(ANSWER.length > 0);
+});
+
+t.test('without a cache, or with one V8 does not take, the commands run the same', async (t) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ndjson-cache-'));
+  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const junk = path.join(dir, 'junk.cache');
+  fs.writeFileSync(junk, Buffer.alloc(4096, 7));
+  for (const [cache, what] of [
+    [null, 'no cache'],
+    [path.join(dir, 'missing.cache'), 'a cache file that is not there'],
+    [junk, 'bytes that are no cache'],
+  ] as const) {
+    const run = load(cache);
+    t.equal(run.cached, false, `${what}: not used`);
+    t.equal(run.status, 0, `${what}: status 0`);
+    t.equal(run.out, ANSWER, `${what}: the same answer`);
+  }
+});
