@@ -10,6 +10,12 @@
  * not accept (another Node, other V8 flags, a bundle changed since) is left
  * aside by V8, and the bundle compiled as without it; a missing one is the
  * same.
+ *
+ * Code compiled this way has no `import()`: the bundle needs none (esbuild
+ * makes the commands' modules part of it). The one left in it, stream-chain
+ * asking for `node:string_decoder` as a faster text decoder than its own,
+ * fails, and stream-chain keeps its TextDecoder, as it does wherever the
+ * module is not there; the input layer decodes lines itself anyway.
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
