@@ -176,8 +176,8 @@ t.test('with the byte scan or with Buffer#indexOf alone, the large values are th
     const rng = Rng.fromInt(2000 + threshold);
     for (let n = 0; n < 3000; n++) {
       const raw = n % 2 === 0 ? lineOf(rng, threshold) : damage(rng, lineOf(rng, threshold));
-      const scanned = largeValues(raw, threshold, true);
-      const searched = largeValues(raw, threshold, false);
+      const scanned = largeValues(raw, threshold, 'module');
+      const searched = largeValues(raw, threshold, 'search');
       if (scanned !== undefined) {
         if (!same(scanned, searched)) t.fail(`spans differ: ${JSON.stringify(raw.toString('latin1').slice(0, 300))}`);
         else agreed++;
@@ -191,6 +191,50 @@ t.test('with the byte scan or with Buffer#indexOf alone, the large values are th
   }
   t.ok(agreed > 5000, `${agreed} lines read alike`);
   t.ok(refusedEarlier > 10, `${refusedEarlier} broken lines refused by the byte scan, left by the search to JSON.parse`);
+});
+
+t.test('the module\'s scan of a line gives what the JavaScript scan gives, on every line, across windows', async (t) => {
+  // The JavaScript scan with the byte scan's string search is the reference: they must agree span for span.
+  const codes = { spans: 0, refused: 0 };
+  const agree = (raw: Buffer, threshold: number, what: string): void => {
+    const module = largeValues(raw, threshold, 'module');
+    const strings = largeValues(raw, threshold, 'strings');
+    if (!same(module, strings)) t.fail(`${what} (threshold ${threshold}): ${JSON.stringify(module)?.slice(0, 80)} vs ${JSON.stringify(strings)?.slice(0, 80)}: ${JSON.stringify(raw.toString('latin1').slice(0, 200))}`);
+    codes[module === undefined ? 'refused' : 'spans']++;
+  };
+  for (const threshold of [1, 8, 64]) {
+    const rng = Rng.fromInt(3000 + threshold);
+    for (let n = 0; n < 2000; n++) {
+      const raw = n % 2 === 0 ? lineOf(rng, threshold) : damage(rng, lineOf(rng, threshold));
+      agree(raw, threshold, 'generated');
+    }
+  }
+  // Tokens of every kind at the edges of the windows of a long line (the module's scan moves its window there).
+  const rng = Rng.fromInt(4000);
+  const atoms = ['0', '-12', '3.25e-7', 'true', 'false', 'null', '"ab"', '"a\\"b"', '"\\u00e9x"', '"\\\\"', '"\\n\\t"', '"é"', '01', '"\\u0000"', '"\\q"', 'tru', '1.', '"\u0001"', '{"k":[1,{}]}', '[]'];
+  for (let n = 0; n < 60; n++) {
+    const edge = rng.int(1, 2) * WINDOW - 80 + rng.int(0, 160);
+    const items: string[] = [];
+    for (let length = 6; length < edge + 400; ) {
+      const atom = n % 3 === 0 ? `"${'x'.repeat(rng.int(0, 3000))}"` : rng.pick(atoms);
+      items.push(atom);
+      length += atom.length + 1;
+    }
+    const raw = Buffer.from(n % 2 === 0 ? `{"a":[${items.join(',')}]}` : `{${items.map((v, k) => `"k${k}":${v}`).join(',')}}`);
+    for (const threshold of [1, 7, SKIM_THRESHOLD]) agree(raw, threshold, `tokens at ${edge}`);
+  }
+  // Strings longer than a window, an escape or a number cut by its end; what the module leaves to the JavaScript scan.
+  for (const piece of ['\\n', '\\u0041', '\\"', '\\\\', '\\u0000', '\\x', 'é']) {
+    for (const edge of [WINDOW - 7, WINDOW - 3, WINDOW - 1, WINDOW]) {
+      const body = 'x'.repeat(edge - 6);
+      agree(Buffer.from(`{"a":"${body}${piece}${'y'.repeat(100)}","b":[1,"s"]}`), 8, `${JSON.stringify(piece)} at ${edge}`);
+    }
+  }
+  for (const number of ['1'.repeat(100), '-0.5e+10', '1'.repeat(WINDOW + 10)]) agree(Buffer.from(`{"s":"${'z'.repeat(WINDOW - 40)}","n":${number},"t":[1]}`), 8, 'a number at the edge');
+  agree(Buffer.from(`{"a":${'['.repeat(5000)}${']'.repeat(5000)}}`), 1, 'deeper than the module follows');
+  agree(Buffer.from(`{"a":[${'"ss",'.repeat(20000)}1]}`), 1, 'more large values than the module writes');
+  agree(Buffer.from(`{"a":"${'x'.repeat(3 * WINDOW)}","b":[${'"s",'.repeat(300000)}1]}`), 8, 'a string of three windows, then many small ones');
+  t.ok(codes.spans > 3000 && codes.refused > 1000, `${codes.spans} lines with their spans, ${codes.refused} refused, alike`);
 });
 
 t.test('a line longer than the byte scan\'s window: escapes and control bytes at its edges', async (t) => {

@@ -5,10 +5,13 @@
  * For the skim (see skim.ts): from a position inside a JSON string, where the
  * next byte is that the string cannot hold as it is (a quote, a control
  * character, a backslash). The escapes it can vouch for are stepped over in
- * the module (a file's content holds one every line or so). The skim checks
- * every string of a tool call's line this way, tens of MB of file contents
- * and command output in a long log: one call per string, far cheaper than the
- * two Buffer#indexOf calls and the escapes judged one by one it replaces.
+ * the module (a file's content holds one every line or so). And `large`, the
+ * skim's whole scan of a tool call's line in one call: its structure followed
+ * as JSON's grammar has it (objects, arrays, numbers, literals, escapes), its
+ * strings searched with `string`, its large values found, a window at a
+ * time. Tens of MB of file contents, command output and search matches in a
+ * long log: in JavaScript, the scan's steps from token to token cost more
+ * than the searches themselves.
  *
  * For the input layer (see input.ts), before it trusts a line's first key as
  * its type without parsing it: every place of a chunk that may say otherwise
@@ -62,7 +65,22 @@ export interface ByteScan {
    * {@link walkEscaped}.
    */
   walk(from: number, to: number, state: number): number;
+  /**
+   * The large values of the loaded bytes, as the skim's largeValues finds
+   * them (see skim.ts), when the bytes are one window at most: their
+   * `[start, end)` offsets are appended to `spans` in pairs, and their count
+   * given. {@link LARGE_INVALID} when the bytes are not one JSON object the
+   * skim can vouch for; {@link LARGE_UNSURE} when they are longer than a
+   * window, nest more than {@link MAX_DEPTH} deep or hold more than
+   * {@link MAX_SPANS} large values: the caller judges them itself.
+   */
+  large(threshold: number, spans: number[]): number;
 }
+
+/** {@link ByteScan.large}: the bytes are not one JSON object the skim can vouch for. */
+export const LARGE_INVALID = -1;
+/** {@link ByteScan.large}: the bytes are for the caller to judge. */
+export const LARGE_UNSURE = -2;
 
 /**
  * True when `raw[at]` is a place {@link ByteScan.places} finds, judged by the
@@ -176,6 +194,7 @@ const i32Store = [0x36, 0x02, 0x00];
 const i32Sub = [0x6b];
 const i32And = [0x71];
 const i32LtU = [0x49];
+const i32LtS = [0x48];
 const i32GtU = [0x4b];
 const i32GeU = [0x4f];
 const i32Ctz = [0x68];
@@ -195,6 +214,9 @@ const v128AndNot = [0xfd, 0x4f];
 const i8x16Ne = [0xfd, 0x24];
 const v128Or = [0xfd, 0x50];
 const i8x16Bitmask = [0xfd, 0x64];
+const select = [0x1b];
+const i32StoreAt = (offset: number): number[] => [0x36, 0x02, ...uleb(offset)];
+const i32Mul = [0x6c];
 
 // Locals of `string`: its parameters, then a vector of 16 bytes, a mask and the byte being looked at.
 const FROM = 0;
@@ -413,28 +435,322 @@ const WALK_BODY = [
   ...end,
 ];
 
-/** The module: one memory, `string`, `places` and `walk`, all exported. */
+// Parameters and locals of `quote(from, limit, end) -> index` and `number(at, limit, end) -> index`: where the
+// scan starts, the end of the window, the end of the bytes; the position, the byte being looked at, the result.
+const Q_AT = 0;
+const Q_LIMIT = 1;
+const Q_END = 2;
+const Q_T = 3;
+const Q_C = 4;
+const Q_R = 5;
+
+/** On the stack: true when the byte at `t + offset` is a hex digit (the byte is left in `c`). */
+const hexAt = (offset: number): number[] => [
+  ...[...localGet(Q_T), ...i32Load8UAt(offset), ...localTee(Q_C), ...i32Const(0x30), ...i32Sub, ...i32Const(10), ...i32LtU],
+  ...[...localGet(Q_C), ...i32Const(0x20), ...i32Or, ...i32Const(0x61), ...i32Sub, ...i32Const(6), ...i32LtU, ...i32Or],
+];
+
+/** On the stack: true when `t` is in the window and the byte there is `byte`. */
+const byteIs = (byte: number): number[] => [...localGet(Q_T), ...localGet(Q_LIMIT), ...i32LtU, ...localGet(Q_T), ...i32Load8U, ...i32Const(byte), ...i32Eq, ...i32And];
+/** On the stack: true when `t` is in the window and the byte there is a digit. */
+const digitAtT = [...localGet(Q_T), ...localGet(Q_LIMIT), ...i32LtU, ...localGet(Q_T), ...i32Load8U, ...i32Const(0x30), ...i32Sub, ...i32Const(10), ...i32LtU, ...i32And];
+const stepT = (n: number): number[] => [...localGet(Q_T), ...i32Const(n), ...i32Add, ...localSet(Q_T)];
+/** Steps `t` over the digits from it. */
+const digits = [...loop, ...digitAtT, ...if_, ...stepT(1), ...br(1), ...end, ...end];
+
+/**
+ * What `quote` and `number` give when they reach the end of the window
+ * before the token ends, and the bytes go on past it: `MORE - t`, `t` where
+ * to go on from once the window has moved.
+ */
+const MORE = -3;
+/** What `large` gives when the window must move to the position it saved (see WasmScan.large). */
+const LARGE_MORE = MORE;
+
+/**
+ * The body of `quote(from, limit, end) -> index`: the quote that closes the
+ * string whose bytes go on at `from`, every escape checked as JSON.parse
+ * checks it; -1 when the string is not valid JSON or not closed, or holds
+ * `\u0000` (the skim's stand-ins are made of it: such a line is not
+ * skimmed); `MORE - t` when the window ends first.
+ */
+const QUOTE_BODY = [
+  // (local $t $c $r i32)
+  ...[1, 3, I32],
+  ...[...localGet(Q_AT), ...localSet(Q_T)],
+  ...loop, // $scan
+  ...[...localGet(Q_T), ...localGet(Q_LIMIT), ...call(STRING_FUNC), ...localTee(Q_T), ...localGet(Q_LIMIT), ...i32GeU, ...if_],
+  ...[...localGet(Q_LIMIT), ...localGet(Q_END), ...i32LtU, ...if_, ...i32Const(MORE), ...localGet(Q_T), ...i32Sub, ...return_, ...end],
+  ...[...i32Const(-1), ...return_],
+  ...end,
+  ...[...localGet(Q_T), ...i32Load8U, ...localTee(Q_C), ...i32Const(0x22), ...i32Eq, ...if_, ...localGet(Q_T), ...return_, ...end],
+  // A control byte; else a backslash the scan left: one near the end, a \u0000, or no escape at all.
+  ...[...localGet(Q_C), ...i32Const(0x5c), ...i32Ne, ...if_, ...i32Const(-1), ...return_, ...end],
+  ...[...localGet(Q_T), ...i32Const(6), ...i32Add, ...localGet(Q_LIMIT), ...i32GtU, ...localGet(Q_LIMIT), ...localGet(Q_END), ...i32LtU, ...i32And],
+  ...[...if_, ...i32Const(MORE), ...localGet(Q_T), ...i32Sub, ...return_, ...end],
+  ...[...localGet(Q_T), ...i32Const(1), ...i32Add, ...localGet(Q_END), ...i32GeU, ...if_, ...i32Const(-1), ...return_, ...end],
+  ...[...localGet(Q_T), ...i32Load8UAt(1), ...localSet(Q_C)],
+  ...[...localGet(Q_C), ...i32Const(0x75), ...i32Eq, ...if_],
+  ...[...localGet(Q_T), ...i32Const(6), ...i32Add, ...localGet(Q_END), ...i32GtU, ...if_, ...i32Const(-1), ...return_, ...end],
+  ...[...hexAt(2), ...hexAt(3), ...i32And, ...hexAt(4), ...i32And, ...hexAt(5), ...i32And, ...i32Eqz, ...if_, ...i32Const(-1), ...return_, ...end],
+  ...[...localGet(Q_T), ...i32LoadAt(2), ...i32Const(0x30303030), ...i32Eq, ...if_, ...i32Const(-1), ...return_, ...end],
+  ...[...stepT(6), ...br(1)],
+  ...end,
+  ...[0x22, 0x5c, 0x2f, 0x62, 0x66, 0x6e, 0x72, 0x74].flatMap((b, k) => [...localGet(Q_C), ...i32Const(b), ...i32Eq, ...(k > 0 ? i32Or : [])]),
+  ...[...if_, ...stepT(2), ...br(1), ...end],
+  ...[...i32Const(-1), ...return_],
+  ...end, // $scan
+  ...i32Const(-1),
+  ...end,
+];
+
+/**
+ * The body of `number(at, limit, end) -> index`: where the JSON number that
+ * starts at `at` ends; -1 when none starts there; `MORE` when the window
+ * ends before the bytes say (the number is read again from `at`).
+ */
+const NUMBER_BODY = [
+  // (local $t $c $r i32)
+  ...[1, 3, I32],
+  ...[...localGet(Q_AT), ...localSet(Q_T), ...i32Const(-1), ...localSet(Q_R)],
+  ...block, // $out: `r` is -1 unless set
+  ...[...byteIs(0x2d), ...if_, ...stepT(1), ...end],
+  ...[...byteIs(0x30), ...if_, ...stepT(1), 0x05 /* else */, ...digitAtT, ...i32Eqz, ...brIf(1), ...digits, ...end],
+  ...[...byteIs(0x2e), ...if_, ...stepT(1), ...digitAtT, ...i32Eqz, ...brIf(1), ...digits, ...end],
+  ...[...byteIs(0x65), ...byteIs(0x45), ...i32Or, ...if_],
+  ...[...stepT(1), ...byteIs(0x2b), ...byteIs(0x2d), ...i32Or, ...if_, ...stepT(1), ...end],
+  ...[...digitAtT, ...i32Eqz, ...brIf(1), ...digits],
+  ...end,
+  ...[...localGet(Q_T), ...localSet(Q_R)],
+  ...end, // $out
+  // Judged at the end of the window, with more bytes after it: the number may go on, or be valid after all.
+  ...[...localGet(Q_T), ...localGet(Q_LIMIT), ...i32GeU, ...localGet(Q_LIMIT), ...localGet(Q_END), ...i32LtU, ...i32And, ...if_, ...i32Const(MORE), ...return_, ...end],
+  ...localGet(Q_R),
+  ...end,
+];
+
+// Parameters and locals of `large(base, limit, end) -> count`: see ByteScan.large and largeValues (skim.ts), whose
+// scan it is, state for state. Positions are absolute (offsets in the bytes) in the state block, the stack and the
+// spans; in the function, relative to the window (`base` is the offset of its first byte).
+const L_BASE = 0;
+const L_LIMIT = 1;
+const L_END = 2;
+const L_I = 3;
+const L_STATE = 4;
+const L_DEPTH = 5;
+const L_LARGE = 6;
+const L_SPANS = 7;
+const L_B = 8;
+const L_T = 9;
+const L_ENTRY = 10;
+const L_SIZE = 11;
+const L_THRESHOLD = 12;
+const L_STRING = 13;
+// What the scan expects next (as in skim.ts), and the two states of a string the window ended in.
+const S_VALUE = 0;
+const S_FIRST_VALUE = 1;
+const S_KEY = 2;
+const S_FIRST_KEY = 3;
+const S_COLON = 4;
+const S_AFTER = 5;
+const S_DONE = 6;
+const S_KEY_STRING = 7;
+const S_VALUE_STRING = 8;
+const QUOTE_FUNC = 4;
+const NUMBER_FUNC = 5;
+
+/** How deep `large` follows objects and arrays: a page of 16-byte entries (start, is an array, spans before, large bytes of the parent), less its state. */
+export const MAX_DEPTH = 4094;
+/** How many large values `large` writes: one page of `[start, end)` pairs. */
+export const MAX_SPANS = 8192;
+/** {@link ByteScan.large}'s state between windows, at the end of the stack's page: i, state, depth, large, spans, threshold, the string's start. */
+const STATE_BLOCK = MAX_DEPTH * 16;
+/** How many bytes a token other than a string may take before the window must move to it. */
+const ROOM = 64;
+
+const get = localGet;
+const set = localSet;
+/** On the stack: true when `b` is `byte`. */
+const bIs = (byte: number): number[] => [...get(L_B), ...i32Const(byte), ...i32Eq];
+const goTo = (state: number): number[] => [...i32Const(state), ...set(L_STATE)];
+const stepI = (n: number): number[] => [...get(L_I), ...i32Const(n), ...i32Add, ...set(L_I)];
+/** On the stack: the absolute position of the relative one `local`, plus `plus`. */
+const absolute = (local: number, plus = 0): number[] => [...get(local), ...get(L_BASE), ...i32Add, ...(plus ? [...i32Const(plus), ...i32Add] : [])];
+/** On the stack: the offset in the stack page of the entry of the container at `depth - back`. */
+const entryOf = (back: number): number[] => [...get(L_DEPTH), ...(back > 0 ? [...i32Const(back), ...i32Sub] : []), ...i32Const(16), ...i32Mul];
+/** The locals kept in the state block between windows, by their offset in it. */
+const KEPT: Array<[number, number]> = [
+  [0, L_I],
+  [4, L_STATE],
+  [8, L_DEPTH],
+  [12, L_LARGE],
+  [16, L_SPANS],
+  [20, L_THRESHOLD],
+  [24, L_STRING],
+];
+
+function largeBody(stackPage: number, spansPage: number): number[] {
+  const close = (d: number) => br(d);
+  const next = (d: number) => br(d + 1);
+  const fail = (d: number) => br(d + 3);
+  const state = stackPage + STATE_BLOCK;
+  /** Saves the state, `i` made absolute, and asks for the window to move to it. */
+  const more = [
+    ...[...i32Const(0), ...absolute(L_I), ...i32StoreAt(state)],
+    ...KEPT.slice(1).flatMap(([offset, local]) => [...i32Const(0), ...get(local), ...i32StoreAt(state + offset)]),
+    ...[...i32Const(LARGE_MORE), ...return_],
+  ];
+  /** Writes the span `[start, end)` (absolute, each pushed by the code given) and counts it; LARGE_UNSURE when the page is full. */
+  const writeSpan = (start: number[], endAt: number[]): number[] => [
+    ...[...get(L_SPANS), ...i32Const(MAX_SPANS), ...i32GeU, ...if_, ...i32Const(LARGE_UNSURE), ...return_, ...end],
+    ...[...get(L_SPANS), ...i32Const(8), ...i32Mul, ...start, ...i32StoreAt(spansPage)],
+    ...[...get(L_SPANS), ...i32Const(8), ...i32Mul, ...endAt, ...i32StoreAt(spansPage + 4)],
+    ...[...get(L_SPANS), ...i32Const(1), ...i32Add, ...set(L_SPANS)],
+  ];
+  /**
+   * The string whose bytes go on at `from` (a key's when `key`), at `d` ifs
+   * inside `$close`: closed, it is counted and the scan goes on after it; cut
+   * by the window, the scan stops, to go on inside it.
+   */
+  const string = (from: number[], key: boolean, d: number): number[] => [
+    ...[...from, ...get(L_LIMIT), ...get(L_END), ...call(QUOTE_FUNC), ...localTee(L_T), ...i32Const(-1), ...i32Eq, ...if_, ...fail(d + 1), ...end],
+    ...[...get(L_T), ...i32Const(MORE + 1), ...i32LtS, ...if_, ...i32Const(MORE), ...get(L_T), ...i32Sub, ...set(L_I), ...goTo(key ? S_KEY_STRING : S_VALUE_STRING), ...more, ...end],
+    ...(key
+      ? []
+      : [
+          ...[...absolute(L_T, 1), ...get(L_STRING), ...i32Sub, ...localTee(L_SIZE), ...get(L_THRESHOLD), ...i32GeU, ...if_],
+          ...writeSpan(get(L_STRING), absolute(L_T, 1)),
+          ...[...get(L_LARGE), ...get(L_SIZE), ...i32Add, ...set(L_LARGE)],
+          ...end,
+        ]),
+    ...[...get(L_T), ...i32Const(1), ...i32Add, ...set(L_I), ...goTo(key ? S_COLON : S_AFTER), ...next(d)],
+  ];
+  const value = [
+    // A string.
+    ...[...bIs(0x22), ...if_],
+    ...[...get(L_DEPTH), ...i32Eqz, ...if_, ...fail(3), ...end],
+    ...[...absolute(L_I), ...set(L_STRING)],
+    ...string([...get(L_I), ...i32Const(1), ...i32Add], false, 2),
+    ...end,
+    // An object or an array: the line's own object only at its first byte.
+    ...[...bIs(0x7b), ...bIs(0x5b), ...i32Or, ...if_],
+    ...[...get(L_DEPTH), ...i32Eqz, ...bIs(0x7b), ...i32Eqz, ...absolute(L_I), ...i32Const(0), ...i32Ne, ...i32Or, ...i32And, ...if_, ...fail(3), ...end],
+    ...[...get(L_DEPTH), ...i32Const(MAX_DEPTH), ...i32GeU, ...if_, ...i32Const(LARGE_UNSURE), ...return_, ...end],
+    ...[...entryOf(0), ...set(L_ENTRY)],
+    ...[...get(L_ENTRY), ...absolute(L_I), ...i32StoreAt(stackPage)],
+    ...[...get(L_ENTRY), ...bIs(0x5b), ...i32StoreAt(stackPage + 4)],
+    ...[...get(L_ENTRY), ...get(L_SPANS), ...i32StoreAt(stackPage + 8)],
+    ...[...get(L_ENTRY), ...get(L_LARGE), ...i32StoreAt(stackPage + 12)],
+    ...[...get(L_DEPTH), ...i32Const(1), ...i32Add, ...set(L_DEPTH), ...i32Const(0), ...set(L_LARGE), ...stepI(1)],
+    ...[...i32Const(S_FIRST_KEY), ...i32Const(S_FIRST_VALUE), ...bIs(0x7b), ...select, ...set(L_STATE), ...next(2)],
+    ...end,
+    // `]` closes an empty array.
+    ...[...bIs(0x5d), ...get(L_STATE), ...i32Const(S_FIRST_VALUE), ...i32Eq, ...i32And, ...if_, ...close(2), ...end],
+    // No number or literal at the top level.
+    ...[...get(L_DEPTH), ...i32Eqz, ...if_, ...fail(2), ...end],
+    ...[...bIs(0x2d), ...get(L_B), ...i32Const(0x30), ...i32Sub, ...i32Const(10), ...i32LtU, ...i32Or, ...if_],
+    ...[...get(L_I), ...get(L_LIMIT), ...get(L_END), ...call(NUMBER_FUNC), ...localTee(L_T), ...i32Const(-1), ...i32Eq, ...if_, ...fail(3), ...end],
+    ...[...get(L_T), ...i32Const(MORE), ...i32Eq, ...if_, ...more, ...end],
+    ...[...get(L_T), ...set(L_I), ...goTo(S_AFTER), ...next(2)],
+    ...end,
+    // true, null, false (the window holds ROOM bytes from i, or all that is left).
+    ...[
+      [0x74, 4, 0, 0x65757274],
+      [0x6e, 4, 0, 0x6c6c756e],
+      [0x66, 5, 1, 0x65736c61],
+    ].flatMap(([first, length, offset, word]) => [
+      ...[...bIs(first!), ...get(L_I), ...i32Const(length!), ...i32Add, ...get(L_END), ...i32GtU, ...i32Eqz, ...i32And],
+      ...[...get(L_I), ...i32LoadAt(offset!), ...i32Const(word! | 0), ...i32Eq, ...i32And],
+      ...[...if_, ...stepI(length!), ...goTo(S_AFTER), ...next(2), ...end],
+    ]),
+    ...fail(1),
+  ];
+  const key = [
+    ...[...bIs(0x22), ...if_, ...string([...get(L_I), ...i32Const(1), ...i32Add], true, 2), ...end],
+    ...[...bIs(0x7d), ...get(L_STATE), ...i32Const(S_FIRST_KEY), ...i32Eq, ...i32And, ...if_, ...close(2), ...end],
+    ...fail(1),
+  ];
+  const colon = [...bIs(0x3a), ...if_, ...stepI(1), ...goTo(S_VALUE), ...next(2), ...end, ...fail(1)];
+  // `t`: the container is an array.
+  const after = [
+    ...[...entryOf(1), ...i32LoadAt(stackPage + 4), ...set(L_T)],
+    ...[...bIs(0x2c), ...if_, ...stepI(1), ...i32Const(S_VALUE), ...i32Const(S_KEY), ...get(L_T), ...select, ...set(L_STATE), ...next(2), ...end],
+    ...[...get(L_B), ...i32Const(0x5d), ...i32Const(0x7d), ...get(L_T), ...select, ...i32Eq, ...if_, ...close(2), ...end],
+    ...fail(1),
+  ];
+  return [
+    // (local $i $state $depth $large $spans $b $t $entry $size $threshold $string i32)
+    ...[1, 11, I32],
+    ...KEPT.flatMap(([offset, local]) => [...i32Const(0), ...i32LoadAt(state + offset), ...set(local)]),
+    ...[...get(L_I), ...get(L_BASE), ...i32Sub, ...set(L_I)],
+    ...[...get(L_LIMIT), ...get(L_BASE), ...i32Sub, ...set(L_LIMIT)],
+    ...[...get(L_END), ...get(L_BASE), ...i32Sub, ...set(L_END)],
+    ...block, // $fail
+    ...block, // $finish
+    ...loop, // $main
+    // The window ends soon and the bytes go on: it moves to i first.
+    ...[...get(L_I), ...i32Const(ROOM), ...i32Add, ...get(L_LIMIT), ...i32GtU, ...get(L_LIMIT), ...get(L_END), ...i32LtU, ...i32And, ...if_, ...more, ...end],
+    ...[...get(L_I), ...get(L_END), ...i32GeU, ...brIf(1)],
+    ...block, // $close
+    // Inside a string the window ended in.
+    ...[...get(L_STATE), ...i32Const(S_KEY_STRING), ...i32Eq, ...if_, ...string(get(L_I), true, 1), ...end],
+    ...[...get(L_STATE), ...i32Const(S_VALUE_STRING), ...i32Eq, ...if_, ...string(get(L_I), false, 1), ...end],
+    ...[...get(L_I), ...i32Load8U, ...set(L_B)],
+    ...[...bIs(0x20), ...if_, ...stepI(1), ...next(1), ...end],
+    ...[...get(L_STATE), ...i32Const(2), ...i32LtU, ...if_, ...value, ...end],
+    ...[...get(L_STATE), ...i32Const(S_KEY), ...i32Sub, ...i32Const(2), ...i32LtU, ...if_, ...key, ...end],
+    ...[...get(L_STATE), ...i32Const(S_COLON), ...i32Eq, ...if_, ...colon, ...end],
+    ...[...get(L_STATE), ...i32Const(S_AFTER), ...i32Eq, ...if_, ...after, ...end],
+    ...fail(0), // after the top-level value: only spaces
+    ...end, // $close: the byte at i closes the innermost container
+    ...[...get(L_DEPTH), ...i32Const(1), ...i32Sub, ...set(L_DEPTH), ...entryOf(0), ...set(L_ENTRY)],
+    ...[...absolute(L_I, 1), ...get(L_ENTRY), ...i32LoadAt(stackPage), ...i32Sub, ...set(L_SIZE)],
+    // An array inside the line, large even without its own large values: left out whole, in place of them.
+    ...[...get(L_ENTRY), ...i32LoadAt(stackPage + 4), ...get(L_DEPTH), ...i32Const(0), ...i32Ne, ...i32And],
+    ...[...get(L_SIZE), ...get(L_LARGE), ...i32Sub, ...get(L_THRESHOLD), ...i32GeU, ...i32And, ...if_],
+    ...[...get(L_ENTRY), ...i32LoadAt(stackPage + 8), ...set(L_SPANS)],
+    ...writeSpan([...get(L_ENTRY), ...i32LoadAt(stackPage)], absolute(L_I, 1)),
+    ...[...get(L_ENTRY), ...i32LoadAt(stackPage + 12), ...get(L_SIZE), ...i32Add, ...set(L_LARGE)],
+    0x05, // else
+    ...[...get(L_ENTRY), ...i32LoadAt(stackPage + 12), ...get(L_LARGE), ...i32Add, ...set(L_LARGE)],
+    ...end,
+    ...stepI(1),
+    ...[...i32Const(S_DONE), ...i32Const(S_AFTER), ...get(L_DEPTH), ...i32Eqz, ...select, ...set(L_STATE), ...br(0)],
+    ...end, // $main
+    ...end, // $finish: the end of the bytes
+    ...[...get(L_STATE), ...i32Const(S_DONE), ...i32Eq, ...if_, ...get(L_SPANS), ...return_, ...end],
+    ...end, // $fail
+    ...i32Const(LARGE_INVALID),
+    ...end,
+  ];
+}
+
+const PAGE = 65536;
+/** Where `places` writes the places it finds: after the window and its page. */
+const FOUND = (Math.ceil(WINDOW / PAGE) + 1) * PAGE;
+/** Where `large` keeps its stack of containers, and writes the large values it finds: the pages after. */
+const LARGE_STACK = FOUND + PAGE;
+const LARGE_SPANS = LARGE_STACK + PAGE;
+
+/** The module: one memory, `string`, `places`, `walk` and `large`, all exported. */
 const MODULE = Uint8Array.from([
   ...[0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00],
   // (type (func (param i32 i32) (result i32))) (type (func (param i32 i32 i32) (result i32)))
   ...section(1, [2, 0x60, 2, I32, I32, 1, I32, 0x60, 3, I32, I32, I32, 1, I32]),
-  // (func $string (type 0)) (func $places (type 1)) (func $walk (type 1))
-  ...section(3, [3, 0, 1, 1]),
+  // (func $string (type 0)) (func $places (type 1)) (func $walk (type 1)) (func $large (type 1)) (func $quote (type 1)) (func $number (type 1))
+  ...section(3, [6, 0, 1, 1, 1, 1, 1]),
   // (memory 1): grown to one window and more when made
   ...section(5, [1, 0x00, 1]),
-  // (export "memory" (memory 0)) (export "string" (func $string)) (export "places" (func $places)) (export "walk" (func $walk))
-  ...section(7, [4, ...name('memory'), 0x02, 0, ...name('string'), 0x00, 0, ...name('places'), 0x00, 1, ...name('walk'), 0x00, 2]),
-  ...section(10, [3, ...[STRING_BODY, PLACES_BODY, WALK_BODY].flatMap((body) => [...uleb(body.length), ...body])]),
+  // (export "memory" (memory 0)) (export "string" (func $string)) (export "places" (func $places)) (export "walk" (func $walk)) (export "large" (func $large))
+  ...section(7, [5, ...name('memory'), 0x02, 0, ...name('string'), 0x00, 0, ...name('places'), 0x00, 1, ...name('walk'), 0x00, 2, ...name('large'), 0x00, 3]),
+  ...section(10, [6, ...[STRING_BODY, PLACES_BODY, WALK_BODY, largeBody(LARGE_STACK, LARGE_SPANS), QUOTE_BODY, NUMBER_BODY].flatMap((body) => [...uleb(body.length), ...body])]),
 ]);
-
-const PAGE = 65536;
 
 type Search = (from: number, end: number) => number;
 type Walk = (from: number, to: number, state: number) => number;
 type Places = (from: number, end: number, out: number) => number;
 
-/** Where `places` writes the places it finds: after the window and its page. */
-const FOUND = (Math.ceil(WINDOW / PAGE) + 1) * PAGE;
+type Large = (from: number, end: number, threshold: number) => number;
 
 class WasmScan implements ByteScan {
   private readonly memory: Uint8Array;
@@ -449,11 +765,37 @@ class WasmScan implements ByteScan {
     private readonly search: Search,
     private readonly placesSearch: Places,
     private readonly walkState: Walk,
+    private readonly largeSearch: Large,
   ) {
-    // A window, a page for what `places` reads past its end, and a page of places found.
-    memory.grow(Math.ceil(WINDOW / PAGE) + 2 - memory.buffer.byteLength / PAGE);
+    // A window, a page for what `places` reads past its end, a page of places found, and `large`'s two pages.
+    memory.grow(Math.ceil(WINDOW / PAGE) + 4 - memory.buffer.byteLength / PAGE);
     this.memory = new Uint8Array(memory.buffer);
     this.found = new Int32Array(memory.buffer, FOUND, MAX_PLACES);
+    this.spans = new Int32Array(memory.buffer, LARGE_SPANS, 2 * MAX_SPANS);
+    this.largeState = new Int32Array(memory.buffer, LARGE_STACK + STATE_BLOCK, 7);
+  }
+
+  private readonly spans: Int32Array;
+  /** `large`'s state between windows: i, state, depth, large bytes, spans, threshold, a string's start. */
+  private readonly largeState: Int32Array;
+
+  large(threshold: number, spans: number[]): number {
+    const state = this.largeState;
+    state.fill(0);
+    state[5] = threshold;
+    if (this.base !== 0) this.show(0);
+    for (;;) {
+      const count = this.largeSearch(this.base, this.base + this.size, this.raw.length);
+      if (count === LARGE_MORE) {
+        // The scan stopped at i, near the window's end: the window moves there, unless it starts there (a token longer than a window).
+        const at = state[0]!;
+        if (at <= this.base) return LARGE_UNSURE;
+        this.show(at);
+        continue;
+      }
+      for (let k = 0; k < 2 * count; k++) spans.push(this.spans[k]!);
+      return count;
+    }
   }
 
   load(raw: Buffer): void {
@@ -508,8 +850,14 @@ class WasmScan implements ByteScan {
 /** A new scan with a memory of its own; undefined where WebAssembly SIMD is not available. */
 export function makeByteScan(): ByteScan | undefined {
   try {
-    const exports = new WebAssembly.Instance(new WebAssembly.Module(MODULE)).exports as { memory: WebAssembly.Memory; string: Search; places: Places; walk: Walk };
-    return new WasmScan(exports.memory, exports.string, exports.places, exports.walk);
+    const exports = new WebAssembly.Instance(new WebAssembly.Module(MODULE)).exports as {
+      memory: WebAssembly.Memory;
+      string: Search;
+      places: Places;
+      walk: Walk;
+      large: Large;
+    };
+    return new WasmScan(exports.memory, exports.string, exports.places, exports.walk, exports.large);
   } catch {
     return undefined;
   }

@@ -4,11 +4,12 @@
  * Tool-call events are mostly payload: the content of a file read or written,
  * a command's output, a diff, the matches of a search. A tool that reads a
  * call's paths, command and exit code has no use for them, yet `JSON.parse`
- * decodes every byte. {@link skimParse} checks the whole line with a scan that
- * jumps from quote to quote (each string's bytes searched 16 at a time by the
- * byte scan of byte-scan.ts, or with Buffer#indexOf where WebAssembly is not
- * available), replaces each large value by a short stand-in,
- * parses what is left, and puts each large value back as a property that
+ * decodes every byte. {@link skimParse} checks the whole line with one scan
+ * of its structure, in the WebAssembly module of byte-scan.ts (each string's
+ * bytes searched 16 at a time), or in JavaScript where WebAssembly is not
+ * available (strings searched with Buffer#indexOf), replaces each large value
+ * by a short stand-in, parses what is left, and puts each large value back as
+ * a property that
  * parses its bytes on first read. Reading the object gives exactly what
  * `JSON.parse` gives; only the cost moves to the values read.
  *
@@ -24,7 +25,7 @@
  * whether or not it was skimmed, broken lines included.
  */
 import type { JsonObject } from '../events.js';
-import { makeByteScan } from './byte-scan.js';
+import { LARGE_INVALID, makeByteScan } from './byte-scan.js';
 import { escapeEnd, isDigit, numberEnd, sameBytes } from './json-bytes.js';
 import type { ByteScan } from './byte-scan.js';
 
@@ -140,17 +141,38 @@ class Scan {
 }
 
 /**
+ * How {@link largeValues} scans a line: all in the byte scan's module
+ * (`module`; what the module leaves to it, below); in JavaScript, each
+ * string's bytes searched by the byte scan (`strings`); in JavaScript,
+ * strings searched with Buffer#indexOf (`search`). The first two give the
+ * same answer on every line; `search` refuses a raw control character in a
+ * small string only later, in JSON.parse. Where WebAssembly is not
+ * available, every scan is a `search`.
+ */
+export type SkimScan = 'module' | 'strings' | 'search';
+
+/**
  * The large values of a line, as offsets `[start, end)` in pairs, in order
  * (none overlapping); undefined when the line is not exactly one JSON object
  * the scan can vouch for (see the module comment), or has a `\u0000` escape.
- * `scanBytes` false searches with Buffer#indexOf even where the byte scan is
- * available (for tests: both must agree).
+ * `scan` says how (for tests; see {@link SkimScan}). The module's scan
+ * (ByteScan.large) is this function's loop, state for state; it leaves to
+ * the loop below a line nested deeper than it follows, with more large values
+ * than it writes, or with a number longer than its window.
  */
-export function largeValues(raw: Buffer, threshold: number = SKIM_THRESHOLD, scanBytes = true): number[] | undefined {
+export function largeValues(raw: Buffer, threshold: number = SKIM_THRESHOLD, scan: SkimScan = 'module'): number[] | undefined {
   const n = raw.length;
-  const bytes = scanBytes ? lineBytes() : undefined;
-  bytes?.load(raw);
-  const scan = new Scan(raw, bytes);
+  const bytes = scan !== 'search' ? lineBytes() : undefined;
+  if (bytes !== undefined) {
+    bytes.load(raw);
+    if (scan === 'module') {
+      const found: number[] = [];
+      const count = bytes.large(threshold, found);
+      if (count >= 0) return found;
+      if (count === LARGE_INVALID) return undefined;
+    }
+  }
+  const strings = new Scan(raw, bytes);
   const spans: number[] = [];
   // Per open container: its start, whether it is an array, the spans it began after, the large bytes of its parent so far.
   const starts: number[] = [];
@@ -172,7 +194,7 @@ export function largeValues(raw: Buffer, threshold: number = SKIM_THRESHOLD, sca
       case FIRST_VALUE:
         if (b === QUOTE) {
           if (starts.length === 0) return undefined;
-          const close = scan.stringEnd(i);
+          const close = strings.stringEnd(i);
           if (close === -1) return undefined;
           const size = close + 1 - i;
           if (size >= threshold) {
@@ -212,7 +234,7 @@ export function largeValues(raw: Buffer, threshold: number = SKIM_THRESHOLD, sca
       case KEY:
       case FIRST_KEY:
         if (b === QUOTE) {
-          const close = scan.stringEnd(i);
+          const close = strings.stringEnd(i);
           if (close === -1) return undefined;
           i = close + 1;
           state = COLON;
@@ -253,9 +275,9 @@ export function largeValues(raw: Buffer, threshold: number = SKIM_THRESHOLD, sca
     i++;
     state = starts.length === 0 ? DONE : AFTER;
   }
-  if (state !== DONE || scan.nul) return undefined;
+  if (state !== DONE || strings.nul) return undefined;
   // No raw control character in the large values (the rest is checked by JSON.parse); the byte scan checked every string.
-  if (scan.bytes === undefined) for (let k = 0; k < spans.length; k += 2) {
+  if (strings.bytes === undefined) for (let k = 0; k < spans.length; k += 2) {
     const value = raw.subarray(spans[k]!, spans[k + 1]!);
     for (let c = 0; c < 0x20; c++) if (value.indexOf(c) !== -1) return undefined;
   }
