@@ -248,3 +248,17 @@ t.test('walk across windows: the state goes on from one window to the next', { s
   t.same([walkDepth(end), walkInString(end), walkEscaped(end)], [3, true, false], 'three open, in a string');
   t.ok(walkEscaped(scan!.walk(0, WINDOW, 0)), 'the escape across the edge is carried to the next walk');
 });
+
+t.test('the build wrote the module as its code assembles it, and the commands load those bytes', async (t) => {
+  const fs = await import('node:fs');
+  const path = await import('node:path');
+  const { pathToFileURL } = await import('node:url');
+  const { moduleBytes } = await import('../src/io/byte-scan-code.js');
+  const { ROOT } = await import('./fixtures/lib/run.js');
+  const built = path.join(ROOT, 'dist/io/byte-scan-module.js');
+  const { MODULE } = (await import(pathToFileURL(built).href)) as { MODULE: Uint8Array };
+  t.ok(Buffer.from(MODULE).equals(Buffer.from(moduleBytes())), `the same ${MODULE.length} bytes`);
+  t.notMatch(fs.readFileSync(built, 'utf8'), /import|from ['"]/, 'the built file holds the bytes, and imports nothing');
+  // 0x30303030 (`\u0000`'s four digits, which the module's string scans compare with) is in the code, not in the bytes.
+  t.notMatch(fs.readFileSync(path.join(ROOT, 'dist/bundle/ndjson-agent.cjs'), 'utf8'), /808464432|0x30303030/, 'nor does the bundle hold the code');
+});

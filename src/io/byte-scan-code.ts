@@ -1,0 +1,624 @@
+/**
+ * The byte scan's WebAssembly module (see byte-scan.ts), written below
+ * instruction by instruction, each under its name in WebAssembly's text
+ * format. {@link moduleBytes} assembles it. The build writes those bytes into
+ * byte-scan-module.js (see byte-scan-emit.ts), so that a command loads them
+ * rather than assembling them at every start; run from the sources (tests),
+ * they are assembled here.
+ */
+import {
+  LARGE_INVALID,
+  LARGE_MORE,
+  LARGE_SPANS,
+  LARGE_STACK,
+  LARGE_UNSURE,
+  MAX_DEPTH,
+  MAX_PLACES,
+  MAX_SPANS,
+  MORE,
+  STATE_BLOCK,
+} from './byte-scan-layout.js';
+
+function uleb(n: number): number[] {
+  const out: number[] = [];
+  do {
+    let byte = n & 0x7f;
+    n >>>= 7;
+    if (n !== 0) byte |= 0x80;
+    out.push(byte);
+  } while (n !== 0);
+  return out;
+}
+
+function sleb(n: number): number[] {
+  const out: number[] = [];
+  for (;;) {
+    const byte = n & 0x7f;
+    n >>= 7;
+    if ((n === 0 && (byte & 0x40) === 0) || (n === -1 && (byte & 0x40) !== 0)) {
+      out.push(byte);
+      return out;
+    }
+    out.push(byte | 0x80);
+  }
+}
+
+/**
+ * Instructions as they are written below: bytes, in arrays nested as the
+ * code is, flattened once (spreading each array into the next, as the module
+ * is made at every start, cost 10 ms and more and MiB of garbage).
+ */
+type Code = number | Code[];
+
+/** The bytes of `code`, appended to `out`. */
+function bytesOf(code: Code, out: number[] = []): number[] {
+  if (typeof code === 'number') out.push(code);
+  else for (const c of code) bytesOf(c, out);
+  return out;
+}
+
+function section(id: number, contents: Code): number[] {
+  const bytes = bytesOf(contents);
+  return [id, ...uleb(bytes.length), ...bytes];
+}
+
+function name(s: string): number[] {
+  return [...uleb(s.length), ...Buffer.from(s, 'latin1')];
+}
+
+// The instructions used, by their text names.
+const I32 = 0x7f;
+const V128 = 0x7b;
+const block = [0x02, 0x40];
+const loop = [0x03, 0x40];
+const if_ = [0x04, 0x40];
+const end = [0x0b];
+const br = (depth: number): Code => [0x0c, depth];
+const brIf = (depth: number): Code => [0x0d, depth];
+const return_ = [0x0f];
+const localGet = (i: number): Code => [0x20, i];
+const localSet = (i: number): Code => [0x21, i];
+const localTee = (i: number): Code => [0x22, i];
+const i32Const = (n: number): Code => [0x41, sleb(n)];
+const i32Load8UAt = (offset: number): Code => [0x2d, 0x00, uleb(offset)];
+const i32Load8U = i32Load8UAt(0);
+const i32LoadAt = (offset: number): Code => [0x28, 0x00, uleb(offset)];
+const i32Eq = [0x46];
+const i32Ne = [0x47];
+const i32Eqz = [0x45];
+const i32Store = [0x36, 0x02, 0x00];
+const i32Sub = [0x6b];
+const i32And = [0x71];
+const i32LtU = [0x49];
+const i32LtS = [0x48];
+const i32GtU = [0x4b];
+const i32GeU = [0x4f];
+const i32Ctz = [0x68];
+const i32Add = [0x6a];
+const i32Or = [0x72];
+const i32Shl = [0x74];
+const i32ShrU = [0x76];
+const call = (f: number): Code => [0x10, f];
+const v128LoadAt = (offset: number): Code => [0xfd, 0x00, 0x00, uleb(offset)];
+const v128Load = v128LoadAt(0);
+const i8x16Splat = [0xfd, 0x0f];
+const i8x16Eq = [0xfd, 0x23];
+const i8x16LtU = [0xfd, 0x26];
+const v128Const = (byte: number): Code => [0xfd, 0x0c, new Array<number>(16).fill(byte)]; // 16 copies of one byte
+const v128And = [0xfd, 0x4e];
+const v128AndNot = [0xfd, 0x4f];
+const i8x16Ne = [0xfd, 0x24];
+const v128Or = [0xfd, 0x50];
+const i8x16Bitmask = [0xfd, 0x64];
+const select = [0x1b];
+const i32StoreAt = (offset: number): Code => [0x36, 0x02, uleb(offset)];
+const i32Mul = [0x6c];
+
+// Locals of `string`: its parameters, then a vector of 16 bytes, a mask and the byte being looked at.
+const FROM = 0;
+const END = 1;
+const VEC = 2;
+const MASK = 3;
+const C = 4;
+
+/** True on the stack when the byte at `from + offset` is a hex digit: `(c - '0') <u 10 | ((c | 0x20) - 'a') <u 6`. */
+const isHexAt = (offset: number): Code => [
+  [localGet(FROM), i32Load8UAt(offset), localTee(C), i32Const(0x30), i32Sub, i32Const(10), i32LtU],
+  [localGet(C), i32Const(0x20), i32Or, i32Const(0x61), i32Sub, i32Const(6), i32LtU, i32Or],
+];
+
+/** True on the stack when `c` is one of the bytes of a one-letter escape: `"` `\` `/` `b` `f` `n` `r` `t`. */
+const isSimpleEscape = [0x22, 0x5c, 0x2f, 0x62, 0x66, 0x6e, 0x72, 0x74].flatMap((b, k) => [
+  localGet(C),
+  i32Const(b),
+  i32Eq,
+  (k > 0 ? i32Or : []),
+]);
+
+/** The body of `string(from, end) -> index`. */
+const STRING_BODY = [
+  // (local $vec v128) (local $mask i32) (local $c i32)
+  [2, 1, V128, 2, I32],
+  loop, // $scan: from one escape stepped over to the next byte of interest
+  block, // $found
+  block, // $tail
+  loop, // $simd
+  [localGet(FROM), i32Const(16), i32Add, localGet(END), i32GtU, brIf(1)],
+  [localGet(FROM), v128Load, localSet(VEC)],
+  [localGet(VEC), i32Const(0x22), i8x16Splat, i8x16Eq],
+  [localGet(VEC), i32Const(0x5c), i8x16Splat, i8x16Eq, v128Or],
+  [localGet(VEC), i32Const(0x20), i8x16Splat, i8x16LtU, v128Or],
+  [i8x16Bitmask, localTee(MASK)],
+  [if_, localGet(FROM), localGet(MASK), i32Ctz, i32Add, localSet(FROM), br(3), end],
+  [localGet(FROM), i32Const(16), i32Add, localSet(FROM), br(0)],
+  end, // $simd
+  end, // $tail
+  loop, // $bytes: the last few bytes one at a time
+  [localGet(FROM), localGet(END), i32GeU, if_, localGet(END), return_, end],
+  [localGet(FROM), i32Load8U, localTee(C), i32Const(0x22), i32Eq],
+  [localGet(C), i32Const(0x5c), i32Eq, i32Or],
+  [localGet(C), i32Const(0x20), i32LtU, i32Or, brIf(1)],
+  [localGet(FROM), i32Const(1), i32Add, localSet(FROM), br(0)],
+  end, // $bytes
+  end, // $found: the byte at from is a quote, a backslash or a control byte
+  // Not a backslash, or one whose escape may not end before `end`: the caller's.
+  [localGet(FROM), i32Load8U, i32Const(0x5c), i32Ne, if_, localGet(FROM), return_, end],
+  [localGet(FROM), i32Const(6), i32Add, localGet(END), i32GtU, if_, localGet(FROM), return_, end],
+  [localGet(FROM), i32Load8UAt(1), localSet(C)],
+  // A one-letter escape: stepped over.
+  [isSimpleEscape, if_, localGet(FROM), i32Const(2), i32Add, localSet(FROM), br(1), end],
+  // Anything but \u and four hex digits, or \u0000: the caller's.
+  [localGet(C), i32Const(0x75), i32Ne, if_, localGet(FROM), return_, end],
+  [isHexAt(2), isHexAt(3), i32And, isHexAt(4), i32And, isHexAt(5), i32And],
+  [i32Const(0), i32Eq, if_, localGet(FROM), return_, end],
+  [localGet(FROM), i32LoadAt(2), i32Const(0x30303030), i32Eq, if_, localGet(FROM), return_, end],
+  [localGet(FROM), i32Const(6), i32Add, localSet(FROM), br(0)],
+  end, // $scan
+  localGet(END),
+  end,
+];
+
+// Parameters and locals of `places`: the range, where to write the places found, how many are; a mask; the
+// vectors of the 16 bytes at the place and around it, by their offset from it.
+const OUT = 2;
+const COUNT = 3;
+const MASK_P = 4;
+const AT: Record<number, number> = { [-1]: 5, 0: 6, 1: 7, 2: 8 };
+
+/** A test of the byte at an offset from a place: one of `is`, or below `below` but not `except`; or none of `not`. */
+interface ByteTest {
+  at: number;
+  is?: number[];
+  below?: number;
+  except?: number;
+  not?: number[];
+}
+const PLACE_PATTERNS: ByteTest[][] = [
+  // `"` and `y` after the next byte, `"type"` perhaps, but not after `{` `[` `:`.
+  [{ at: 0, is: [0x22] }, { at: 2, is: [0x79] }, { at: -1, not: [0x7b, 0x5b, 0x3a] }],
+  // `\u0`: an escape that may spell a letter of `type`.
+  [{ at: 0, is: [0x5c] }, { at: 1, is: [0x75] }, { at: 2, is: [0x30] }],
+  // `}` then `{`, or a byte below `!` but a newline: perhaps values glued together.
+  [{ at: 0, is: [0x7d] }, { at: 1, is: [0x7b], below: 0x21, except: 0x0a }],
+];
+
+/** The instructions the patterns are tested with: on 16 bytes at a time (vectors of lanes), or on one. */
+interface Lanes {
+  /** On the stack: the byte(s) at `at` from `from`. */
+  byteAt(at: number): Code;
+  /** On the stack: `byte` (in every lane). */
+  constant(byte: number): Code;
+  eq: Code;
+  ltU: Code;
+  ne: Code;
+  and: Code;
+  or: Code;
+  /** The one below on the stack, and not the one on top. */
+  andNot: Code;
+}
+
+const VECTOR: Lanes = {
+  byteAt: (at) => localGet(AT[at]!),
+  constant: v128Const,
+  eq: i8x16Eq,
+  ltU: i8x16LtU,
+  ne: i8x16Ne,
+  and: v128And,
+  or: v128Or,
+  andNot: v128AndNot,
+};
+
+const SCALAR: Lanes = {
+  byteAt: (at) => [localGet(FROM), i32Const(at), i32Add, i32Load8U],
+  constant: i32Const,
+  eq: i32Eq,
+  ltU: i32LtU,
+  ne: i32Ne,
+  and: i32And,
+  or: i32Or,
+  andNot: [i32Eqz, i32And],
+};
+
+/** On the stack: true (in each lane) where one of the patterns is at the place. */
+function matchPlaces(l: Lanes): Code {
+  const anyOf = (at: number, bytes: number[]): Code => bytes.flatMap((byte, b) => [l.byteAt(at), l.constant(byte), l.eq, (b > 0 ? l.or : [])]);
+  return PLACE_PATTERNS.flatMap((pattern, p) => [
+    pattern
+      .filter((test) => test.is !== undefined)
+      .flatMap((test, k) => [
+        anyOf(test.at, test.is!),
+        (test.below === undefined ? [] : [l.byteAt(test.at), l.constant(test.below), l.ltU, l.byteAt(test.at), l.constant(test.except!), l.ne, l.and, l.or]),
+        (k > 0 ? l.and : []),
+      ]),
+    pattern.filter((test) => test.not !== undefined).flatMap((test) => [anyOf(test.at, test.not!), l.andNot]),
+    (p > 0 ? l.or : []),
+  ]);
+}
+
+/** Writes the place `from + ctz(mask)` and counts it; returns the count when the page of places is full. */
+const writePlace = [
+  [localGet(OUT), localGet(COUNT), i32Const(2), i32Shl, i32Add],
+  [localGet(FROM), localGet(MASK_P), i32Ctz, i32Add, i32Store],
+  [localGet(COUNT), i32Const(1), i32Add, localTee(COUNT), i32Const(MAX_PLACES), i32Eq, if_, localGet(COUNT), return_, end],
+];
+
+/** The body of `places(from, end, out) -> count`: the places found are written at `out`, as i32, up to a page of them. */
+const PLACES_BODY = [
+  // (local $count $mask i32) (local $before $at0 $at1 $at2 v128)
+  [2, 2, I32, 4, V128],
+  block, // $tail
+  loop, // $simd: while the 16 places and the 2 bytes after the last are before `end`
+  [localGet(FROM), i32Const(18), i32Add, localGet(END), i32GtU, brIf(1)],
+  [-1, 0, 1, 2].flatMap((at) => [localGet(FROM), (at < 0 ? [i32Const(1), i32Sub, v128Load] : v128LoadAt(at)), localSet(AT[at]!)]),
+  [matchPlaces(VECTOR), i8x16Bitmask, localSet(MASK_P)],
+  loop, // $each: every place of the 16
+  block,
+  [localGet(MASK_P), i32Eqz, brIf(0)],
+  writePlace,
+  [localGet(MASK_P), localGet(MASK_P), i32Const(1), i32Sub, i32And, localSet(MASK_P), br(1)],
+  end,
+  end, // $each
+  [localGet(FROM), i32Const(16), i32Add, localSet(FROM), br(0)],
+  end, // $simd
+  end, // $tail
+  loop, // $bytes: the last places one at a time
+  [localGet(FROM), localGet(END), i32GeU, if_, localGet(COUNT), return_, end],
+  [matchPlaces(SCALAR), if_, i32Const(1), localSet(MASK_P), writePlace, end],
+  [localGet(FROM), i32Const(1), i32Add, localSet(FROM), br(0)],
+  end, // $bytes
+  localGet(COUNT),
+  end,
+];
+
+// Parameters and locals of `walk`, after `from` and `to`: the state given, then the state's parts and the byte being looked at.
+const STATE = 2;
+const DEPTH = 3;
+const IN_STRING = 4;
+const B = 5;
+const STRING_FUNC = 0;
+
+/** On the stack: true when the byte `b` is one of `bytes`. */
+const isByte = (...bytes: number[]): Code => bytes.flatMap((byte, k) => [localGet(B), i32Const(byte), i32Eq, (k > 0 ? i32Or : [])]);
+
+/** The body of `walk(from, to, state) -> state`, as {@link walkBytes}; through a string, `string` steps over what cannot end it. */
+const WALK_BODY = [
+  // (local $depth $inString $b i32)
+  [1, 3, I32],
+  [localGet(STATE), i32Const(2), i32ShrU, localSet(DEPTH)],
+  [localGet(STATE), i32Const(1), i32ShrU, i32Const(1), i32And, localSet(IN_STRING)],
+  [localGet(STATE), i32Const(1), i32And, if_, localGet(FROM), i32Const(1), i32Add, localSet(FROM), end],
+  block, // $done
+  loop, // $walk
+  [localGet(FROM), localGet(END), i32GeU, brIf(1)],
+  [localGet(IN_STRING), if_],
+  [localGet(FROM), localGet(END), call(STRING_FUNC), localTee(FROM), localGet(END), i32GeU, brIf(2)],
+  [localGet(FROM), i32Load8U, localSet(B)],
+  [isByte(0x5c), if_, localGet(FROM), i32Const(2), i32Add, localSet(FROM), br(2), end],
+  [isByte(0x22), if_, i32Const(0), localSet(IN_STRING), end],
+  [localGet(FROM), i32Const(1), i32Add, localSet(FROM), br(1)],
+  end,
+  [localGet(FROM), i32Load8U, localSet(B)],
+  [isByte(0x22), if_, i32Const(1), localSet(IN_STRING), end],
+  [isByte(0x7b, 0x5b), if_, localGet(DEPTH), i32Const(1), i32Add, localSet(DEPTH), end],
+  [isByte(0x7d, 0x5d), localGet(DEPTH), i32Const(0), i32GtU, i32And, if_, localGet(DEPTH), i32Const(1), i32Sub, localSet(DEPTH), end],
+  [localGet(FROM), i32Const(1), i32Add, localSet(FROM), br(0)],
+  end, // $walk
+  end, // $done
+  [localGet(DEPTH), i32Const(2), i32Shl, localGet(IN_STRING), i32Const(1), i32Shl, i32Or],
+  [localGet(FROM), localGet(END), i32GtU, i32Or],
+  end,
+];
+
+// Parameters and locals of `quote(from, limit, end) -> index` and `number(at, limit, end) -> index`: where the
+// scan starts, the end of the window, the end of the bytes; the position, the byte being looked at, the result.
+const Q_AT = 0;
+const Q_LIMIT = 1;
+const Q_END = 2;
+const Q_T = 3;
+const Q_C = 4;
+const Q_R = 5;
+
+/** On the stack: true when the byte at `t + offset` is a hex digit (the byte is left in `c`). */
+const hexAt = (offset: number): Code => [
+  [localGet(Q_T), i32Load8UAt(offset), localTee(Q_C), i32Const(0x30), i32Sub, i32Const(10), i32LtU],
+  [localGet(Q_C), i32Const(0x20), i32Or, i32Const(0x61), i32Sub, i32Const(6), i32LtU, i32Or],
+];
+
+/** On the stack: true when `t` is in the window and the byte there is `byte`. */
+const byteIs = (byte: number): Code => [localGet(Q_T), localGet(Q_LIMIT), i32LtU, localGet(Q_T), i32Load8U, i32Const(byte), i32Eq, i32And];
+/** On the stack: true when `t` is in the window and the byte there is a digit. */
+const digitAtT = [localGet(Q_T), localGet(Q_LIMIT), i32LtU, localGet(Q_T), i32Load8U, i32Const(0x30), i32Sub, i32Const(10), i32LtU, i32And];
+const stepT = (n: number): Code => [localGet(Q_T), i32Const(n), i32Add, localSet(Q_T)];
+/** Steps `t` over the digits from it. */
+const digits = [loop, digitAtT, if_, stepT(1), br(1), end, end];
+
+
+/**
+ * The body of `quote(from, limit, end) -> index`: the quote that closes the
+ * string whose bytes go on at `from`, every escape checked as JSON.parse
+ * checks it; -1 when the string is not valid JSON or not closed, or holds
+ * `\u0000` (the skim's stand-ins are made of it: such a line is not
+ * skimmed); `MORE - t` when the window ends first.
+ */
+const QUOTE_BODY = [
+  // (local $t $c $r i32)
+  [1, 3, I32],
+  [localGet(Q_AT), localSet(Q_T)],
+  loop, // $scan
+  [localGet(Q_T), localGet(Q_LIMIT), call(STRING_FUNC), localTee(Q_T), localGet(Q_LIMIT), i32GeU, if_],
+  [localGet(Q_LIMIT), localGet(Q_END), i32LtU, if_, i32Const(MORE), localGet(Q_T), i32Sub, return_, end],
+  [i32Const(-1), return_],
+  end,
+  [localGet(Q_T), i32Load8U, localTee(Q_C), i32Const(0x22), i32Eq, if_, localGet(Q_T), return_, end],
+  // A control byte; else a backslash the scan left: one near the end, a \u0000, or no escape at all.
+  [localGet(Q_C), i32Const(0x5c), i32Ne, if_, i32Const(-1), return_, end],
+  [localGet(Q_T), i32Const(6), i32Add, localGet(Q_LIMIT), i32GtU, localGet(Q_LIMIT), localGet(Q_END), i32LtU, i32And],
+  [if_, i32Const(MORE), localGet(Q_T), i32Sub, return_, end],
+  [localGet(Q_T), i32Const(1), i32Add, localGet(Q_END), i32GeU, if_, i32Const(-1), return_, end],
+  [localGet(Q_T), i32Load8UAt(1), localSet(Q_C)],
+  [localGet(Q_C), i32Const(0x75), i32Eq, if_],
+  [localGet(Q_T), i32Const(6), i32Add, localGet(Q_END), i32GtU, if_, i32Const(-1), return_, end],
+  [hexAt(2), hexAt(3), i32And, hexAt(4), i32And, hexAt(5), i32And, i32Eqz, if_, i32Const(-1), return_, end],
+  [localGet(Q_T), i32LoadAt(2), i32Const(0x30303030), i32Eq, if_, i32Const(-1), return_, end],
+  [stepT(6), br(1)],
+  end,
+  [0x22, 0x5c, 0x2f, 0x62, 0x66, 0x6e, 0x72, 0x74].flatMap((b, k) => [localGet(Q_C), i32Const(b), i32Eq, (k > 0 ? i32Or : [])]),
+  [if_, stepT(2), br(1), end],
+  [i32Const(-1), return_],
+  end, // $scan
+  i32Const(-1),
+  end,
+];
+
+/**
+ * The body of `number(at, limit, end) -> index`: where the JSON number that
+ * starts at `at` ends; -1 when none starts there; `MORE` when the window
+ * ends before the bytes say (the number is read again from `at`).
+ */
+const NUMBER_BODY = [
+  // (local $t $c $r i32)
+  [1, 3, I32],
+  [localGet(Q_AT), localSet(Q_T), i32Const(-1), localSet(Q_R)],
+  block, // $out: `r` is -1 unless set
+  [byteIs(0x2d), if_, stepT(1), end],
+  [byteIs(0x30), if_, stepT(1), 0x05 /* else */, digitAtT, i32Eqz, brIf(1), digits, end],
+  [byteIs(0x2e), if_, stepT(1), digitAtT, i32Eqz, brIf(1), digits, end],
+  [byteIs(0x65), byteIs(0x45), i32Or, if_],
+  [stepT(1), byteIs(0x2b), byteIs(0x2d), i32Or, if_, stepT(1), end],
+  [digitAtT, i32Eqz, brIf(1), digits],
+  end,
+  [localGet(Q_T), localSet(Q_R)],
+  end, // $out
+  // Judged at the end of the window, with more bytes after it: the number may go on, or be valid after all.
+  [localGet(Q_T), localGet(Q_LIMIT), i32GeU, localGet(Q_LIMIT), localGet(Q_END), i32LtU, i32And, if_, i32Const(MORE), return_, end],
+  localGet(Q_R),
+  end,
+];
+
+// Parameters and locals of `large(base, limit, end) -> count`: see ByteScan.large and largeValues (skim.ts), whose
+// scan it is, state for state. Positions are absolute (offsets in the bytes) in the state block, the stack and the
+// spans; in the function, relative to the window (`base` is the offset of its first byte).
+const L_BASE = 0;
+const L_LIMIT = 1;
+const L_END = 2;
+const L_I = 3;
+const L_STATE = 4;
+const L_DEPTH = 5;
+const L_LARGE = 6;
+const L_SPANS = 7;
+const L_B = 8;
+const L_T = 9;
+const L_ENTRY = 10;
+const L_SIZE = 11;
+const L_THRESHOLD = 12;
+const L_STRING = 13;
+// What the scan expects next (as in skim.ts), and the two states of a string the window ended in.
+const S_VALUE = 0;
+const S_FIRST_VALUE = 1;
+const S_KEY = 2;
+const S_FIRST_KEY = 3;
+const S_COLON = 4;
+const S_AFTER = 5;
+const S_DONE = 6;
+const S_KEY_STRING = 7;
+const S_VALUE_STRING = 8;
+const QUOTE_FUNC = 4;
+const NUMBER_FUNC = 5;
+
+/** How many bytes a token other than a string may take before the window must move to it. */
+const ROOM = 64;
+
+const get = localGet;
+const set = localSet;
+/** On the stack: true when `b` is `byte`. */
+const bIs = (byte: number): Code => [get(L_B), i32Const(byte), i32Eq];
+const goTo = (state: number): Code => [i32Const(state), set(L_STATE)];
+const stepI = (n: number): Code => [get(L_I), i32Const(n), i32Add, set(L_I)];
+/** On the stack: the absolute position of the relative one `local`, plus `plus`. */
+const absolute = (local: number, plus = 0): Code => [get(local), get(L_BASE), i32Add, (plus ? [i32Const(plus), i32Add] : [])];
+/** On the stack: the offset in the stack page of the entry of the container at `depth - back`. */
+const entryOf = (back: number): Code => [get(L_DEPTH), (back > 0 ? [i32Const(back), i32Sub] : []), i32Const(16), i32Mul];
+/** The locals kept in the state block between windows, by their offset in it. */
+const KEPT: Array<[number, number]> = [
+  [0, L_I],
+  [4, L_STATE],
+  [8, L_DEPTH],
+  [12, L_LARGE],
+  [16, L_SPANS],
+  [20, L_THRESHOLD],
+  [24, L_STRING],
+];
+
+function largeBody(stackPage: number, spansPage: number): Code {
+  const close = (d: number) => br(d);
+  const next = (d: number) => br(d + 1);
+  const fail = (d: number) => br(d + 3);
+  const state = stackPage + STATE_BLOCK;
+  /** Saves the state, `i` made absolute, and asks for the window to move to it. */
+  const more = [
+    [i32Const(0), absolute(L_I), i32StoreAt(state)],
+    KEPT.slice(1).flatMap(([offset, local]) => [i32Const(0), get(local), i32StoreAt(state + offset)]),
+    [i32Const(LARGE_MORE), return_],
+  ];
+  /** Writes the span `[start, end)` (absolute, each pushed by the code given) and counts it; LARGE_UNSURE when the page is full. */
+  const writeSpan = (start: Code, endAt: Code): Code => [
+    [get(L_SPANS), i32Const(MAX_SPANS), i32GeU, if_, i32Const(LARGE_UNSURE), return_, end],
+    [get(L_SPANS), i32Const(8), i32Mul, start, i32StoreAt(spansPage)],
+    [get(L_SPANS), i32Const(8), i32Mul, endAt, i32StoreAt(spansPage + 4)],
+    [get(L_SPANS), i32Const(1), i32Add, set(L_SPANS)],
+  ];
+  /**
+   * The string whose bytes go on at `from` (a key's when `key`), at `d` ifs
+   * inside `$close`: closed, it is counted and the scan goes on after it; cut
+   * by the window, the scan stops, to go on inside it.
+   */
+  const string = (from: Code, key: boolean, d: number): Code => [
+    [from, get(L_LIMIT), get(L_END), call(QUOTE_FUNC), localTee(L_T), i32Const(-1), i32Eq, if_, fail(d + 1), end],
+    [get(L_T), i32Const(MORE + 1), i32LtS, if_, i32Const(MORE), get(L_T), i32Sub, set(L_I), goTo(key ? S_KEY_STRING : S_VALUE_STRING), more, end],
+    (key
+      ? []
+      : [
+          [absolute(L_T, 1), get(L_STRING), i32Sub, localTee(L_SIZE), get(L_THRESHOLD), i32GeU, if_],
+          writeSpan(get(L_STRING), absolute(L_T, 1)),
+          [get(L_LARGE), get(L_SIZE), i32Add, set(L_LARGE)],
+          end,
+        ]),
+    [get(L_T), i32Const(1), i32Add, set(L_I), goTo(key ? S_COLON : S_AFTER), next(d)],
+  ];
+  const value = [
+    // A string.
+    [bIs(0x22), if_],
+    [get(L_DEPTH), i32Eqz, if_, fail(3), end],
+    [absolute(L_I), set(L_STRING)],
+    string([get(L_I), i32Const(1), i32Add], false, 2),
+    end,
+    // An object or an array: the line's own object only at its first byte.
+    [bIs(0x7b), bIs(0x5b), i32Or, if_],
+    [get(L_DEPTH), i32Eqz, bIs(0x7b), i32Eqz, absolute(L_I), i32Const(0), i32Ne, i32Or, i32And, if_, fail(3), end],
+    [get(L_DEPTH), i32Const(MAX_DEPTH), i32GeU, if_, i32Const(LARGE_UNSURE), return_, end],
+    [entryOf(0), set(L_ENTRY)],
+    [get(L_ENTRY), absolute(L_I), i32StoreAt(stackPage)],
+    [get(L_ENTRY), bIs(0x5b), i32StoreAt(stackPage + 4)],
+    [get(L_ENTRY), get(L_SPANS), i32StoreAt(stackPage + 8)],
+    [get(L_ENTRY), get(L_LARGE), i32StoreAt(stackPage + 12)],
+    [get(L_DEPTH), i32Const(1), i32Add, set(L_DEPTH), i32Const(0), set(L_LARGE), stepI(1)],
+    [i32Const(S_FIRST_KEY), i32Const(S_FIRST_VALUE), bIs(0x7b), select, set(L_STATE), next(2)],
+    end,
+    // `]` closes an empty array.
+    [bIs(0x5d), get(L_STATE), i32Const(S_FIRST_VALUE), i32Eq, i32And, if_, close(2), end],
+    // No number or literal at the top level.
+    [get(L_DEPTH), i32Eqz, if_, fail(2), end],
+    [bIs(0x2d), get(L_B), i32Const(0x30), i32Sub, i32Const(10), i32LtU, i32Or, if_],
+    [get(L_I), get(L_LIMIT), get(L_END), call(NUMBER_FUNC), localTee(L_T), i32Const(-1), i32Eq, if_, fail(3), end],
+    [get(L_T), i32Const(MORE), i32Eq, if_, more, end],
+    [get(L_T), set(L_I), goTo(S_AFTER), next(2)],
+    end,
+    // true, null, false (the window holds ROOM bytes from i, or all that is left).
+    [
+      [0x74, 4, 0, 0x65757274],
+      [0x6e, 4, 0, 0x6c6c756e],
+      [0x66, 5, 1, 0x65736c61],
+    ].flatMap(([first, length, offset, word]) => [
+      [bIs(first!), get(L_I), i32Const(length!), i32Add, get(L_END), i32GtU, i32Eqz, i32And],
+      [get(L_I), i32LoadAt(offset!), i32Const(word! | 0), i32Eq, i32And],
+      [if_, stepI(length!), goTo(S_AFTER), next(2), end],
+    ]),
+    fail(1),
+  ];
+  const key = [
+    [bIs(0x22), if_, string([get(L_I), i32Const(1), i32Add], true, 2), end],
+    [bIs(0x7d), get(L_STATE), i32Const(S_FIRST_KEY), i32Eq, i32And, if_, close(2), end],
+    fail(1),
+  ];
+  const colon = [bIs(0x3a), if_, stepI(1), goTo(S_VALUE), next(2), end, fail(1)];
+  // `t`: the container is an array.
+  const after = [
+    [entryOf(1), i32LoadAt(stackPage + 4), set(L_T)],
+    [bIs(0x2c), if_, stepI(1), i32Const(S_VALUE), i32Const(S_KEY), get(L_T), select, set(L_STATE), next(2), end],
+    [get(L_B), i32Const(0x5d), i32Const(0x7d), get(L_T), select, i32Eq, if_, close(2), end],
+    fail(1),
+  ];
+  return [
+    // (local $i $state $depth $large $spans $b $t $entry $size $threshold $string i32)
+    [1, 11, I32],
+    KEPT.flatMap(([offset, local]) => [i32Const(0), i32LoadAt(state + offset), set(local)]),
+    [get(L_I), get(L_BASE), i32Sub, set(L_I)],
+    [get(L_LIMIT), get(L_BASE), i32Sub, set(L_LIMIT)],
+    [get(L_END), get(L_BASE), i32Sub, set(L_END)],
+    block, // $fail
+    block, // $finish
+    loop, // $main
+    // The window ends soon and the bytes go on: it moves to i first.
+    [get(L_I), i32Const(ROOM), i32Add, get(L_LIMIT), i32GtU, get(L_LIMIT), get(L_END), i32LtU, i32And, if_, more, end],
+    [get(L_I), get(L_END), i32GeU, brIf(1)],
+    block, // $close
+    // Inside a string the window ended in.
+    [get(L_STATE), i32Const(S_KEY_STRING), i32Eq, if_, string(get(L_I), true, 1), end],
+    [get(L_STATE), i32Const(S_VALUE_STRING), i32Eq, if_, string(get(L_I), false, 1), end],
+    [get(L_I), i32Load8U, set(L_B)],
+    [bIs(0x20), if_, stepI(1), next(1), end],
+    [get(L_STATE), i32Const(2), i32LtU, if_, value, end],
+    [get(L_STATE), i32Const(S_KEY), i32Sub, i32Const(2), i32LtU, if_, key, end],
+    [get(L_STATE), i32Const(S_COLON), i32Eq, if_, colon, end],
+    [get(L_STATE), i32Const(S_AFTER), i32Eq, if_, after, end],
+    fail(0), // after the top-level value: only spaces
+    end, // $close: the byte at i closes the innermost container
+    [get(L_DEPTH), i32Const(1), i32Sub, set(L_DEPTH), entryOf(0), set(L_ENTRY)],
+    [absolute(L_I, 1), get(L_ENTRY), i32LoadAt(stackPage), i32Sub, set(L_SIZE)],
+    // An array inside the line, large even without its own large values: left out whole, in place of them.
+    [get(L_ENTRY), i32LoadAt(stackPage + 4), get(L_DEPTH), i32Const(0), i32Ne, i32And],
+    [get(L_SIZE), get(L_LARGE), i32Sub, get(L_THRESHOLD), i32GeU, i32And, if_],
+    [get(L_ENTRY), i32LoadAt(stackPage + 8), set(L_SPANS)],
+    writeSpan([get(L_ENTRY), i32LoadAt(stackPage)], absolute(L_I, 1)),
+    [get(L_ENTRY), i32LoadAt(stackPage + 12), get(L_SIZE), i32Add, set(L_LARGE)],
+    0x05, // else
+    [get(L_ENTRY), i32LoadAt(stackPage + 12), get(L_LARGE), i32Add, set(L_LARGE)],
+    end,
+    stepI(1),
+    [i32Const(S_DONE), i32Const(S_AFTER), get(L_DEPTH), i32Eqz, select, set(L_STATE), br(0)],
+    end, // $main
+    end, // $finish: the end of the bytes
+    [get(L_STATE), i32Const(S_DONE), i32Eq, if_, get(L_SPANS), return_, end],
+    end, // $fail
+    i32Const(LARGE_INVALID),
+    end,
+  ];
+}
+
+/** The module: one memory, `string`, `places`, `walk` and `large`, all exported. */
+export function moduleBytes(): Uint8Array<ArrayBuffer> {
+  return Uint8Array.from(
+    bytesOf([
+  [0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00],
+  // (type (func (param i32 i32) (result i32))) (type (func (param i32 i32 i32) (result i32)))
+  section(1, [2, 0x60, 2, I32, I32, 1, I32, 0x60, 3, I32, I32, I32, 1, I32]),
+  // (func $string (type 0)) (func $places (type 1)) (func $walk (type 1)) (func $large (type 1)) (func $quote (type 1)) (func $number (type 1))
+  section(3, [6, 0, 1, 1, 1, 1, 1]),
+  // (memory 1): grown to one window and more when made
+  section(5, [1, 0x00, 1]),
+  // (export "memory" (memory 0)) (export "string" (func $string)) (export "places" (func $places)) (export "walk" (func $walk)) (export "large" (func $large))
+  section(7, [5, name('memory'), 0x02, 0, name('string'), 0x00, 0, name('places'), 0x00, 1, name('walk'), 0x00, 2, name('large'), 0x00, 3]),
+  section(10, [6, [STRING_BODY, PLACES_BODY, WALK_BODY, largeBody(LARGE_STACK, LARGE_SPANS), QUOTE_BODY, NUMBER_BODY].map((body) => bytesOf(body)).map((body) => [uleb(body.length), body])]),
+]),
+  );
+}
