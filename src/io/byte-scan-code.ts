@@ -121,19 +121,19 @@ const VEC = 2;
 const MASK = 3;
 const C = 4;
 
-/** True on the stack when the byte at `from + offset` is a hex digit: `(c - '0') <u 10 | ((c | 0x20) - 'a') <u 6`. */
-const isHexAt = (offset: number): Code => [
-  [localGet(FROM), i32Load8UAt(offset), localTee(C), i32Const(0x30), i32Sub, i32Const(10), i32LtU],
-  [localGet(C), i32Const(0x20), i32Or, i32Const(0x61), i32Sub, i32Const(6), i32LtU, i32Or],
+/**
+ * True on the stack when the byte at `at + offset` (`at` a local) is a hex
+ * digit, `(c - '0') <u 10 | ((c | 0x20) - 'a') <u 6`; the byte is left in
+ * the local `c`.
+ */
+const hexDigitAt = (at: number, c: number, offset: number): Code => [
+  [localGet(at), i32Load8UAt(offset), localTee(c), i32Const(0x30), i32Sub, i32Const(10), i32LtU],
+  [localGet(c), i32Const(0x20), i32Or, i32Const(0x61), i32Sub, i32Const(6), i32LtU, i32Or],
 ];
 
-/** True on the stack when `c` is one of the bytes of a one-letter escape: `"` `\` `/` `b` `f` `n` `r` `t`. */
-const isSimpleEscape = [0x22, 0x5c, 0x2f, 0x62, 0x66, 0x6e, 0x72, 0x74].flatMap((b, k) => [
-  localGet(C),
-  i32Const(b),
-  i32Eq,
-  (k > 0 ? i32Or : []),
-]);
+/** True on the stack when the local `c` is one of the bytes of a one-letter escape: `"` `\` `/` `b` `f` `n` `r` `t`. */
+const isSimpleEscape = (c: number): Code => [0x22, 0x5c, 0x2f, 0x62, 0x66, 0x6e, 0x72, 0x74].map((b, k) => [localGet(c), i32Const(b), i32Eq, k > 0 ? i32Or : []]);
+const isHexAt = (offset: number): Code => hexDigitAt(FROM, C, offset);
 
 /** The body of `string(from, end) -> index`. */
 const STRING_BODY = [
@@ -166,7 +166,7 @@ const STRING_BODY = [
   [localGet(FROM), i32Const(6), i32Add, localGet(END), i32GtU, if_, localGet(FROM), return_, end],
   [localGet(FROM), i32Load8UAt(1), localSet(C)],
   // A one-letter escape: stepped over.
-  [isSimpleEscape, if_, localGet(FROM), i32Const(2), i32Add, localSet(FROM), br(1), end],
+  [isSimpleEscape(C), if_, localGet(FROM), i32Const(2), i32Add, localSet(FROM), br(1), end],
   // Anything but \u and four hex digits, or \u0000: the caller's.
   [localGet(C), i32Const(0x75), i32Ne, if_, localGet(FROM), return_, end],
   [isHexAt(2), isHexAt(3), i32And, isHexAt(4), i32And, isHexAt(5), i32And],
@@ -338,11 +338,7 @@ const Q_T = 3;
 const Q_C = 4;
 const Q_R = 5;
 
-/** On the stack: true when the byte at `t + offset` is a hex digit (the byte is left in `c`). */
-const hexAt = (offset: number): Code => [
-  [localGet(Q_T), i32Load8UAt(offset), localTee(Q_C), i32Const(0x30), i32Sub, i32Const(10), i32LtU],
-  [localGet(Q_C), i32Const(0x20), i32Or, i32Const(0x61), i32Sub, i32Const(6), i32LtU, i32Or],
-];
+const hexAt = (offset: number): Code => hexDigitAt(Q_T, Q_C, offset);
 
 /** On the stack: true when `t` is in the window and the byte there is `byte`. */
 const byteIs = (byte: number): Code => [localGet(Q_T), localGet(Q_LIMIT), i32LtU, localGet(Q_T), i32Load8U, i32Const(byte), i32Eq, i32And];
@@ -382,7 +378,7 @@ const QUOTE_BODY = [
   [localGet(Q_T), i32LoadAt(2), i32Const(0x30303030), i32Eq, if_, i32Const(-1), return_, end],
   [stepT(6), br(1)],
   end,
-  [0x22, 0x5c, 0x2f, 0x62, 0x66, 0x6e, 0x72, 0x74].flatMap((b, k) => [localGet(Q_C), i32Const(b), i32Eq, (k > 0 ? i32Or : [])]),
+  isSimpleEscape(Q_C),
   [if_, stepT(2), br(1), end],
   [i32Const(-1), return_],
   end, // $scan
