@@ -23,9 +23,10 @@ export function describeSessionEnd(s: SessionEnd): string {
  * Says on stderr how each session that did not end well ended, and returns
  * the status they call for: 4 when one has no result, else 3 when one
  * failed, else 0; 2 when a session's result was read but not kept (see
- * ResultOptions.heldResults), whatever the others. An I/O error (`run.code`) comes first; under --strict, or
- * when nothing could be read, it is the whole story. `more` may add a note
- * of its own after each session's.
+ * ResultOptions.heldResults), whatever the others. An I/O error
+ * (`run.code`) comes first; under --strict, or when nothing could be read,
+ * it is the whole story. `more` may add a note of its own after each
+ * session's.
  */
 export function judgeSessions<S extends SessionEnd>(
   name: string,

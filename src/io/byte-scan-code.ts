@@ -605,16 +605,16 @@ function largeBody(stackPage: number, spansPage: number): Code {
 export function moduleBytes(): Uint8Array<ArrayBuffer> {
   return Uint8Array.from(
     bytesOf([
-  [0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00],
-  // (type (func (param i32 i32) (result i32))) (type (func (param i32 i32 i32) (result i32)))
-  section(1, [2, 0x60, 2, I32, I32, 1, I32, 0x60, 3, I32, I32, I32, 1, I32]),
-  // (func $string (type 0)) (func $places (type 1)) (func $walk (type 1)) (func $large (type 1)) (func $quote (type 1)) (func $number (type 1))
-  section(3, [6, 0, 1, 1, 1, 1, 1]),
-  // (memory 1): grown to one window and more when made
-  section(5, [1, 0x00, 1]),
-  // (export "memory" (memory 0)) (export "string" (func $string)) (export "places" (func $places)) (export "walk" (func $walk)) (export "large" (func $large))
-  section(7, [5, name('memory'), 0x02, 0, name('string'), 0x00, 0, name('places'), 0x00, 1, name('walk'), 0x00, 2, name('large'), 0x00, 3]),
-  section(10, [6, [STRING_BODY, PLACES_BODY, WALK_BODY, largeBody(LARGE_STACK, LARGE_SPANS), QUOTE_BODY, NUMBER_BODY].map((body) => bytesOf(body)).map((body) => [uleb(body.length), body])]),
-]),
+      [0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00],
+      // (type (func (param i32 i32) (result i32))) (type (func (param i32 i32 i32) (result i32)))
+      section(1, [2, 0x60, 2, I32, I32, 1, I32, 0x60, 3, I32, I32, I32, 1, I32]),
+      // (func $string (type 0)) (func $places (type 1)) (func $walk (type 1)) (func $large (type 1)) (func $quote (type 1)) (func $number (type 1))
+      section(3, [6, 0, 1, 1, 1, 1, 1]),
+      // (memory 1): grown to one window and more when made
+      section(5, [1, 0x00, 1]),
+      // (export "memory" (memory 0)) (export "string" (func $string)) (export "places" (func $places)) (export "walk" (func $walk)) (export "large" (func $large))
+      section(7, [5, name('memory'), 0x02, 0, name('string'), 0x00, 0, name('places'), 0x00, 1, name('walk'), 0x00, 2, name('large'), 0x00, 3]),
+      section(10, [6, [STRING_BODY, PLACES_BODY, WALK_BODY, largeBody(LARGE_STACK, LARGE_SPANS), QUOTE_BODY, NUMBER_BODY].map((body) => bytesOf(body)).map((body) => [uleb(body.length), body])]),
+    ]),
   );
 }

@@ -82,12 +82,12 @@ export interface ByteScan {
   walk(from: number, to: number, state: number): number;
   /**
    * The large values of the loaded bytes, as the skim's largeValues finds
-   * them (see skim.ts), when the bytes are one window at most: their
-   * `[start, end)` offsets are appended to `spans` in pairs, and their count
-   * given. {@link LARGE_INVALID} when the bytes are not one JSON object the
-   * skim can vouch for; {@link LARGE_UNSURE} when they are longer than a
-   * window, nest more than {@link MAX_DEPTH} deep or hold more than
-   * {@link MAX_SPANS} large values: the caller judges them itself.
+   * them (see skim.ts), read a window at a time: their `[start, end)`
+   * offsets are appended to `spans` in pairs, and their count given.
+   * {@link LARGE_INVALID} when the bytes are not one JSON object the skim can
+   * vouch for; {@link LARGE_UNSURE} when they nest more than
+   * {@link MAX_DEPTH} deep, hold more than {@link MAX_SPANS} large values or
+   * a number longer than a window: the caller judges them itself.
    */
   large(threshold: number, spans: number[]): number;
 }

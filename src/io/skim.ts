@@ -9,9 +9,8 @@
  * bytes searched 16 at a time), or in JavaScript where WebAssembly is not
  * available (strings searched with Buffer#indexOf), replaces each large value
  * by a short stand-in, parses what is left, and puts each large value back as
- * a property that
- * parses its bytes on first read. Reading the object gives exactly what
- * `JSON.parse` gives; only the cost moves to the values read.
+ * a property that parses its bytes on first read. Reading the object gives
+ * exactly what `JSON.parse` gives; only the cost moves to the values read.
  *
  * Large values are strings of at least `threshold` bytes, and arrays of at
  * least `threshold` bytes once their own large values are left out (the
