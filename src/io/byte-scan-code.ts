@@ -441,7 +441,7 @@ const S_VALUE_STRING = 8;
 const QUOTE_FUNC = 4;
 const NUMBER_FUNC = 5;
 
-/** How many bytes a token other than a string may take before the window must move to it. */
+/** The window moves to the next token when fewer bytes than this are left in it (and the line goes on): room for a number or a literal. */
 const ROOM = 64;
 
 const get = localGet;
