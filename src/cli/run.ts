@@ -3,7 +3,6 @@
  * a binary's: V8's young generation is held small (see heap.ts), the
  * command's module is loaded and run, and its status becomes the process's.
  */
-import { VERSION } from '../version.js';
 import { holdYoungSpace } from './heap.js';
 import type { Io } from './common.js';
 
@@ -23,12 +22,8 @@ export async function runCommand(command: CommandName, argv: string[], io?: Io):
   return (await COMMANDS[command]()).main(argv, io);
 }
 
-/** Runs a command with the process's arguments and exits with its status. */
+/** Runs a command with the process's arguments and exits with its status (start.ts has answered `--version`). */
 export async function run(command: CommandName, argv: string[] = process.argv.slice(2)): Promise<never> {
-  if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
-    process.stdout.write(`${VERSION}\n`);
-    process.exit(0);
-  }
   holdYoungSpace();
   process.exit(await runCommand(command, argv));
 }

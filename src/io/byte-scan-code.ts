@@ -8,7 +8,6 @@
  */
 import {
   LARGE_INVALID,
-  LARGE_MORE,
   LARGE_SPANS,
   LARGE_STACK,
   LARGE_UNSURE,
@@ -17,6 +16,7 @@ import {
   MAX_SPANS,
   MORE,
   STATE_BLOCK,
+  STATE_WORDS,
 } from './byte-scan-layout.js';
 
 function uleb(n: number): number[] {
@@ -455,15 +455,17 @@ const absolute = (local: number, plus = 0): Code => [get(local), get(L_BASE), i3
 /** On the stack: the offset in the stack page of the entry of the container at `depth - back`. */
 const entryOf = (back: number): Code => [get(L_DEPTH), (back > 0 ? [i32Const(back), i32Sub] : []), i32Const(16), i32Mul];
 /** The locals kept in the state block between windows, by their offset in it. */
-const KEPT: Array<[number, number]> = [
-  [0, L_I],
-  [4, L_STATE],
-  [8, L_DEPTH],
-  [12, L_LARGE],
-  [16, L_SPANS],
-  [20, L_THRESHOLD],
-  [24, L_STRING],
-];
+const KEPT: Array<[number, number]> = (
+  [
+    ['i', L_I],
+    ['state', L_STATE],
+    ['depth', L_DEPTH],
+    ['large', L_LARGE],
+    ['spans', L_SPANS],
+    ['threshold', L_THRESHOLD],
+    ['string', L_STRING],
+  ] as const
+).map(([word, local]) => [4 * STATE_WORDS[word], local]);
 
 function largeBody(stackPage: number, spansPage: number): Code {
   const close = (d: number) => br(d);
@@ -472,9 +474,8 @@ function largeBody(stackPage: number, spansPage: number): Code {
   const state = stackPage + STATE_BLOCK;
   /** Saves the state, `i` made absolute, and asks for the window to move to it. */
   const more = [
-    [i32Const(0), absolute(L_I), i32StoreAt(state)],
-    KEPT.slice(1).flatMap(([offset, local]) => [i32Const(0), get(local), i32StoreAt(state + offset)]),
-    [i32Const(LARGE_MORE), return_],
+    KEPT.map(([offset, local]) => [i32Const(0), local === L_I ? absolute(L_I) : get(local), i32StoreAt(state + offset)]),
+    [i32Const(MORE), return_],
   ];
   /** Writes the span `[start, end)` (absolute, each pushed by the code given) and counts it; LARGE_UNSURE when the page is full. */
   const writeSpan = (start: Code, endAt: Code): Code => [

@@ -21,8 +21,15 @@ export const MAX_PLACES = 16384;
 export const MAX_DEPTH = 4094;
 /** How many large values `large` writes: one page of `[start, end)` pairs. */
 export const MAX_SPANS = 8192;
-/** {@link ByteScan.large}'s state between windows, at the end of the stack's page: i, state, depth, large, spans, threshold, the string's start. */
+/** {@link ByteScan.large}'s state between windows, at the end of the stack's page: the words of {@link STATE_WORDS}. */
 export const STATE_BLOCK = MAX_DEPTH * 16;
+/**
+ * The words of the state block, by index: where the scan is (the window
+ * moves there), what it expects next, how deep it is, the large bytes of the
+ * container, the large values found, the threshold, where the string being
+ * read began.
+ */
+export const STATE_WORDS = { i: 0, state: 1, depth: 2, large: 3, spans: 4, threshold: 5, string: 6 } as const;
 
 /** {@link ByteScan.large}: the bytes are not one JSON object the skim can vouch for. */
 export const LARGE_INVALID = -1;
@@ -30,10 +37,9 @@ export const LARGE_INVALID = -1;
 export const LARGE_UNSURE = -2;
 
 /**
- * What `quote` and `number` give when they reach the end of the window
- * before the token ends, and the bytes go on past it: `MORE - t`, `t` where
- * to go on from once the window has moved.
+ * The window ends before the scan can go on, and the bytes go on past it:
+ * what `large` gives, the window to move to the position it saved (see
+ * WasmScan.large); what `quote` and `number` give it, `MORE - t` for a
+ * string to go on at `t`.
  */
 export const MORE = -3;
-/** What `large` gives when the window must move to the position it saved (see WasmScan.large). */
-export const LARGE_MORE = MORE;

@@ -27,14 +27,15 @@
  */
 import {
   FOUND,
-  LARGE_MORE,
   LARGE_SPANS,
   LARGE_STACK,
   LARGE_UNSURE,
   MAX_PLACES,
   MAX_SPANS,
+  MORE,
   PAGE,
   STATE_BLOCK,
+  STATE_WORDS,
   WINDOW,
 } from './byte-scan-layout.js';
 import { MODULE } from './byte-scan-module.js';
@@ -92,7 +93,6 @@ export interface ByteScan {
   large(threshold: number, spans: number[]): number;
 }
 
-
 /**
  * True when `raw[at]` is a place {@link ByteScan.places} finds, judged by the
  * bytes themselves (none before the first or past the last): where there is
@@ -149,12 +149,15 @@ export function walkBytes(raw: Uint8Array, from: number, to: number, state: numb
 type Search = (from: number, end: number) => number;
 type Walk = (from: number, to: number, state: number) => number;
 type Places = (from: number, end: number, out: number) => number;
-
-type Large = (from: number, end: number, threshold: number) => number;
+type Large = (base: number, limit: number, end: number) => number;
 
 class WasmScan implements ByteScan {
   private readonly memory: Uint8Array;
   private readonly found: Int32Array;
+  /** The large values `large` found. */
+  private readonly spans: Int32Array;
+  /** `large`'s state between windows (see STATE_WORDS). */
+  private readonly largeState: Int32Array;
   private raw: Buffer = Buffer.alloc(0);
   /** `raw[base, base + size)` is in the memory, from its start. */
   private base = 0;
@@ -172,23 +175,19 @@ class WasmScan implements ByteScan {
     this.memory = new Uint8Array(memory.buffer);
     this.found = new Int32Array(memory.buffer, FOUND, MAX_PLACES);
     this.spans = new Int32Array(memory.buffer, LARGE_SPANS, 2 * MAX_SPANS);
-    this.largeState = new Int32Array(memory.buffer, LARGE_STACK + STATE_BLOCK, 7);
+    this.largeState = new Int32Array(memory.buffer, LARGE_STACK + STATE_BLOCK, Object.keys(STATE_WORDS).length);
   }
-
-  private readonly spans: Int32Array;
-  /** `large`'s state between windows: i, state, depth, large bytes, spans, threshold, a string's start. */
-  private readonly largeState: Int32Array;
 
   large(threshold: number, spans: number[]): number {
     const state = this.largeState;
     state.fill(0);
-    state[5] = threshold;
+    state[STATE_WORDS.threshold] = threshold;
     if (this.base !== 0) this.show(0);
     for (;;) {
       const count = this.largeSearch(this.base, this.base + this.size, this.raw.length);
-      if (count === LARGE_MORE) {
+      if (count === MORE) {
         // The scan stopped at i, near the window's end: the window moves there, unless it starts there (a token longer than a window).
-        const at = state[0]!;
+        const at = state[STATE_WORDS.i]!;
         if (at <= this.base) return LARGE_UNSURE;
         this.show(at);
         continue;
