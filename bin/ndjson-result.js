@@ -1,3 +1,2 @@
 #!/usr/bin/env node
-import { start } from '../dist/cli/start.js';
-await start('result');
+require('../dist/cli/start.cjs').start('result');

@@ -1,5 +1,7 @@
 /**
- * How a binary starts: `--version` is answered at once; otherwise the
+ * How a binary starts (bin/, through this module built as CommonJS,
+ * dist/cli/start.cjs: no ES module loader to set up before the command
+ * runs): `--version` is answered at once; otherwise the
  * commands' bundle (one CommonJS file, see package.json's `bundle` script)
  * is compiled with V8's code cache made for it when the package was built
  * (see code-cache.ts), and the command run.
