@@ -110,6 +110,7 @@ const v128AndNot = [0xfd, 0x4f];
 const i8x16Ne = [0xfd, 0x24];
 const v128Or = [0xfd, 0x50];
 const i8x16Bitmask = [0xfd, 0x64];
+const v128AnyTrue = [0xfd, 0x53];
 const select = [0x1b];
 const i32StoreAt = (offset: number): Code => [0x36, 0x02, uleb(offset)];
 const i32Mul = [0x6c];
@@ -255,6 +256,20 @@ function matchPlaces(l: Lanes): Code {
   ]);
 }
 
+/**
+ * On the stack: true where a place may be, from the bytes at the place and
+ * after it alone (each pattern's tests of one or more bytes exactly): a
+ * byte of 16 most often fails it, and the whole test is left out.
+ */
+function mayBePlaces(l: Lanes): Code {
+  return PLACE_PATTERNS.flatMap((pattern, p) => [
+    pattern
+      .filter((test) => test.at >= 0 && test.is !== undefined && test.below === undefined)
+      .flatMap((test, k) => [test.is!.flatMap((byte, b) => [l.byteAt(test.at), l.constant(byte), l.eq, (b > 0 ? l.or : [])]), (k > 0 ? l.and : [])]),
+    (p > 0 ? l.or : []),
+  ]);
+}
+
 /** Writes the place `from + ctz(mask)` and counts it; returns the count when the page of places is full. */
 const writePlace = [
   [localGet(OUT), localGet(COUNT), i32Const(2), i32Shl, i32Add],
@@ -269,7 +284,9 @@ const PLACES_BODY = [
   block, // $tail
   loop, // $simd: while the 16 places and the 2 bytes after the last are before `end`
   [localGet(FROM), i32Const(18), i32Add, localGet(END), i32GtU, brIf(1)],
-  [-1, 0, 1, 2].flatMap((at) => [localGet(FROM), (at < 0 ? [i32Const(1), i32Sub, v128Load] : v128LoadAt(at)), localSet(AT[at]!)]),
+  [0, 1, 2].flatMap((at) => [localGet(FROM), v128LoadAt(at), localSet(AT[at]!)]),
+  [mayBePlaces(VECTOR), v128AnyTrue, if_],
+  [localGet(FROM), i32Const(1), i32Sub, v128Load, localSet(AT[-1]!)],
   [matchPlaces(VECTOR), i8x16Bitmask, localSet(MASK_P)],
   loop, // $each: every place of the 16
   block,
@@ -278,6 +295,7 @@ const PLACES_BODY = [
   [localGet(MASK_P), localGet(MASK_P), i32Const(1), i32Sub, i32And, localSet(MASK_P), br(1)],
   end,
   end, // $each
+  end, // if
   [localGet(FROM), i32Const(16), i32Add, localSet(FROM), br(0)],
   end, // $simd
   end, // $tail
