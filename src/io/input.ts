@@ -147,6 +147,17 @@ export interface ReaderOptions {
    */
   skim?: (type: string) => boolean;
   /**
+   * Which of the types `needs` says no to change nothing in the sink but
+   * where their session was last seen: of a run of such lines of one
+   * session, after the first, only the last is handed over (a line the
+   * reader cannot judge by its bytes alone ends the run, as does a line
+   * read across chunks). For a sink to which such a record says no more
+   * than "the session is still going, here": the run's other lines would
+   * only be overwritten. Line numbers count every line. Without it, every
+   * line is handed over.
+   */
+  passes?: (type: string) => boolean;
+  /**
    * Assemble a line read across several chunks in buffers the reader reuses,
    * rather than in a new one per line: the records of such a line, like
    * those that point into a chunk, are then valid only until the write after
@@ -330,25 +341,26 @@ const KNOWN_TYPES = ['assistant', 'tool_call', 'thinking', 'result', 'system', '
 /**
  * The type named by a line's first key, when the line starts exactly with
  * `{"type":"` and the name is plain ASCII without escapes: in a valid JSON
- * object line that first key is certainly the top-level `type`.
+ * object line that first key is certainly the top-level `type`. The line is
+ * `buf[start, end)` (all of `buf` by default).
  */
-export function peekType(raw: Buffer): string | undefined {
-  const length = raw.length;
-  if (length < 12) return undefined;
-  if (!sameBytes(raw, 0, TYPE_PREFIX)) return undefined;
+export function peekType(buf: Buffer, start = 0, end = buf.length): string | undefined {
+  if (end - start < 12) return undefined;
+  if (!sameBytes(buf, start, TYPE_PREFIX)) return undefined;
   // Plain bytes that names are made of; a quote ends the name, anything else means no certainty.
-  let end = 9;
-  for (; end < length && end < 9 + 64; end++) {
-    const b = raw[end]!;
+  const from = start + 9;
+  let at = from;
+  for (; at < end && at < from + 64; at++) {
+    const b = buf[at]!;
     if (b === 0x22) break;
     if (b < 0x20 || b >= 0x7f || b === 0x5c) return undefined;
   }
-  if (raw[end] !== 0x22) return undefined;
-  const after = raw[end + 1];
+  if (at >= end - 1 || buf[at] !== 0x22) return undefined;
+  const after = buf[at + 1];
   if (after !== 0x2c && after !== 0x7d) return undefined;
-  const size = end - 9;
-  for (const known of KNOWN_TYPES) if (known.bytes.length === size && sameBytes(raw, 9, known.bytes)) return known.name;
-  return raw.toString('latin1', 9, end);
+  const size = at - from;
+  for (const known of KNOWN_TYPES) if (known.bytes.length === size && sameBytes(buf, from, known.bytes)) return known.name;
+  return buf.toString('latin1', from, at);
 }
 
 // A run of top-level scalar members closing the object: `,"session_id":"…"` then `,"k":scalar`… then `}`.
@@ -371,11 +383,12 @@ function isScalarByte(b: number): boolean {
 
 /**
  * True when the string value that starts at `raw[open]` (its opening quote) is
- * the value of a `"session_id"` key that follows a `,` or the object's `{`.
+ * the value of a `"session_id"` key that follows a `,` or the object's `{`
+ * (the line starting at `start`).
  */
-function isSessionKey(raw: Buffer, open: number): boolean {
+function isSessionKey(raw: Buffer, start: number, open: number): boolean {
   const quote = open - SESSION_ID.length - 3;
-  if (quote < 1 || raw[open - 1] !== 0x3a || raw[open - 2] !== 0x22 || raw[quote] !== 0x22) return false;
+  if (quote < start + 1 || raw[open - 1] !== 0x3a || raw[open - 2] !== 0x22 || raw[quote] !== 0x22) return false;
   const before = raw[quote - 1];
   return (before === 0x2c || before === 0x7b) && sameBytes(raw, quote + 1, SESSION_ID);
 }
@@ -385,46 +398,47 @@ function isSessionKey(raw: Buffer, open: number): boolean {
  * through its last scalar members without parsing; undefined when the line
  * does not end that way. A string value is first compared with the last
  * session found (the lines of a session follow one another), which spares
- * checking its bytes one by one: they were checked when it was found.
+ * checking its bytes one by one: they were checked when it was found. The
+ * line is `buf[start, end)` (all of `buf` by default).
  */
-export function peekSession(raw: Buffer): string | undefined {
-  let i = raw.length - 1;
-  if (i < 1 || raw[i] !== 0x7d) return undefined;
+export function peekSession(buf: Buffer, start = 0, end = buf.length): string | undefined {
+  let i = end - 1;
+  if (i < start + 1 || buf[i] !== 0x7d) return undefined;
   i--;
-  for (let members = 0; members < MAX_MEMBERS && i > 0; members++) {
+  for (let members = 0; members < MAX_MEMBERS && i > start; members++) {
     // The value ends at i: a plain string, or a number or literal.
     let valueStart: number;
-    if (raw[i] === 0x22) {
+    if (buf[i] === 0x22) {
       const last = lastSessionBytes.length;
       const open = i - last - 1;
-      if (last > 0 && open >= 0 && raw[open] === 0x22 && sameBytes(raw, open + 1, lastSessionBytes)) {
-        if (isSessionKey(raw, open)) return lastSessionId;
+      if (last > 0 && open >= start && buf[open] === 0x22 && sameBytes(buf, open + 1, lastSessionBytes)) {
+        if (isSessionKey(buf, start, open)) return lastSessionId;
         valueStart = open;
       } else {
         let j = i - 1;
-        while (j >= 0 && isPlain(raw[j]!)) j--;
-        if (j < 0 || raw[j] !== 0x22) return undefined;
+        while (j >= start && isPlain(buf[j]!)) j--;
+        if (j < start || buf[j] !== 0x22) return undefined;
         valueStart = j;
-        if (isSessionKey(raw, valueStart)) {
-          lastSessionBytes = Buffer.from(raw.subarray(valueStart + 1, i));
+        if (isSessionKey(buf, start, valueStart)) {
+          lastSessionBytes = Buffer.from(buf.subarray(valueStart + 1, i));
           lastSessionId = lastSessionBytes.toString('latin1');
           return lastSessionId;
         }
       }
     } else {
       let j = i;
-      while (j >= 0 && isScalarByte(raw[j]!)) j--;
+      while (j >= start && isScalarByte(buf[j]!)) j--;
       if (j === i) return undefined;
       valueStart = j + 1;
     }
     // `:` then the key, a plain string, then `,` (the object's `{` would mean no session here).
     let k = valueStart - 1;
-    if (raw[k] !== 0x3a) return undefined;
+    if (k <= start || buf[k] !== 0x3a) return undefined;
     k--;
-    if (raw[k] !== 0x22) return undefined;
+    if (buf[k] !== 0x22) return undefined;
     let m = k - 1;
-    while (m >= 0 && isPlain(raw[m]!)) m--;
-    if (m < 1 || raw[m] !== 0x22 || raw[m - 1] !== 0x2c) return undefined;
+    while (m >= start && isPlain(buf[m]!)) m--;
+    if (m < start + 1 || buf[m] !== 0x22 || buf[m - 1] !== 0x2c) return undefined;
     i = m - 2;
   }
   return undefined;
@@ -553,6 +567,11 @@ function isSpace(b: number): boolean {
   return b === 0x20 || b === 0x09 || b === 0x0d || b === 0x0a;
 }
 
+/** What {@link EventReader.passOver} makes of a line. */
+const PASS_NO = 0;
+const PASS_GIVE = 1;
+const PASS_HOLD = 2;
+
 /**
  * Turns bytes into events, synchronously. Feed it with {@link write}, mark the
  * end of each source with {@link endSource}; events and problems go to the
@@ -578,6 +597,11 @@ export class EventReader {
   private slow: SlowState | null = null;
   private readonly needs: ((type: string) => boolean) | undefined;
   private readonly skim: ((type: string) => boolean) | undefined;
+  private readonly passes: ((type: string) => boolean) | undefined;
+  /** The session of the last line handed over, when it was of a type `passes` says yes to (see {@link passOver}). */
+  private runSession: string | undefined;
+  /** The type of the line {@link passOver} judged last. */
+  private passType = '';
   private readonly broken = (rec: SkimmedRecord): void => {
     this.sink.problem({ source: rec.source, line: rec.line, reason: 'not JSON', excerpt: excerptOf(rec.raw), raw: rec.raw });
   };
@@ -588,6 +612,7 @@ export class EventReader {
   ) {
     this.needs = options.needs;
     this.skim = options.skim;
+    this.passes = options.needs === undefined ? undefined : options.passes;
     this.reuseLines = options.reuseLines === true;
   }
 
@@ -614,10 +639,16 @@ export class EventReader {
     this.lentBusy = false;
     // Only a reader that hands lines over unparsed asks about them.
     const scan = this.needs !== undefined ? new LineScan(chunk) : undefined;
+    const passing = scan !== undefined && this.passes !== undefined;
+    // The last line of a run let by, not handed over yet: `chunk[held, heldEnd)`, line `heldNo`.
+    let held = -1;
+    let heldEnd = 0;
+    let heldNo = 0;
     let start = 0;
     for (;;) {
       const nl = chunk.indexOf(10, start);
       if (nl === -1) {
+        if (held >= 0) this.line(chunk.subarray(held, heldEnd), heldNo, false, scan, held);
         // Kept past this call: copied, since the chunk's memory may be read into again once written.
         if (start < chunk.length) this.keep(chunk, start, chunk.length);
         return;
@@ -625,11 +656,53 @@ export class EventReader {
       if (this.carryLength > 0) {
         this.keep(chunk, start, nl);
         this.line(this.takeCarry(), ++this.lineNo);
+        start = nl + 1;
+        continue;
+      }
+      const pass = passing ? this.passOver(chunk, start, nl, scan) : PASS_NO;
+      if (pass === PASS_HOLD) {
+        held = start;
+        heldEnd = nl;
+        heldNo = ++this.lineNo;
+        start = nl + 1;
+        continue;
+      }
+      if (held >= 0) {
+        // The run ends: its last line is handed over first.
+        const session = this.runSession;
+        this.line(chunk.subarray(held, heldEnd), heldNo, false, scan, held);
+        this.runSession = session;
+        held = -1;
+      }
+      if (pass === PASS_GIVE) {
+        const no = ++this.lineNo;
+        this.sink.record(new SkimmedRecord(chunk.subarray(start, nl), this.source, no, this.passType, this.broken));
       } else {
         this.line(chunk.subarray(start, nl), ++this.lineNo, false, scan, start);
       }
       start = nl + 1;
     }
+  }
+
+  /**
+   * Judges the line `chunk[start, end)`, not yet counted, for {@link
+   * ReaderOptions.passes}: PASS_NO when it is not of such a type or when its
+   * bytes do not say for certain what the full path would (see {@link
+   * line}); else its session, read from its end, is the run's (PASS_GIVE
+   * when a new run starts with it, to be handed over as the full path
+   * would; PASS_HOLD when the line before was of the same run).
+   */
+  private passOver(chunk: Buffer, start: number, end: number, scan: LineScan): number {
+    // Line 1 may start with a byte-order mark; a line ending `}\r` has no session at its end.
+    if (this.slow !== null || this.lineNo === 0) return PASS_NO;
+    const type = peekType(chunk, start, end);
+    if (type === undefined || this.needs!(type) || !this.passes!(type)) return PASS_NO;
+    const session = peekSession(chunk, start, end);
+    if (session === undefined || !scan.typeIsCertain(start, end)) return PASS_NO;
+    if (session === this.runSession) return PASS_HOLD;
+    this.runSession = session;
+    this.passType = type;
+    return PASS_GIVE;
   }
 
   /** {@link typeIsCertain} for `raw`, which is `[at, …)` of the chunk `scan` searches when there is one. */
@@ -688,6 +761,8 @@ export class EventReader {
    * `scan`: the scan of the chunk the line is `[at, …)` of, when it is one.
    */
   private line(buf: Buffer, no: number, unterminated = false, scan?: LineScan, at = 0): void {
+    // A line of the full path ends any run (the sink's last session may be another).
+    this.runSession = undefined;
     let end = buf.length;
     if (end > 0 && buf[end - 1] === 0x0d) end--;
     let begin = 0;

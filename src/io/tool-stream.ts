@@ -39,6 +39,14 @@ export interface ToolCore {
    * every line in full.
    */
   skim?(type: string): boolean;
+  /**
+   * Which of the types it does not read (see {@link needs}) an event of
+   * changes nothing but where its session was last seen, so that of a run
+   * of such events of one session the core needs only the first and the
+   * last (see ReaderOptions.passes). Without it, every event is handed
+   * over.
+   */
+  passes?(type: string): boolean;
 }
 
 /** Options shared by every tool stream. */
@@ -97,6 +105,7 @@ export function toolStream(core: ToolCore, options: ToolStreamOptions = {}): Tra
     {
       needs: options.strict || !core.needs ? undefined : (type) => core.needs!(type),
       skim: options.strict || !core.skim ? undefined : (type) => core.skim!(type),
+      passes: options.strict || !core.passes ? undefined : (type) => core.passes!(type),
       // A core keeps copies of what it keeps (retainRecord, keepSkimmed): lines read across chunks can share one buffer.
       reuseLines: true,
     },

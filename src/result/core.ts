@@ -91,6 +91,11 @@ export class ResultCore implements ToolCore {
     return type === 'result' || type === 'system';
   }
 
+  /** Every event it does not read tells only that its session goes on, and where. */
+  passes(type: string): boolean {
+    return !this.needs(type);
+  }
+
   record(rec: EventRecord, emit: Emit): void {
     // Events without a session id belong to the session being read.
     const id = recordSessionField(rec) ?? this.last?.session ?? '';

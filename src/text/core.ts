@@ -397,6 +397,11 @@ export class TextCore implements ToolCore {
     return type === 'tool_call';
   }
 
+  /** Of the events it does not read, all but tool calls (each ends a stretch of text) only say where their session was last seen. */
+  passes(type: string): boolean {
+    return !this.needs(type) && type !== 'tool_call';
+  }
+
   record(rec: EventRecord, emit: Emit): void {
     const field = recordSessionField(rec);
     // Events without a session id belong to the session being read.

@@ -124,6 +124,11 @@ export class ToolsCore implements ToolCore {
     return type === 'tool_call' && !this.options.full;
   }
 
+  /** Events it does not read but assistant messages (searched for foreign tool calls) change nothing. */
+  passes(type: string): boolean {
+    return !this.needs(type) && type !== 'assistant';
+  }
+
   record(rec: EventRecord, emit: Emit): void {
     const type = recordType(rec);
     if (type !== 'tool_call' && type !== 'system') {

@@ -1,0 +1,178 @@
+// The reader's runs (ReaderOptions.passes): of a run of lines a core reads only for their session,
+// after the first only the last is handed over. Every core must end exactly as when it is handed
+// every line: the same output, the same verdicts, at every chunk size, on every stream we have.
+import t from 'tap';
+import fs from 'node:fs';
+import path from 'node:path';
+import { EventReader, formatProblem, recordSession } from '../src/io/input.js';
+import type { EventRecord, ReaderOptions } from '../src/io/input.js';
+import type { ToolCore } from '../src/io/tool-stream.js';
+import { ResultCore } from '../src/result/core.js';
+import { TextCore } from '../src/text/core.js';
+import { ToolsCore } from '../src/tools/core.js';
+import { ROOT } from './fixtures/lib/run.js';
+import { damage } from './fixtures/lib/json-text.js';
+import { generate, Rng } from '../bench/generate.mjs';
+
+/** Runs `core` over `input` in chunks of `chunk` bytes (0: at once), as toolStream does; `passes` false: every line handed over. */
+function drive(core: ToolCore, input: Buffer, chunk: number, passes: boolean): { out: string; problems: string[]; handed: number } {
+  const parts: Buffer[] = [];
+  const problems: string[] = [];
+  let handed = 0;
+  const emit = (data: string | Buffer): void => {
+    parts.push(Buffer.from(data));
+  };
+  const options: ReaderOptions = {
+    needs: core.needs ? (type) => core.needs!(type) : undefined,
+    skim: core.skim ? (type) => core.skim!(type) : undefined,
+    passes: passes && core.passes ? (type) => core.passes!(type) : undefined,
+    reuseLines: true,
+  };
+  const reader = new EventReader(
+    {
+      record: (rec) => {
+        handed++;
+        core.record(rec, emit);
+      },
+      problem: (p) => {
+        problems.push(formatProblem(p));
+        core.problem?.(p, emit);
+      },
+    },
+    options,
+  );
+  reader.startSource('in.ndjson');
+  if (chunk <= 0) reader.write(input);
+  else for (let i = 0; i < input.length; i += chunk) reader.write(Buffer.from(input.subarray(i, i + chunk)));
+  reader.endSource();
+  core.end(emit);
+  return { out: Buffer.concat(parts).toString('utf8'), problems, handed };
+}
+
+type Made = { core: ToolCore; state: () => unknown };
+
+const place = (r: EventRecord | undefined): unknown => (r === undefined ? undefined : { line: r.line, raw: r.raw.toString('utf8') });
+
+/** The cores, as the commands make them, with what each keeps for its verdict. */
+const CORES: Record<string, () => Made> = {
+  'result --all': () => {
+    const core = new ResultCore({ all: true, keepResults: false });
+    return { core, state: () => core.verdicts.map((v) => ({ ...v, result: place(v.result) })) };
+  },
+  result: () => {
+    const core = new ResultCore({ heldResults: 2 });
+    return { core, state: () => core.verdicts.map((v) => ({ ...v, result: place(v.result) })) };
+  },
+  text: () => {
+    const core = new TextCore({});
+    return { core, state: () => core.sessions.map((s) => ({ ...s, result: place(s.result) })) };
+  },
+  'text --all': () => {
+    const core = new TextCore({ all: true, tools: true, user: true });
+    return { core, state: () => core.sessions.map((s) => ({ ...s, result: place(s.result) })) };
+  },
+  'text --all --thinking --no-tools': () => {
+    const core = new TextCore({ all: true, tools: false, user: false, thinking: true });
+    return { core, state: () => core.sessions.map((s) => ({ ...s, result: place(s.result) })) };
+  },
+  'tools --summary --deny-read': () => {
+    const seen: unknown[] = [];
+    const core = new ToolsCore({ summary: true, denyRead: ['**/.env'], onViolation: (v) => seen.push(v), onForeignCalls: (source, line) => seen.push({ source, line }) });
+    return { core, state: () => seen };
+  },
+};
+
+function streams(): Array<[string, Buffer]> {
+  const dir = path.join(ROOT, 'test/fixtures/streams');
+  const out: Array<[string, Buffer]> = fs.readdirSync(dir).map((f) => [f, fs.readFileSync(path.join(dir, f))]);
+  const parts: string[] = [];
+  generate({ seed: 'passes', size: 400_000, maxPayload: 2000, hugeEvery: 0, write: (text: string) => parts.push(text) });
+  const generated = { stdout: Buffer.from(parts.join('')) };
+  out.push(['generated', generated.stdout]);
+  // Its lines shuffled in blocks (sessions interleaved, runs broken), and some of them damaged.
+  const rng = new Rng('passes: shuffled and damaged');
+  const lines = generated.stdout.toString('utf8').split('\n').slice(0, -1);
+  const shuffled: string[] = [];
+  for (let i = 0; i < lines.length; i += 20) {
+    const block = lines.slice(i, i + 20);
+    if (rng.chance(0.3)) block.reverse();
+    shuffled.push(...block);
+  }
+  out.push(['generated, shuffled in blocks', Buffer.from(`${shuffled.join('\n')}\n`)]);
+  const damaged = lines.map((l) => (rng.chance(0.05) ? damage(rng, Buffer.from(l)).toString('latin1') : l));
+  out.push(['generated, damaged', Buffer.from(`${damaged.join('\n')}\n`, 'latin1')]);
+  return out;
+}
+
+const STREAMS = streams();
+
+t.test('every core ends as when it is handed every line, at every chunk size', async (t) => {
+  for (const [name, make] of Object.entries(CORES)) {
+    for (const [file, input] of STREAMS) {
+      for (const chunk of [0, 1, 7, 100, 4096]) {
+        // The byte-by-byte reading of the larger streams adds nothing the smaller sizes do not show.
+        if (chunk === 1 && input.length > 20_000) continue;
+        const all = make();
+        const every = drive(all.core, input, chunk, false);
+        const some = make();
+        const runs = drive(some.core, input, chunk, true);
+        const same = runs.out === every.out && JSON.stringify(some.state()) === JSON.stringify(all.state()) && runs.problems.join('\n') === every.problems.join('\n');
+        if (!same) {
+          t.same({ out: runs.out, state: some.state(), problems: runs.problems }, { out: every.out, state: all.state(), problems: every.problems }, `${name}, ${file}, chunks of ${chunk}`);
+          return;
+        }
+      }
+    }
+    t.pass(`${name}: the same on ${STREAMS.length} streams`);
+  }
+});
+
+t.test('the runs are let by: on a long stream, few records are handed over', async (t) => {
+  const input = STREAMS.find(([name]) => name === 'generated')![1];
+  const lines = input.toString('utf8').split('\n').length - 1;
+  const result = drive(new ResultCore({ all: true }), input, 0, true);
+  const every = drive(new ResultCore({ all: true }), input, 0, false);
+  t.equal(every.handed, lines, 'without runs, every line');
+  t.ok(result.handed < lines / 10, `ndjson-result: ${result.handed} of ${lines} lines handed over`);
+  const text = drive(new TextCore({ all: true }), input, 0, true);
+  t.ok(text.handed < lines, `ndjson-text --all: ${text.handed} of ${lines}`);
+});
+
+t.test('which lines of a run are handed over', async (t) => {
+  const e = (type: string, session: string, more = ''): string => `{"type":"${type}"${more},"session_id":"${session}","timestamp_ms":1}`;
+  const input = Buffer.from(
+    [
+      e('system', 'a', ',"subtype":"init"'), // 1: read
+      e('thinking', 'a'), // 2: starts a run
+      e('thinking', 'a'), // 3
+      e('user', 'a'), // 4: last of the run
+      e('result', 'a', ',"subtype":"success","result":"x"'), // 5: read
+      e('thinking', 'b'), // 6: a run of one
+      e('thinking', 'c'), // 7: another session, another run
+      e('thinking', 'c'), // 8
+      e('thinking', 'c', ',"text":"a \\"type\\": here"'), // 9: still judged by its bytes alone
+      `{"type":"thinking","session_id":"c","type":"result"}`, // 10: a second type key: the full path, which ends the run
+      e('thinking', 'c'), // 11: a run again
+      e('thinking', 'c').replace('}', '}\r'), // 12: no session at its end: the full path
+      e('thinking', 'c'), // 13
+      e('thinking', 'c'), // 14: the last line
+    ].join('\n') + '\n',
+  );
+  const lines: number[] = [];
+  const sessions: string[] = [];
+  const reader = new EventReader(
+    {
+      record: (rec) => {
+        lines.push(rec.line);
+        sessions.push(recordSession(rec));
+      },
+      problem: (p) => t.fail(formatProblem(p)),
+    },
+    { needs: (type) => type === 'result' || type === 'system', passes: (type) => type !== 'result' && type !== 'system' },
+  );
+  reader.startSource('in');
+  reader.write(input);
+  reader.endSource();
+  t.same(lines, [1, 2, 4, 5, 6, 7, 9, 10, 11, 12, 13, 14]);
+  t.same(sessions, ['a', 'a', 'a', 'a', 'b', 'c', 'c', 'c', 'c', 'c', 'c', 'c']);
+});
