@@ -262,3 +262,113 @@ t.test('the build wrote the module as its code assembles it, and the commands lo
   // 0x30303030 (`\u0000`'s four digits, which the module's string scans compare with) is in the code, not in the bytes.
   t.notMatch(fs.readFileSync(path.join(ROOT, 'dist/bundle/ndjson-agent.cjs'), 'utf8'), /808464432|0x30303030/, 'nor does the bundle hold the code');
 });
+
+t.test('run: only lines the reader would let by, and nearly all of them', { skip: scan ? false : 'no byte scan' }, async (t) => {
+  const { peekSession, peekType, typeIsCertain } = await import('../src/io/input.js');
+  const { generate } = await import('../bench/generate.mjs');
+  const { damage } = await import('./fixtures/lib/json-text.js');
+  const names = ['thinking', 'assistant', 'user', 'tool_call'];
+  const prefixes = Buffer.concat(names.map((n) => Buffer.from(`{"type":"${n}",`)).flatMap((b) => [Buffer.of(b.length), b]));
+  /** What the reader judges by the line's bytes (see EventReader.passOver): the type, the session, and that the type is certain. */
+  const lets = (line: Buffer, session: string): boolean => {
+    const type = peekType(line);
+    return type !== undefined && names.includes(type) && peekSession(line) === session && typeIsCertain(line, false);
+  };
+  const rng = new Rng('run');
+  const parts: string[] = [];
+  generate({ seed: 'run', size: 300_000, maxPayload: 3000, hugeEvery: 0, write: (text: string) => parts.push(text) });
+  const corpus = parts.join('').split('\n').slice(0, -1);
+  const s = 'e8a5c1f0-2b1d-4c6e-9f1a-0d3b7c2e4a61';
+  const e = (type: string, tail = `,"timestamp_ms":17}`, session = s, body = ',"text":"x"'): string => `{"type":"${type}"${body},"session_id":"${session}"${tail}`;
+  const crafted = [
+    e('thinking'),
+    e('thinking', '}'),
+    e('user', ',"a":true}'),
+    e('user', ',"":-1.5e+3}'),
+    e('thinking', ',"a":1,"b":2}'), // two members after the session: left to the reader
+    e('thinking', ',"a":"x"}'), // a string after it: left to the reader
+    e('thinking', ',"timestamp_ms":17}\r'),
+    e('result'),
+    e('thinking', undefined, s.slice(1)),
+    e('thinking', undefined, `x${s}`),
+    e('thinking', undefined, s, ',"text":"a} {b"'),
+    e('thinking', undefined, s, ',"text":"a}{b"}{"x":1'),
+    e('thinking', undefined, s, ',"text":"a} \\t{b"'),
+    e('thinking', undefined, s, ',"x":{"a":1} {"b":2}'),
+    e('thinking', undefined, s, ',"text":"\\u0074ype"'),
+    e('thinking', undefined, s, ',"text":"\\u0041"'),
+    e('thinking', undefined, s, ',"x":{"type":"y"}'),
+    e('thinking', undefined, s, ',"x":{"a":1,"type":"y"}'),
+    e('thinking', undefined, s, ',"type":"result"'),
+    e('thinking', undefined, s, ',"text":"\\"type\\" is a word"'),
+    e('thinking', undefined, s, ',"text":"mystery"'),
+    `{"type":"thinking" ,"session_id":"${s}"}`,
+    `{"type": "thinking","session_id":"${s}"}`,
+    `{"type":"thinking","session_id":"${s}"}`,
+    `{"type":"thinking","session_id" :"${s}"}`,
+    `{"type":"thinking","session_id":"${s}" }`,
+    `{"type":"thinking","session_id":"${s}",}`,
+    `{"type":"thinking","session_id":["${s}"]}`,
+  ];
+  let letBy = 0;
+  let could = 0;
+  let missed = 0;
+  let unsound = 0;
+  const check = (lines: string[], label: string): void => {
+    // Each line from both sessions, the scan asked from every line start, as the reader asks it.
+    const session = lines.map((l) => /"session_id":"([^"]*)"/.exec(l)?.[1] ?? '').find((x) => x !== '') ?? s;
+    const raw = Buffer.from(`${lines.join('\n')}\n`, 'latin1');
+    const starts = [0];
+    for (let i = 0; i < raw.length; i++) if (raw[i] === 0x0a && i + 1 < raw.length) starts.push(i + 1);
+    scan!.load(raw);
+    const tail = Buffer.from(`,"session_id":"${session}"`, 'latin1');
+    for (let k = 0; k < starts.length; k++) {
+      const count = scan!.run(starts[k]!, prefixes, tail);
+      const want: number[] = [];
+      for (let j = k; j < starts.length; j++) {
+        const line = raw.subarray(starts[j]!, (starts[j + 1] ?? raw.length) - 1);
+        if (!lets(line, session)) break;
+        want.push(j);
+      }
+      could += want.length > 0 ? 1 : 0;
+      if (count > want.length) {
+        unsound++;
+        t.fail(`${label}: from line ${k}, ${count} lines let by, the reader would let ${want.length}: ${JSON.stringify(raw.toString('latin1', starts[k]!, starts[k]! + 300))}`);
+        return;
+      }
+      if (count > 0) {
+        letBy++;
+        const last = starts[k + count - 1]!;
+        const next = starts[k + count] ?? raw.length;
+        if (scan!.lastRun !== last || scan!.nextRun !== next) t.fail(`${label}: from line ${k}: last ${scan!.lastRun}, next ${scan!.nextRun}, not ${last}, ${next}`);
+      }
+      if (count < want.length) {
+        missed++;
+        if (process.env.RUN_DEBUG) console.error('missed', count, want.length, JSON.stringify(raw.toString('latin1', starts[k + count]!, starts[k + count]! + 400)));
+      }
+    }
+  };
+  for (const line of crafted) check([line, e('thinking'), line], JSON.stringify(line));
+  for (let round = 0; round < 40; round++) {
+    const at = rng.int(0, corpus.length - 60);
+    const lines = corpus.slice(at, at + 60).map((l) => (rng.chance(0.1) ? damage(rng, Buffer.from(l, 'latin1')).toString('latin1').replace(/\n/g, '') : l));
+    check(lines, `corpus lines ${at}…`);
+  }
+  t.equal(unsound, 0, 'never a line the reader would not let by');
+  t.ok(letBy > 400, `${letBy} runs of lines let by`);
+  t.ok(missed < could / 10, `${missed} of ${could} runs stopped short of the reader's (a "type" key after a comma, which the reader follows)`);
+  // Across windows: a run in a chunk longer than one.
+  const line = `${e('thinking', undefined, s, `,"text":"${'x'.repeat(1000)}"`)}\n`;
+  const big = Buffer.from(line.repeat(Math.ceil((WINDOW * 1.5) / line.length)), 'latin1');
+  scan!.load(big);
+  const tail = Buffer.from(`,"session_id":"${s}"`, 'latin1');
+  let from = 0;
+  let lines = 0;
+  while (from < big.length) {
+    const count = scan!.run(from, prefixes, tail);
+    if (count === 0) break;
+    lines += count;
+    from = scan!.nextRun;
+  }
+  t.equal(lines, big.length / line.length, 'every line of a chunk of 1.5 windows, a window at a time');
+});

@@ -15,6 +15,10 @@ import {
   MAX_PLACES,
   MAX_SPANS,
   MORE,
+  RUN_AREA,
+  RUN_PREFIXES,
+  RUN_TAIL,
+  RUN_WORDS,
   STATE_BLOCK,
   STATE_WORDS,
 } from './byte-scan-layout.js';
@@ -93,6 +97,9 @@ const i32LtU = [0x49];
 const i32LtS = [0x48];
 const i32GtU = [0x4b];
 const i32GeU = [0x4f];
+const i32LeU = [0x4d];
+const i32LeS = [0x4c];
+const i32LtS0 = [0x41, 0, 0x48]; // i32.const 0, i32.lt_s: below zero
 const i32Ctz = [0x68];
 const i32Add = [0x6a];
 const i32Or = [0x72];
@@ -620,7 +627,255 @@ function largeBody(stackPage: number, spansPage: number): Code {
   ];
 }
 
-/** The module: one memory, `string`, `places`, `walk` and `large`, all exported. */
+// `run(from, end) -> count` and its helpers: each a function of two parameters, its locals after them.
+const RUN_WORD = (word: number): Code => [i32Const(RUN_AREA), i32LoadAt(4 * word)];
+const PREFIX_FUNC = 7;
+const LINE_END_FUNC = 8;
+const TAIL_FUNC = 9;
+const SAME_TAIL_FUNC = 10;
+/** How many members `tail` reads back from a line's end, as peekSession (input.ts). */
+const MAX_MEMBERS = 16;
+const CONCERN_FUNC = 11;
+/** What `lineEnd` gives when a place comes before the newline, and when no newline comes before the end. */
+const PLACE_BEFORE = -1;
+const NO_NEWLINE = -2;
+
+/**
+ * The body of `prefix(p, end) -> bool`: whether the bytes at `p` start with
+ * one of the prefixes at RUN_PREFIXES, before `end`.
+ */
+const PREFIX_BODY = (() => {
+  const [P, E, T, TEND, LEN, K] = [0, 1, 2, 3, 4, 5];
+  return [
+    // (local $t $tEnd $len $k i32)
+    [1, 4, I32],
+    [i32Const(RUN_PREFIXES), localSet(T)],
+    [i32Const(RUN_PREFIXES), RUN_WORD(RUN_WORDS.prefixes), i32Add, localSet(TEND)],
+    loop, // $entries
+    [localGet(T), localGet(TEND), i32GeU, if_, i32Const(0), return_, end],
+    [localGet(T), i32Load8U, localSet(LEN)],
+    [localGet(P), localGet(LEN), i32Add, localGet(E), i32LeU, if_],
+    [i32Const(0), localSet(K)],
+    block, // $differ
+    loop, // $bytes
+    [localGet(K), localGet(LEN), i32Eq, if_, i32Const(1), return_, end],
+    [localGet(P), localGet(K), i32Add, i32Load8U, localGet(T), localGet(K), i32Add, i32Load8UAt(1), i32Ne, brIf(1)],
+    [localGet(K), i32Const(1), i32Add, localSet(K), br(0)],
+    end, // $bytes
+    end, // $differ
+    end,
+    [localGet(T), localGet(LEN), i32Add, i32Const(1), i32Add, localSet(T), br(0)],
+    end, // $entries
+    i32Const(0),
+    end,
+  ];
+})();
+
+/**
+ * The body of `concern(x, end) -> bool`: whether the place at `x` (see
+ * `places`) may make a line's first key not its type, as the input layer
+ * judges places (input.ts, LineScan): a `}` followed by `{` (spaces, tabs
+ * and carriage returns between), an escape `\u006…` or `\u007…`, or a
+ * `"type"`, which only following the line's structure could clear. What
+ * runs into `end` is a concern.
+ */
+const CONCERN_BODY = (() => {
+  const [X, E, B, I] = [0, 1, 2, 3];
+  const byteAt = (offset: number): Code => [localGet(X), i32Load8UAt(offset)];
+  const bytesAre = (bytes: number[]): Code => bytes.map((b, k) => [byteAt(k), i32Const(b), i32Eq, (k > 0 ? i32And : [])]);
+  return [
+    // (local $b $i i32)
+    [1, 2, I32],
+    [localGet(X), i32Load8U, localSet(B)],
+    [localGet(B), i32Const(0x7d), i32Eq, if_],
+    [localGet(X), i32Const(1), i32Add, localSet(I)],
+    loop,
+    [localGet(I), localGet(E), i32GeU, if_, i32Const(1), return_, end],
+    [localGet(I), i32Load8U, localTee(B), i32Const(0x7b), i32Eq, if_, i32Const(1), return_, end],
+    [localGet(B), i32Const(0x20), i32Eq, localGet(B), i32Const(0x09), i32Eq, i32Or, localGet(B), i32Const(0x0d), i32Eq, i32Or, i32Eqz, if_, i32Const(0), return_, end],
+    [localGet(I), i32Const(1), i32Add, localSet(I), br(0)],
+    end,
+    end,
+    [localGet(X), i32Const(6), i32Add, localGet(E), i32GeU, if_, i32Const(1), return_, end],
+    [localGet(B), i32Const(0x5c), i32Eq, if_],
+    [bytesAre([0x5c, 0x75, 0x30, 0x30]), byteAt(4), i32Const(0x36), i32Eq, byteAt(4), i32Const(0x37), i32Eq, i32Or, i32And, return_],
+    end,
+    [bytesAre([0x22, 0x74, 0x79, 0x70, 0x65, 0x22])],
+    end,
+  ];
+})();
+
+/** Calls `concern` on each place in the local `mask` (bits from `from`); returns PLACE_BEFORE at the first that is one. */
+const concernsIn = (mask: number): Code => [
+  loop,
+  block,
+  [localGet(mask), i32Eqz, brIf(0)],
+  [localGet(FROM), localGet(mask), i32Ctz, i32Add, localGet(END), call(CONCERN_FUNC), if_, i32Const(PLACE_BEFORE), return_, end],
+  [localGet(mask), localGet(mask), i32Const(1), i32Sub, i32And, localSet(mask), br(1)],
+  end,
+  end,
+];
+
+/**
+ * The body of `lineEnd(q, end) -> index`: the first newline at `q` or after
+ * it, before `end`; PLACE_BEFORE when a place (see `places`) that is a
+ * concern (see `concern`) comes first, NO_NEWLINE when no newline comes
+ * before `end`. `q` is at least 1.
+ */
+const LINE_END_BODY = (() => {
+  const [NL, PM] = [2, 3];
+  return [
+    // (local $nl $pm $unused i32) (local $before $at0 $at1 $at2 v128): the vectors where `places` has them
+    [2, 3, I32, 4, V128],
+    block, // $tail
+    loop, // $simd: while the 16 bytes and the 2 after them are before `end`
+    [localGet(FROM), i32Const(18), i32Add, localGet(END), i32GtU, brIf(1)],
+    [0, 1, 2].flatMap((at) => [localGet(FROM), v128LoadAt(at), localSet(AT[at]!)]),
+    // Most blocks hold neither a newline nor a byte that may be a place: one test lets them by.
+    [mayBePlaces(VECTOR), localGet(AT[0]!), v128Const(0x0a), i8x16Eq, v128Or, v128AnyTrue, if_],
+    [localGet(AT[0]!), v128Const(0x0a), i8x16Eq, i8x16Bitmask, localSet(NL)],
+    [i32Const(0), localSet(PM)],
+    [mayBePlaces(VECTOR), v128AnyTrue, if_],
+    [localGet(FROM), i32Const(1), i32Sub, v128Load, localSet(AT[-1]!)],
+    [matchPlaces(VECTOR), i8x16Bitmask, localSet(PM)],
+    end,
+    [localGet(NL), if_],
+    // The places among the bytes before the newline.
+    [localGet(PM), i32Const(1), localGet(NL), i32Ctz, i32Shl, i32Const(1), i32Sub, i32And, localSet(PM)],
+    concernsIn(PM),
+    [localGet(FROM), localGet(NL), i32Ctz, i32Add, return_],
+    end,
+    concernsIn(PM),
+    end,
+    [localGet(FROM), i32Const(16), i32Add, localSet(FROM), br(0)],
+    end, // $simd
+    end, // $tail
+    loop, // $bytes: the last bytes one at a time
+    [localGet(FROM), localGet(END), i32GeU, if_, i32Const(NO_NEWLINE), return_, end],
+    [localGet(FROM), i32Load8U, i32Const(0x0a), i32Eq, if_, localGet(FROM), return_, end],
+    [matchPlaces(SCALAR), if_, localGet(FROM), localGet(END), call(CONCERN_FUNC), if_, i32Const(PLACE_BEFORE), return_, end, end],
+    [localGet(FROM), i32Const(1), i32Add, localSet(FROM), br(0)],
+    end, // $bytes
+    i32Const(NO_NEWLINE),
+    end,
+  ];
+})();
+
+/** The body of `sameTail(p, i) -> bool`: whether the tail at RUN_TAIL is the bytes that end at `i` (included), all after `p`. */
+const SAME_TAIL_BODY = (() => {
+  const [P, I, LEN, S, K] = [0, 1, 2, 3, 4];
+  return [
+    // (local $len $s $k i32)
+    [1, 3, I32],
+    [RUN_WORD(RUN_WORDS.tail), localSet(LEN)],
+    [localGet(I), localGet(LEN), i32Sub, i32Const(1), i32Add, localTee(S), localGet(P), i32LeS, if_, i32Const(0), return_, end],
+    [i32Const(0), localSet(K)],
+    loop,
+    [localGet(K), localGet(LEN), i32GeU, if_, i32Const(1), return_, end],
+    [localGet(S), localGet(K), i32Add, i32Load8U, localGet(K), i32Load8UAt(RUN_TAIL), i32Ne, if_, i32Const(0), return_, end],
+    [localGet(K), i32Const(1), i32Add, localSet(K), br(0)],
+    end,
+    i32Const(0),
+    end,
+  ];
+})();
+
+/**
+ * The body of `tail(p, nl) -> bool`: whether the line `[p, nl)` ends with
+ * `}` after members of plain keys and plain strings, numbers or literals,
+ * the last `"session_id"` among them the session's tail: as peekSession
+ * reads a line's end (input.ts), up to as many members.
+ */
+const TAIL_BODY = (() => {
+  const [P, NL, I, J, B, N, K] = [0, 1, 2, 3, 4, 5, 6];
+  const byteJ = [localGet(J), i32Load8U];
+  const stepBack = [localGet(J), i32Const(1), i32Sub, localSet(J)];
+  /** On the stack: true when the byte in `b` is one of a number or of `true`, `false`, `null` (isScalarByte). */
+  const scalar = [
+    [localGet(B), i32Const(0x30), i32Sub, i32Const(10), i32LtU],
+    [localGet(B), i32Const(0x61), i32Sub, i32Const(26), i32LtU, i32Or],
+    [0x2e, 0x2b, 0x2d, 0x45].map((c) => [localGet(B), i32Const(c), i32Eq, i32Or]),
+  ];
+  /** On the stack: true when the byte in `b` is printable ASCII but a quote or a backslash (isPlain). */
+  const plain = [localGet(B), i32Const(0x20), i32Sub, i32Const(0x5f), i32LtU, localGet(B), i32Const(0x22), i32Ne, i32And, localGet(B), i32Const(0x5c), i32Ne, i32And];
+  /** Steps `j` back while it is after `p` and its byte passes `test`. */
+  const backWhile = (test: Code): Code => [loop, localGet(J), localGet(P), i32GtU, if_, byteJ, localSet(B), test, if_, stepBack, br(2), end, end, end];
+  const expect = (byte: number): Code => [byteJ, i32Const(byte), i32Ne, if_, i32Const(0), return_, end];
+  const SESSION_KEY = [...Buffer.from('"session_id"')];
+  return [
+    // (local $i $j $b $n $k i32)
+    [1, 5, I32],
+    [localGet(NL), i32Const(1), i32Sub, i32Load8U, i32Const(0x7d), i32Ne, if_, i32Const(0), return_, end],
+    [localGet(NL), i32Const(2), i32Sub, localSet(I)],
+    loop, // $members: the value of one ends at `i`
+    [localGet(N), i32Const(MAX_MEMBERS), i32GeU, if_, i32Const(0), return_, end],
+    [localGet(N), i32Const(1), i32Add, localSet(N)],
+    [localGet(I), i32Load8U, i32Const(0x22), i32Eq, if_],
+    // A string: the session's, or one of plain bytes.
+    [localGet(P), localGet(I), call(SAME_TAIL_FUNC), if_, i32Const(1), return_, end],
+    [localGet(I), i32Const(1), i32Sub, localSet(J)],
+    backWhile(plain),
+    expect(0x22),
+    [localGet(J), i32Const(1), i32Sub, localSet(J)],
+    0x05, // else: a number or a literal
+    [localGet(I), localSet(J)],
+    backWhile(scalar),
+    [localGet(J), localGet(I), i32Eq, if_, i32Const(0), return_, end],
+    end,
+    // `j` is before the value: `:`, then a plain key, then `,`.
+    expect(0x3a),
+    stepBack,
+    expect(0x22),
+    [localGet(J), localSet(K)],
+    stepBack,
+    backWhile(plain),
+    expect(0x22),
+    // A `"session_id"` with another value: the line is another session's.
+    [localGet(K), localGet(J), i32Sub, i32Const(SESSION_KEY.length - 1), i32Eq],
+    SESSION_KEY.map((b, k) => [localGet(J), i32Load8UAt(k), i32Const(b), i32Eq, i32And]),
+    [if_, i32Const(0), return_, end],
+    stepBack,
+    expect(0x2c),
+    [localGet(J), i32Const(1), i32Sub, localSet(I), br(0)],
+    end, // $members
+    i32Const(0),
+    end,
+  ];
+})();
+
+/**
+ * The body of `run(from, end) -> count`: how many lines, from the line that
+ * starts at `from`, a reader may let by (see ReaderOptions.passes in
+ * input.ts), each before `end`: a line that starts with one of the prefixes
+ * (`{"type":"thinking",` …), holds no place up to its newline (see
+ * `places`), and ends with the session's tail (see `tail`). The start of the
+ * last of them, and where the first other line starts, are written at
+ * RUN_AREA (RUN_WORDS).
+ */
+const RUN_BODY = (() => {
+  const [F, E, P, NL, COUNT, LAST] = [0, 1, 2, 3, 4, 5];
+  return [
+    // (local $p $nl $count $last i32)
+    [1, 4, I32],
+    [localGet(F), localSet(P), i32Const(-1), localSet(LAST)],
+    block, // $stop
+    loop, // $lines
+    [localGet(P), localGet(E), call(PREFIX_FUNC), i32Eqz, brIf(1)],
+    [localGet(P), i32Const(1), i32Add, localGet(E), call(LINE_END_FUNC), localTee(NL), i32LtS0, brIf(1)],
+    [localGet(P), localGet(NL), call(TAIL_FUNC), i32Eqz, brIf(1)],
+    [localGet(COUNT), i32Const(1), i32Add, localSet(COUNT), localGet(P), localSet(LAST)],
+    [localGet(NL), i32Const(1), i32Add, localSet(P), br(0)],
+    end, // $lines
+    end, // $stop
+    [i32Const(RUN_AREA), localGet(LAST), i32StoreAt(4 * RUN_WORDS.last)],
+    [i32Const(RUN_AREA), localGet(P), i32StoreAt(4 * RUN_WORDS.next)],
+    [i32Const(RUN_AREA), localGet(NL), i32Const(NO_NEWLINE), i32Eq, i32StoreAt(4 * RUN_WORDS.cut)],
+    localGet(COUNT),
+    end,
+  ];
+})();
+
+/** The module: one memory, `string`, `places`, `walk`, `large` and `run`, all exported. */
 export function moduleBytes(): Uint8Array<ArrayBuffer> {
   return Uint8Array.from(
     bytesOf([
@@ -628,12 +883,18 @@ export function moduleBytes(): Uint8Array<ArrayBuffer> {
       // (type (func (param i32 i32) (result i32))) (type (func (param i32 i32 i32) (result i32)))
       section(1, [2, 0x60, 2, I32, I32, 1, I32, 0x60, 3, I32, I32, I32, 1, I32]),
       // (func $string (type 0)) (func $places (type 1)) (func $walk (type 1)) (func $large (type 1)) (func $quote (type 1)) (func $number (type 1))
-      section(3, [6, 0, 1, 1, 1, 1, 1]),
+      // (func $run (type 0)) (func $prefix (type 0)) (func $lineEnd (type 0)) (func $tail (type 0)) (func $sameTail (type 0)) (func $concern (type 0))
+      section(3, [12, 0, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0]),
       // (memory 1): grown to one window and more when made
       section(5, [1, 0x00, 1]),
-      // (export "memory" (memory 0)) (export "string" (func $string)) (export "places" (func $places)) (export "walk" (func $walk)) (export "large" (func $large))
-      section(7, [5, name('memory'), 0x02, 0, name('string'), 0x00, 0, name('places'), 0x00, 1, name('walk'), 0x00, 2, name('large'), 0x00, 3]),
-      section(10, [6, [STRING_BODY, PLACES_BODY, WALK_BODY, largeBody(LARGE_STACK, LARGE_SPANS), QUOTE_BODY, NUMBER_BODY].map((body) => bytesOf(body)).map((body) => [uleb(body.length), body])]),
+      // (export "memory" (memory 0)) (export "string" (func $string)) (export "places" (func $places)) (export "walk" (func $walk)) (export "large" (func $large)) (export "run" (func $run))
+      section(7, [6, name('memory'), 0x02, 0, name('string'), 0x00, 0, name('places'), 0x00, 1, name('walk'), 0x00, 2, name('large'), 0x00, 3, name('run'), 0x00, 6]),
+      section(10, [
+        12,
+        [STRING_BODY, PLACES_BODY, WALK_BODY, largeBody(LARGE_STACK, LARGE_SPANS), QUOTE_BODY, NUMBER_BODY, RUN_BODY, PREFIX_BODY, LINE_END_BODY, TAIL_BODY, SAME_TAIL_BODY, CONCERN_BODY]
+          .map((body) => bytesOf(body))
+          .map((body) => [uleb(body.length), body]),
+      ]),
     ]),
   );
 }

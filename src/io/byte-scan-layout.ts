@@ -13,6 +13,23 @@ export const FOUND = (Math.ceil(WINDOW / PAGE) + 1) * PAGE;
 /** Where `large` keeps its stack of containers, and writes the large values it finds: the pages after. */
 export const LARGE_STACK = FOUND + PAGE;
 export const LARGE_SPANS = LARGE_STACK + PAGE;
+/** What `run` reads and writes: the words of {@link RUN_WORDS}, then the session's tail, then the prefixes of the types let by. */
+export const RUN_AREA = LARGE_SPANS + PAGE;
+/**
+ * The words at {@link RUN_AREA}, by index: written by `run`, the start of
+ * the last line of the run, where the scan stopped, and 1 when it stopped
+ * because the line there does not end before the end of the window; read
+ * by it, how many bytes the tail has, and the prefixes.
+ */
+export const RUN_WORDS = { last: 0, next: 1, cut: 2, tail: 3, prefixes: 4 } as const;
+/** Where `run` reads the tail every line of the run ends with (`,"session_id":"…"`), and how long it may be. */
+export const RUN_TAIL = RUN_AREA + 32;
+export const MAX_TAIL = 1024;
+/** Where `run` reads the prefixes a line of the run may start with, each its length (a byte) then its bytes; how many bytes they may take. */
+export const RUN_PREFIXES = RUN_TAIL + MAX_TAIL;
+export const MAX_PREFIXES = 4096;
+/** The pages of the module's memory: a window, a page for what is read past its end, and the pages of places, `large` and `run`. */
+export const PAGES = Math.ceil(WINDOW / PAGE) + 5;
 
 /** How many places `places` writes in one call, at most: one page of i32. */
 export const MAX_PLACES = 16384;

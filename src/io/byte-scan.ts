@@ -32,15 +32,22 @@ import {
   LARGE_UNSURE,
   MAX_PLACES,
   MAX_SPANS,
+  MAX_PREFIXES,
+  MAX_TAIL,
   MORE,
   PAGE,
+  PAGES,
+  RUN_AREA,
+  RUN_PREFIXES,
+  RUN_TAIL,
+  RUN_WORDS,
   STATE_BLOCK,
   STATE_WORDS,
   WINDOW,
 } from './byte-scan-layout.js';
 import { MODULE } from './byte-scan-module.js';
 
-export { LARGE_INVALID, LARGE_UNSURE, MAX_DEPTH, MAX_SPANS, WINDOW } from './byte-scan-layout.js';
+export { LARGE_INVALID, LARGE_UNSURE, MAX_DEPTH, MAX_PREFIXES, MAX_SPANS, MAX_TAIL, WINDOW } from './byte-scan-layout.js';
 
 /** The scan: {@link load} a line's bytes, then ask where each string ends. */
 export interface ByteScan {
@@ -91,6 +98,22 @@ export interface ByteScan {
    * a number longer than a window: the caller judges them itself.
    */
   large(threshold: number, spans: number[]): number;
+  /**
+   * How many lines of the loaded bytes, from the one that starts at `from`,
+   * a reader may let by in a run (see ReaderOptions.passes in input.ts):
+   * lines each of which starts with one of `prefixes` (each its length, a
+   * byte, then its bytes: `{"type":"thinking",` …), holds no place (see
+   * {@link places}) and ends with `tail` (`,"session_id":"…"`) then `}`, or
+   * with `tail`, one member of a plain key and a number or literal, then
+   * `}`, and a newline. Of those lines, {@link lastRun} is where the last
+   * starts, {@link nextRun} where the line after them starts. It stops at
+   * the end of a window: the caller reads on.
+   */
+  run(from: number, prefixes: Buffer, tail: Buffer): number;
+  /** After {@link run}: where the last line it let by starts (in the loaded bytes). */
+  readonly lastRun: number;
+  /** After {@link run}: where the first line it did not let by starts. */
+  readonly nextRun: number;
 }
 
 /**
@@ -150,6 +173,7 @@ type Search = (from: number, end: number) => number;
 type Walk = (from: number, to: number, state: number) => number;
 type Places = (from: number, end: number, out: number) => number;
 type Large = (base: number, limit: number, end: number) => number;
+type Run = (from: number, end: number) => number;
 
 class WasmScan implements ByteScan {
   private readonly memory: Uint8Array;
@@ -158,6 +182,10 @@ class WasmScan implements ByteScan {
   private readonly spans: Int32Array;
   /** `large`'s state between windows (see STATE_WORDS). */
   private readonly largeState: Int32Array;
+  /** `run`'s words (see RUN_WORDS). */
+  private readonly runWords: Int32Array;
+  lastRun = -1;
+  nextRun = 0;
   private raw: Buffer = Buffer.alloc(0);
   /** `raw[base, base + size)` is in the memory, from its start. */
   private base = 0;
@@ -169,13 +197,37 @@ class WasmScan implements ByteScan {
     private readonly placesSearch: Places,
     private readonly walkState: Walk,
     private readonly largeSearch: Large,
+    private readonly runSearch: Run,
   ) {
-    // A window, a page for what `places` reads past its end, a page of places found, and `large`'s two pages.
-    memory.grow(Math.ceil(WINDOW / PAGE) + 4 - memory.buffer.byteLength / PAGE);
+    // A window, a page for what `places` reads past its end, a page of places found, `large`'s two pages and `run`'s.
+    memory.grow(PAGES - memory.buffer.byteLength / PAGE);
     this.memory = new Uint8Array(memory.buffer);
     this.found = new Int32Array(memory.buffer, FOUND, MAX_PLACES);
     this.spans = new Int32Array(memory.buffer, LARGE_SPANS, 2 * MAX_SPANS);
     this.largeState = new Int32Array(memory.buffer, LARGE_STACK + STATE_BLOCK, Object.keys(STATE_WORDS).length);
+    this.runWords = new Int32Array(memory.buffer, RUN_AREA, Object.keys(RUN_WORDS).length);
+  }
+
+  run(from: number, prefixes: Buffer, tail: Buffer): number {
+    this.lastRun = -1;
+    this.nextRun = from;
+    if (tail.length > MAX_TAIL || prefixes.length > MAX_PREFIXES || from >= this.raw.length) return 0;
+    if (from < this.base || from >= this.base + this.size) this.show(from);
+    this.memory.set(tail, RUN_TAIL);
+    this.runWords[RUN_WORDS.tail] = tail.length;
+    this.memory.set(prefixes, RUN_PREFIXES);
+    this.runWords[RUN_WORDS.prefixes] = prefixes.length;
+    let count = 0;
+    for (;;) {
+      const found = this.runSearch(from - this.base, this.size);
+      count += found;
+      if (found > 0) this.lastRun = this.base + this.runWords[RUN_WORDS.last]!;
+      this.nextRun = this.base + this.runWords[RUN_WORDS.next]!;
+      // A line cut by the window's end: the window moves to it, unless it starts there (a line longer than a window).
+      if (this.runWords[RUN_WORDS.cut] === 0 || this.base + this.size >= this.raw.length || this.nextRun === this.base) return count;
+      from = this.nextRun;
+      this.show(from);
+    }
   }
 
   large(threshold: number, spans: number[]): number {
@@ -255,8 +307,9 @@ export function makeByteScan(): ByteScan | undefined {
       places: Places;
       walk: Walk;
       large: Large;
+      run: Run;
     };
-    return new WasmScan(exports.memory, exports.string, exports.places, exports.walk, exports.large);
+    return new WasmScan(exports.memory, exports.string, exports.places, exports.walk, exports.large, exports.run);
   } catch {
     return undefined;
   }

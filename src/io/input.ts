@@ -227,23 +227,22 @@ function placesBytes(): ByteScan | undefined {
 /**
  * Whether the first key of an object line names its event's type for
  * certain, asked of the lines of one chunk (or of one line read across
- * chunks): the places that may say otherwise are found in the whole chunk at
- * once, on the first question, by the byte scan (see ByteScan.places), and
- * each line looks at those inside it. It does not when the line may be
- * values glued together (`}{`, with or without spaces between), or when a
+ * chunks): the places that may say otherwise are searched for in the line
+ * asked about, by the byte scan (see ByteScan.places), which has the chunk
+ * in its memory from the first question (only the lines a reader skips are
+ * asked about: the others are never searched). It does not when the line may
+ * be values glued together (`}{`, with or without spaces between), or when a
  * later key at the object's top level may spell `type`: JSON.parse keeps the
  * last of keys that repeat. A `"type"` found after `{`, `[` or `:` is not a
  * key of the line's object (see {@link mayBeLineKey}); one after a comma is
  * judged by following the line's structure from its start up to it (a nested
  * one, in a tool call's arguments or a message's content, is not the
  * event's). An escape that may spell a letter of the name is never vouched
- * for. Lines are asked about in order.
+ * for.
  */
 class LineScan {
-  /** The places found in the buffer, in order; null before the first question. */
-  private places: number[] | null = null;
-  /** The first place not before the line last asked about. */
-  private next = 0;
+  /** The places of the line asked about last. */
+  private readonly places: number[] = [];
 
   /** `scanBytes` false searches byte by byte even where the byte scan is available (for tests: both must agree). */
   constructor(
@@ -253,26 +252,25 @@ class LineScan {
 
   /** True when the first key of the object line `buf[start, end)` (which starts `{"type":"`) is certainly its event's type. */
   typeIsCertain(start: number, end: number): boolean {
-    const places = this.places ?? this.find();
     const from = start + TYPE_PREFIX.length;
-    let k = this.next;
-    while (k < places.length && places[k]! < from) k++;
-    this.next = k;
     // The line's closing `}` is not looked at: nothing follows it to be glued.
-    if (k === places.length || places[k]! >= end - 1) return true;
-    return this.judge(start, end - 1, k);
+    const last = end - 1;
+    const places = this.places;
+    places.length = 0;
+    const bytes = this.bytes();
+    if (bytes !== undefined) bytes.places(from, last, places);
+    else for (let at = from; at < last; at++) if (placeAt(this.buf, at)) places.push(at);
+    return places.length === 0 || this.judge(start, last);
   }
 
-  /** Judges the places of `buf[start, last)` from the `k`th. */
-  private judge(start: number, last: number, k: number): boolean {
+  /** Judges the places found in `buf[start, last)`. */
+  private judge(start: number, last: number): boolean {
     const buf = this.buf;
-    const places = this.places!;
     const bytes = this.bytes();
     // The structure followed so far, up to `i` (see walkBytes).
     let i = start;
     let state = 0;
-    for (; k < places.length && places[k]! < last; k++) {
-      const at = places[k]!;
+    for (const at of this.places) {
       const what = whatIsAt(buf, at);
       if (what === GLUED || what === ESCAPE) return false;
       if (what === NOTHING || !mayBeLineKey(buf, start, at)) continue;
@@ -284,15 +282,22 @@ class LineScan {
     return true;
   }
 
-  /** Every place of the buffer, found once. */
-  private find(): number[] {
-    const places: number[] = [];
+  /**
+   * How many lines from `from` the byte scan lets by in a run (see
+   * ByteScan.run): 0 where there is none. {@link lastRun} and {@link
+   * nextRun} say where they end.
+   */
+  run(from: number, prefixes: Buffer, tail: Buffer): number {
     const bytes = this.bytes();
-    if (bytes !== undefined) bytes.places(1, this.buf.length, places);
-    else for (let at = 1; at < this.buf.length; at++) if (placeAt(this.buf, at)) places.push(at);
-    this.places = places;
-    return places;
+    if (bytes === undefined) return 0;
+    const count = bytes.run(from, prefixes, tail);
+    this.lastRun = bytes.lastRun;
+    this.nextRun = bytes.nextRun;
+    return count;
   }
+
+  lastRun = -1;
+  nextRun = 0;
 
   /** The byte scan, with this buffer's bytes in it; undefined where there is none. */
   private bytes(): ByteScan | undefined {
@@ -602,6 +607,11 @@ export class EventReader {
   private runSession: string | undefined;
   /** The type of the line {@link passOver} judged last. */
   private passType = '';
+  /** What the lines of a run start with, for the byte scan (see ByteScan.run): made on first use. */
+  private passPrefixes: Buffer | null = null;
+  /** What the lines of the run of {@link runSession} end with, for the byte scan. */
+  private runTail: Buffer = EMPTY;
+  private runTailSession = '';
   private readonly broken = (rec: SkimmedRecord): void => {
     this.sink.problem({ source: rec.source, line: rec.line, reason: 'not JSON', excerpt: excerptOf(rec.raw), raw: rec.raw });
   };
@@ -664,24 +674,51 @@ export class EventReader {
         held = start;
         heldEnd = nl;
         heldNo = ++this.lineNo;
-        start = nl + 1;
-        continue;
-      }
-      if (held >= 0) {
-        // The run ends: its last line is handed over first.
-        const session = this.runSession;
-        this.line(chunk.subarray(held, heldEnd), heldNo, false, scan, held);
-        this.runSession = session;
-        held = -1;
-      }
-      if (pass === PASS_GIVE) {
+      } else {
+        if (held >= 0) {
+          // The run ends: its last line is handed over first.
+          const session = this.runSession;
+          this.line(chunk.subarray(held, heldEnd), heldNo, false, scan, held);
+          this.runSession = session;
+          held = -1;
+        }
+        if (pass === PASS_NO) {
+          this.line(chunk.subarray(start, nl), ++this.lineNo, false, scan, start);
+          start = nl + 1;
+          continue;
+        }
         const no = ++this.lineNo;
         this.sink.record(new SkimmedRecord(chunk.subarray(start, nl), this.source, no, this.passType, this.broken));
-      } else {
-        this.line(chunk.subarray(start, nl), ++this.lineNo, false, scan, start);
       }
       start = nl + 1;
+      // In a run: the byte scan lets by the lines of it that follow, in one call.
+      const count = scan!.run(start, this.prefixes(), this.tailOf(this.runSession!));
+      if (count > 0) {
+        held = scan!.lastRun;
+        heldEnd = scan!.nextRun - 1;
+        this.lineNo += count;
+        heldNo = this.lineNo;
+        start = scan!.nextRun;
+      }
     }
+  }
+
+  /** The prefixes of the lines of the types a run may hold, for the byte scan: the known types `passes` says yes to. */
+  private prefixes(): Buffer {
+    if (this.passPrefixes === null) {
+      const parts = KNOWN_TYPES.filter(({ name }) => !this.needs!(name) && this.passes!(name)).map(({ name }) => Buffer.from(`{"type":"${name}",`, 'latin1'));
+      this.passPrefixes = Buffer.concat(parts.flatMap((prefix) => [Buffer.of(prefix.length), prefix]));
+    }
+    return this.passPrefixes;
+  }
+
+  /** What the lines of a run of `session` end with, before their last members: `,"session_id":"…"`. */
+  private tailOf(session: string): Buffer {
+    if (this.runTailSession !== session || this.runTail === EMPTY) {
+      this.runTail = Buffer.from(`,"session_id":"${session}"`, 'latin1');
+      this.runTailSession = session;
+    }
+    return this.runTail;
   }
 
   /**
