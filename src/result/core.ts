@@ -126,7 +126,7 @@ export class ResultCore implements ToolCore {
     state.line = rec.line;
     state.failed = resultFailed(rec.event);
     state.dropped = undefined;
-    if (this.options.all) this.give(state, emit);
+    if (this.options.all) this.give(state, emit, rec);
     else this.hold(state);
   }
 
@@ -149,15 +149,16 @@ export class ResultCore implements ToolCore {
     }
   }
 
-  private give(state: SessionVerdict, emit: Emit): void {
+  /** Gives a session's verdict; `read`, the result event as just read, is formatted rather than the copy kept (which parses again). */
+  private give(state: SessionVerdict, emit: Emit, read?: EventRecord): void {
     const verdict: SessionVerdict = { ...state };
     this.verdicts.push(verdict);
     this.options.onVerdict?.(verdict);
-    const out = formatVerdict(verdict, this.options);
+    const out = formatVerdict(read === undefined ? verdict : { ...verdict, result: read }, this.options);
     if (out !== undefined) emit(out);
     if (this.options.keepResults === false && verdict.result !== undefined && !verdict.failed) {
       // Written: only where it was is still needed.
-      state.result = verdict.result = placeOf(verdict.result);
+      state.result = verdict.result = placeOf(read ?? verdict.result);
     }
   }
 }
