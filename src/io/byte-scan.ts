@@ -14,9 +14,11 @@
  * than the searches themselves.
  *
  * For the input layer (see input.ts), before it trusts a line's first key as
- * its type without parsing it: every place of a chunk that may say otherwise
+ * its type without parsing it: every place of a line that may say otherwise
  * (`places`), in one call, and the structure of a line followed up to one
- * (`walk`).
+ * (`walk`). And `run`: of a run of lines a reader lets by (their type, their
+ * session and nothing else read), how many follow, each judged in one pass
+ * of its bytes.
  *
  * The module is written instruction by instruction in byte-scan-code.ts,
  * the layout of its memory is byte-scan-layout.ts; the skim and the input

@@ -243,6 +243,9 @@ function placesBytes(): ByteScan | undefined {
 class LineScan {
   /** The places of the line asked about last. */
   private readonly places: number[] = [];
+  /** After {@link run}: where the last line it let by starts, and where the line after them does. */
+  lastRun = -1;
+  nextRun = 0;
 
   /** `scanBytes` false searches byte by byte even where the byte scan is available (for tests: both must agree). */
   constructor(
@@ -295,9 +298,6 @@ class LineScan {
     this.nextRun = bytes.nextRun;
     return count;
   }
-
-  lastRun = -1;
-  nextRun = 0;
 
   /** The byte scan, with this buffer's bytes in it; undefined where there is none. */
   private bytes(): ByteScan | undefined {
@@ -605,7 +605,7 @@ export class EventReader {
   private readonly passes: ((type: string) => boolean) | undefined;
   /** The session of the last line handed over, when it was of a type `passes` says yes to (see {@link passOver}). */
   private runSession: string | undefined;
-  /** The type of the line {@link passOver} judged last. */
+  /** The type of the line {@link passOver} gave last (PASS_GIVE). */
   private passType = '';
   /** What the lines of a run start with, for the byte scan (see ByteScan.run): made on first use. */
   private passPrefixes: Buffer | null = null;
