@@ -118,6 +118,7 @@ const i8x16Ne = [0xfd, 0x24];
 const v128Or = [0xfd, 0x50];
 const i8x16Bitmask = [0xfd, 0x64];
 const v128AnyTrue = [0xfd, 0x53];
+const i8x16AllTrue = [0xfd, 0x63];
 const select = [0x1b];
 const i32StoreAt = (offset: number): Code => [0x36, 0x02, uleb(offset)];
 const i32Mul = [0x6c];
@@ -723,15 +724,23 @@ const concernsIn = (mask: number): Code => [
  * before `end`. `q` is at least 1.
  */
 const LINE_END_BODY = (() => {
-  const [NL, PM] = [2, 3];
+  const [NL, PM, STEP, NEXT] = [2, 3, 4, 9];
   return [
-    // (local $nl $pm $unused i32) (local $before $at0 $at1 $at2 v128): the vectors where `places` has them
-    [2, 3, I32, 4, V128],
+    // (local $nl $pm $step i32) (local $before $at0 $at1 $at2 $next v128): the vectors where `places` has them
+    [2, 3, I32, 5, V128],
     block, // $tail
     loop, // $simd: while the 16 bytes and the 2 after them are before `end`
     [localGet(FROM), i32Const(18), i32Add, localGet(END), i32GtU, brIf(1)],
+    // Most blocks hold neither a newline nor a byte that may be a place: one test lets them by, two blocks at a time.
+    [i32Const(16), localSet(STEP), v128Const(0), localSet(NEXT)],
+    [localGet(FROM), i32Const(34), i32Add, localGet(END), i32LeU, if_],
+    [0, 1, 2].flatMap((at) => [localGet(FROM), v128LoadAt(16 + at), localSet(AT[at]!)]),
+    [mayBePlaces(VECTOR), localGet(AT[0]!), v128Const(0x0a), i8x16Eq, v128Or, localSet(NEXT), i32Const(32), localSet(STEP)],
+    end,
     [0, 1, 2].flatMap((at) => [localGet(FROM), v128LoadAt(at), localSet(AT[at]!)]),
-    // Most blocks hold neither a newline nor a byte that may be a place: one test lets them by.
+    [mayBePlaces(VECTOR), localGet(AT[0]!), v128Const(0x0a), i8x16Eq, v128Or, localGet(NEXT), v128Or, v128AnyTrue, i32Eqz, if_],
+    [localGet(FROM), localGet(STEP), i32Add, localSet(FROM), br(1)],
+    end,
     [mayBePlaces(VECTOR), localGet(AT[0]!), v128Const(0x0a), i8x16Eq, v128Or, v128AnyTrue, if_],
     [localGet(AT[0]!), v128Const(0x0a), i8x16Eq, i8x16Bitmask, localSet(NL)],
     [i32Const(0), localSet(PM)],
@@ -761,21 +770,27 @@ const LINE_END_BODY = (() => {
   ];
 })();
 
-/** The body of `sameTail(p, i) -> bool`: whether the tail at RUN_TAIL is the bytes that end at `i` (included), all after `p`. */
+/**
+ * The body of `sameTail(p, i) -> bool`: whether the tail at RUN_TAIL is the
+ * bytes that end at `i` (included), all after `p`: compared 16 bytes at a
+ * time, the last 16 aligned on its end (a tail is 16 bytes at least:
+ * `,"session_id":""`).
+ */
 const SAME_TAIL_BODY = (() => {
   const [P, I, LEN, S, K] = [0, 1, 2, 3, 4];
+  const same = (at: Code, tail: Code): Code => [at, v128Load, tail, v128LoadAt(RUN_TAIL), i8x16Eq, i8x16AllTrue];
   return [
     // (local $len $s $k i32)
     [1, 3, I32],
     [RUN_WORD(RUN_WORDS.tail), localSet(LEN)],
     [localGet(I), localGet(LEN), i32Sub, i32Const(1), i32Add, localTee(S), localGet(P), i32LeS, if_, i32Const(0), return_, end],
-    [i32Const(0), localSet(K)],
     loop,
-    [localGet(K), localGet(LEN), i32GeU, if_, i32Const(1), return_, end],
-    [localGet(S), localGet(K), i32Add, i32Load8U, localGet(K), i32Load8UAt(RUN_TAIL), i32Ne, if_, i32Const(0), return_, end],
-    [localGet(K), i32Const(1), i32Add, localSet(K), br(0)],
+    [localGet(K), i32Const(16), i32Add, localGet(LEN), i32LtU, if_],
+    [same([localGet(S), localGet(K), i32Add], localGet(K)), i32Eqz, if_, i32Const(0), return_, end],
+    [localGet(K), i32Const(16), i32Add, localSet(K), br(1)],
     end,
-    i32Const(0),
+    end,
+    same([localGet(S), localGet(LEN), i32Add, i32Const(16), i32Sub], [localGet(LEN), i32Const(16), i32Sub]),
     end,
   ];
 })();
