@@ -99,7 +99,7 @@ const i32GtU = [0x4b];
 const i32GeU = [0x4f];
 const i32LeU = [0x4d];
 const i32LeS = [0x4c];
-const i32LtS0 = [0x41, 0, 0x48]; // i32.const 0, i32.lt_s: below zero
+const i32BelowZero = [0x41, 0, 0x48]; // i32.const 0, i32.lt_s
 const i32Ctz = [0x68];
 const i32Add = [0x6a];
 const i32Or = [0x72];
@@ -634,9 +634,9 @@ const PREFIX_FUNC = 7;
 const LINE_END_FUNC = 8;
 const TAIL_FUNC = 9;
 const SAME_TAIL_FUNC = 10;
+const CONCERN_FUNC = 11;
 /** How many members `tail` reads back from a line's end, as peekSession (input.ts). */
 const MAX_MEMBERS = 16;
-const CONCERN_FUNC = 11;
 /** What `lineEnd` gives when a place comes before the newline, and when no newline comes before the end. */
 const PLACE_BEFORE = -1;
 const NO_NEWLINE = -2;
@@ -876,7 +876,7 @@ const RUN_BODY = (() => {
     block, // $stop
     loop, // $lines
     [localGet(P), localGet(E), call(PREFIX_FUNC), i32Eqz, brIf(1)],
-    [localGet(P), i32Const(1), i32Add, localGet(E), call(LINE_END_FUNC), localTee(NL), i32LtS0, brIf(1)],
+    [localGet(P), i32Const(1), i32Add, localGet(E), call(LINE_END_FUNC), localTee(NL), i32BelowZero, brIf(1)],
     [localGet(P), localGet(NL), call(TAIL_FUNC), i32Eqz, brIf(1)],
     [localGet(COUNT), i32Const(1), i32Add, localSet(COUNT), localGet(P), localSet(LAST)],
     [localGet(NL), i32Const(1), i32Add, localSet(P), br(0)],

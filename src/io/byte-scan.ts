@@ -49,7 +49,7 @@ import {
 } from './byte-scan-layout.js';
 import { MODULE } from './byte-scan-module.js';
 
-export { LARGE_INVALID, LARGE_UNSURE, MAX_DEPTH, MAX_PREFIXES, MAX_SPANS, MAX_TAIL, WINDOW } from './byte-scan-layout.js';
+export { LARGE_INVALID, LARGE_UNSURE, MAX_DEPTH, MAX_SPANS, WINDOW } from './byte-scan-layout.js';
 
 /** The scan: {@link load} a line's bytes, then ask where each string ends. */
 export interface ByteScan {
@@ -105,11 +105,13 @@ export interface ByteScan {
    * a reader may let by in a run (see ReaderOptions.passes in input.ts):
    * lines each of which starts with one of `prefixes` (each its length, a
    * byte, then its bytes: `{"type":"thinking",` …), holds no place (see
-   * {@link places}) and ends with `tail` (`,"session_id":"…"`) then `}`, or
-   * with `tail`, one member of a plain key and a number or literal, then
-   * `}`, and a newline. Of those lines, {@link lastRun} is where the last
-   * starts, {@link nextRun} where the line after them starts. It stops at
-   * the end of a window: the caller reads on.
+   * {@link places}) that may make its first key not its type (a `}` then a
+   * space, a `\u0` of no letter of `type`, are none), and ends with `}`
+   * after members of plain keys and plain strings, numbers or literals, the
+   * last `"session_id"` of them `tail` (`,"session_id":"…"`), as peekSession
+   * reads a line's end. Of those lines, {@link lastRun} is where the last
+   * starts, {@link nextRun} where the line after them starts. A line cut by
+   * the end of the window moves the window to it.
    */
   run(from: number, prefixes: Buffer, tail: Buffer): number;
   /** After {@link run}: where the last line it let by starts (in the loaded bytes). */
