@@ -724,10 +724,10 @@ const concernsIn = (mask: number): Code => [
  * before `end`. `q` is at least 1.
  */
 const LINE_END_BODY = (() => {
-  const [NL, PM, STEP, NEXT] = [2, 3, 4, 9];
+  const [NL, PM, STEP, NEXT, MAYBE, NEWLINES] = [2, 3, 4, 9, 10, 11];
   return [
-    // (local $nl $pm $step i32) (local $before $at0 $at1 $at2 $next v128): the vectors where `places` has them
-    [2, 3, I32, 5, V128],
+    // (local $nl $pm $step i32) (local $before $at0 $at1 $at2 $next $maybe $newlines v128): the first four where `places` has them
+    [2, 3, I32, 7, V128],
     block, // $tail
     loop, // $simd: while the 16 bytes and the 2 after them are before `end`
     [localGet(FROM), i32Const(18), i32Add, localGet(END), i32GtU, brIf(1)],
@@ -738,13 +738,14 @@ const LINE_END_BODY = (() => {
     [mayBePlaces(VECTOR), localGet(AT[0]!), v128Const(0x0a), i8x16Eq, v128Or, localSet(NEXT), i32Const(32), localSet(STEP)],
     end,
     [0, 1, 2].flatMap((at) => [localGet(FROM), v128LoadAt(at), localSet(AT[at]!)]),
-    [mayBePlaces(VECTOR), localGet(AT[0]!), v128Const(0x0a), i8x16Eq, v128Or, localGet(NEXT), v128Or, v128AnyTrue, i32Eqz, if_],
+    [mayBePlaces(VECTOR), localSet(MAYBE), localGet(AT[0]!), v128Const(0x0a), i8x16Eq, localSet(NEWLINES)],
+    [localGet(MAYBE), localGet(NEWLINES), v128Or, localGet(NEXT), v128Or, v128AnyTrue, i32Eqz, if_],
     [localGet(FROM), localGet(STEP), i32Add, localSet(FROM), br(1)],
     end,
-    [mayBePlaces(VECTOR), localGet(AT[0]!), v128Const(0x0a), i8x16Eq, v128Or, v128AnyTrue, if_],
-    [localGet(AT[0]!), v128Const(0x0a), i8x16Eq, i8x16Bitmask, localSet(NL)],
+    [localGet(MAYBE), localGet(NEWLINES), v128Or, v128AnyTrue, if_],
+    [localGet(NEWLINES), i8x16Bitmask, localSet(NL)],
     [i32Const(0), localSet(PM)],
-    [mayBePlaces(VECTOR), v128AnyTrue, if_],
+    [localGet(MAYBE), v128AnyTrue, if_],
     [localGet(FROM), i32Const(1), i32Sub, v128Load, localSet(AT[-1]!)],
     [matchPlaces(VECTOR), i8x16Bitmask, localSet(PM)],
     end,

@@ -111,7 +111,9 @@ export interface ByteScan {
    * last `"session_id"` of them `tail` (`,"session_id":"…"`), as peekSession
    * reads a line's end. Of those lines, {@link lastRun} is where the last
    * starts, {@link nextRun} where the line after them starts. A line cut by
-   * the end of the window moves the window to it.
+   * the end of the window moves the window to it. `prefixes` and `tail`
+   * are copied into the module's memory when they are not the buffers of
+   * the call before: do not change them in place.
    */
   run(from: number, prefixes: Buffer, tail: Buffer): number;
   /** After {@link run}: where the last line it let by starts (in the loaded bytes). */
@@ -190,6 +192,9 @@ class WasmScan implements ByteScan {
   private readonly runWords: Int32Array;
   lastRun = -1;
   nextRun = 0;
+  /** The tail and the prefixes in `run`'s memory: copied there when others are asked for. */
+  private runTail: Buffer | null = null;
+  private runPrefixes: Buffer | null = null;
   private raw: Buffer = Buffer.alloc(0);
   /** `raw[base, base + size)` is in the memory, from its start. */
   private base = 0;
@@ -217,10 +222,16 @@ class WasmScan implements ByteScan {
     this.nextRun = from;
     if (tail.length > MAX_TAIL || prefixes.length > MAX_PREFIXES || from >= this.raw.length) return 0;
     if (from < this.base || from >= this.base + this.size) this.show(from);
-    this.memory.set(tail, RUN_TAIL);
-    this.runWords[RUN_WORDS.tail] = tail.length;
-    this.memory.set(prefixes, RUN_PREFIXES);
-    this.runWords[RUN_WORDS.prefixes] = prefixes.length;
+    if (tail !== this.runTail) {
+      this.memory.set(tail, RUN_TAIL);
+      this.runWords[RUN_WORDS.tail] = tail.length;
+      this.runTail = tail;
+    }
+    if (prefixes !== this.runPrefixes) {
+      this.memory.set(prefixes, RUN_PREFIXES);
+      this.runWords[RUN_WORDS.prefixes] = prefixes.length;
+      this.runPrefixes = prefixes;
+    }
     let count = 0;
     for (;;) {
       const found = this.runSearch(from - this.base, this.size);

@@ -605,13 +605,17 @@ export class EventReader {
   private readonly passes: ((type: string) => boolean) | undefined;
   /** The session of the last line handed over, when it was of a type `passes` says yes to (see {@link passOver}). */
   private runSession: string | undefined;
-  /** The type of the line {@link passOver} gave last (PASS_GIVE). */
-  private passType = '';
+  /**
+   * The type {@link passOver} read of the line it judged last (undefined:
+   * the line names none); null when it did not read one. The line was the
+   * whole of its bytes (no `\r`, not line 1), so the full path reads the same.
+   */
+  private passType: string | undefined | null = null;
   /** What the lines of a run start with, for the byte scan (see ByteScan.run): made on first use. */
   private passPrefixes: Buffer | null = null;
   /** What the lines of the run of {@link runSession} end with, for the byte scan. */
   private runTail: Buffer = EMPTY;
-  private runTailSession = '';
+  private runTailSession: string | undefined;
   private readonly broken = (rec: SkimmedRecord): void => {
     this.sink.problem({ source: rec.source, line: rec.line, reason: 'not JSON', excerpt: excerptOf(rec.raw), raw: rec.raw });
   };
@@ -683,12 +687,12 @@ export class EventReader {
           held = -1;
         }
         if (pass === PASS_NO) {
-          this.line(chunk.subarray(start, nl), ++this.lineNo, false, scan, start);
+          this.line(chunk.subarray(start, nl), ++this.lineNo, false, scan, start, passing ? this.passType : null);
           start = nl + 1;
           continue;
         }
         const no = ++this.lineNo;
-        this.sink.record(new SkimmedRecord(chunk.subarray(start, nl), this.source, no, this.passType, this.broken));
+        this.sink.record(new SkimmedRecord(chunk.subarray(start, nl), this.source, no, this.passType!, this.broken));
       }
       start = nl + 1;
       // In a run: the byte scan lets by the lines of it that follow, in one call.
@@ -714,7 +718,7 @@ export class EventReader {
 
   /** What the lines of a run of `session` end with, before their last members: `,"session_id":"…"`. */
   private tailOf(session: string): Buffer {
-    if (this.runTailSession !== session || this.runTail === EMPTY) {
+    if (this.runTailSession !== session) {
       this.runTail = Buffer.from(`,"session_id":"${session}"`, 'latin1');
       this.runTailSession = session;
     }
@@ -730,15 +734,16 @@ export class EventReader {
    * would; PASS_HOLD when the line before was of the same run).
    */
   private passOver(chunk: Buffer, start: number, end: number, scan: LineScan): number {
+    this.passType = null;
     // Line 1 may start with a byte-order mark; a line ending `}\r` has no session at its end.
-    if (this.slow !== null || this.lineNo === 0) return PASS_NO;
+    if (this.slow !== null || this.lineNo === 0 || chunk[end - 1] !== 0x7d) return PASS_NO;
     const type = peekType(chunk, start, end);
+    this.passType = type;
     if (type === undefined || this.needs!(type) || !this.passes!(type)) return PASS_NO;
     const session = peekSession(chunk, start, end);
     if (session === undefined || !scan.typeIsCertain(start, end)) return PASS_NO;
     if (session === this.runSession) return PASS_HOLD;
     this.runSession = session;
-    this.passType = type;
     return PASS_GIVE;
   }
 
@@ -796,8 +801,9 @@ export class EventReader {
    * Handles one physical line (its `\n` removed). `unterminated`: the source
    * ended without a newline after it, the mark of an agent that died mid-write.
    * `scan`: the scan of the chunk the line is `[at, …)` of, when it is one.
+   * `peeked`: its type, when {@link passOver} has read it (null: not read).
    */
-  private line(buf: Buffer, no: number, unterminated = false, scan?: LineScan, at = 0): void {
+  private line(buf: Buffer, no: number, unterminated = false, scan?: LineScan, at = 0, peeked: string | undefined | null = null): void {
     // A line of the full path ends any run (the sink's last session may be another).
     this.runSession = undefined;
     let end = buf.length;
@@ -810,7 +816,7 @@ export class EventReader {
       return;
     }
     if ((this.needs !== undefined || this.skim !== undefined) && raw[0] === 0x7b && raw[raw.length - 1] === 0x7d) {
-      const type = peekType(raw);
+      const type = peeked !== null ? peeked : peekType(raw);
       // A last line without its newline may be torn just after a `}`: it is always parsed.
       // Glued values (`}{`) are not one event, and a later `type` key is the one JSON.parse keeps: those lines take the full path.
       if (type !== undefined && this.needs !== undefined && !unterminated && !this.needs(type) && this.typeCertain(raw, scan, at + begin)) {
