@@ -70,6 +70,8 @@ export const FREQUENT_SHAPES: readonly LineShape[] = [
   {
     type: 'assistant',
     skeleton: '{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":%s}]},"session_id":%s,"timestamp_ms":%n}',
+    // A delta (a time, no model call id: see assistantKind).
+    delta: true,
     build: ([text, session_id, timestamp_ms]) => ({
       type: 'assistant',
       message: { role: 'assistant', content: [{ type: 'text', text }] },

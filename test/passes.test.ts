@@ -1,6 +1,8 @@
 // The reader's runs (ReaderOptions.passes): of a run of lines a core reads only for their session,
-// after the first only the last is handed over. Every core must end exactly as when it is handed
-// every line: the same output, the same verdicts, at every chunk size, on every stream we have.
+// after the first only the last is handed over; and its joined deltas (ReaderOptions.joinDeltas):
+// text deltas of one session in a row handed over as one. Every core must end exactly as when it
+// is handed every line: the same output, the same verdicts, at every chunk size, on every stream
+// we have.
 import t from 'tap';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -14,7 +16,7 @@ import { ROOT } from './fixtures/lib/run.js';
 import { damage } from './fixtures/lib/json-text.js';
 import { generate, Rng } from '../bench/generate.mjs';
 
-/** Runs `core` over `input` in chunks of `chunk` bytes (0: at once), as toolStream does; `passes` false: every line handed over. */
+/** Runs `core` over `input` in chunks of `chunk` bytes (0: at once), as toolStream does; `passes` false: every line handed over, no deltas joined. */
 function drive(core: ToolCore, input: Buffer, chunk: number, passes: boolean): { out: string; problems: string[]; handed: number } {
   const parts: Buffer[] = [];
   const problems: string[] = [];
@@ -26,6 +28,7 @@ function drive(core: ToolCore, input: Buffer, chunk: number, passes: boolean): {
     needs: core.needs ? (type) => core.needs!(type) : undefined,
     skim: core.skim ? (type) => core.skim!(type) : undefined,
     passes: passes && core.passes ? (type) => core.passes!(type) : undefined,
+    joinDeltas: passes && core.joinsDeltas === true,
     reuseLines: true,
   };
   const reader = new EventReader(
@@ -53,6 +56,9 @@ type Made = { core: ToolCore; state: () => unknown };
 
 const place = (r: EventRecord | undefined): unknown => (r === undefined ? undefined : { line: r.line, raw: r.raw.toString('utf8') });
 
+/** What a text core keeps for its verdict: `texts` counts records (joined deltas count once), so only whether there were any. */
+const textState = (core: TextCore): unknown => core.sessions.map((s) => ({ ...s, texts: s.texts > 0, result: place(s.result) }));
+
 /** The cores, as the commands make them, with what each keeps for its verdict. */
 const CORES: Record<string, () => Made> = {
   'result --all': () => {
@@ -65,15 +71,15 @@ const CORES: Record<string, () => Made> = {
   },
   text: () => {
     const core = new TextCore({});
-    return { core, state: () => core.sessions.map((s) => ({ ...s, result: place(s.result) })) };
+    return { core, state: () => textState(core) };
   },
   'text --all': () => {
     const core = new TextCore({ all: true, tools: true, user: true });
-    return { core, state: () => core.sessions.map((s) => ({ ...s, result: place(s.result) })) };
+    return { core, state: () => textState(core) };
   },
   'text --all --thinking --no-tools': () => {
     const core = new TextCore({ all: true, tools: false, user: false, thinking: true });
-    return { core, state: () => core.sessions.map((s) => ({ ...s, result: place(s.result) })) };
+    return { core, state: () => textState(core) };
   },
   'tools --summary --deny-read': () => {
     const seen: unknown[] = [];
@@ -175,4 +181,59 @@ t.test('which lines of a run are handed over', async (t) => {
   reader.endSource();
   t.same(lines, [1, 2, 4, 5, 6, 7, 9, 10, 11, 12, 13, 14]);
   t.same(sessions, ['a', 'a', 'a', 'a', 'b', 'c', 'c', 'c', 'c', 'c', 'c', 'c']);
+});
+
+t.test('which deltas are joined: one session in a row, within one write', async (t) => {
+  const d = (text: string, session = 'a', time = 1): string =>
+    `{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":${JSON.stringify(text)}}]},"session_id":"${session}","timestamp_ms":${time}}`;
+  const lines = [
+    d('Hel', 'a', 1), // 1: joined with 2 and 3
+    d('lo "', 'a', 2), // 2: an escape, decoded
+    d(' wörld', 'a', 3), // 3
+    d('x', 'b', 4), // 4: another session
+    d('y', 'a', 5), // 5: back to the first, a record of its own
+    `{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"y"}]},"session_id":"a","model_call_id":"m","timestamp_ms":6}`, // 6: a flush: never joined
+    d('z', 'a', 7), // 7
+    `{"type":"thinking","subtype":"delta","text":"t","session_id":"a","timestamp_ms":8}`, // 8: another type
+    d('1', 'a', 9), // 9: joined with 10
+    d('2', 'a', 10), // 10
+    d('3', 'a', 11).replace('"text":"3"', '"text": "3"'), // 11: a space: not of the shape, a record of its own
+    d('4', 'a', 12), // 12: the second write starts here
+    d('5', 'a', 13), // 13
+  ];
+  const input = Buffer.from(`${lines.join('\n')}\n`);
+  const second = input.indexOf(Buffer.from(d('4', 'a', 12)));
+  const got: Array<{ line: number; type: string; event: unknown; raw: unknown }> = [];
+  const reader = new EventReader(
+    {
+      record: (rec) => got.push({ line: rec.line, type: rec.type ?? '', event: rec.event, raw: JSON.parse(rec.raw.toString('utf8')) }),
+      problem: (p) => t.fail(formatProblem(p)),
+    },
+    { needs: () => true, joinDeltas: true },
+  );
+  reader.startSource('in');
+  reader.write(input.subarray(0, second));
+  t.same(
+    got.map((r) => r.line),
+    [3, 4, 5, 6, 7, 8, 10, 11],
+    'what the first write read is handed over before it returns',
+  );
+  reader.write(input.subarray(second));
+  reader.endSource();
+  t.same(
+    got.map((r) => r.line),
+    [3, 4, 5, 6, 7, 8, 10, 11, 13],
+  );
+  const delta = (text: string, session: string, time: number): unknown => ({
+    type: 'assistant',
+    message: { role: 'assistant', content: [{ type: 'text', text }] },
+    session_id: session,
+    timestamp_ms: time,
+  });
+  t.same(got[0]!.event, delta('Hello " wörld', 'a', 3), 'the texts joined, the session and time of the last');
+  t.same(got[0]!.raw, got[0]!.event, 'its bytes are the JSON of its event');
+  t.equal(got[0]!.type, 'assistant');
+  t.same(got[1]!.event, delta('x', 'b', 4));
+  t.same(got[6]!.event, delta('12', 'a', 10));
+  t.same(got[8]!.event, delta('45', 'a', 13), 'a write joins only its own deltas');
 });

@@ -20,7 +20,8 @@ import Assembler from 'stream-json/assembler.js';
 import type { AgentEvent } from '../events.js';
 import { eventType, FREQUENT_SHAPES, isObject, str } from '../events.js';
 import { SKIM_THRESHOLD, skimParse } from './skim.js';
-import { compileShapes, parseShape } from './shapes.js';
+import { compileShapes, matchShape, parseShape, slotEnd, slotStart, slotValue } from './shapes.js';
+import type { CompiledShape } from './shapes.js';
 import { sameBytes } from './json-bytes.js';
 import type { ByteScan } from './byte-scan.js';
 import { makeByteScan, placeAt, walkBytes, walkDepth, walkEscaped, walkInString } from './byte-scan.js';
@@ -105,6 +106,39 @@ export function retainRecord(rec: EventRecord): EventRecord {
 const NO_BYTES = Buffer.alloc(0);
 
 /**
+ * Text deltas of one session in a row, read as one (see
+ * ReaderOptions.joinDeltas): the event of the last, with the texts of all.
+ * Its bytes are the compact JSON of that event, made when read.
+ */
+class JoinedDeltas implements EventRecord {
+  private value: AgentEvent | undefined;
+  private bytes: Buffer | undefined;
+  constructor(
+    private readonly shape: CompiledShape,
+    /** The texts, joined. */
+    public text: string,
+    readonly session: string,
+    /** The session id as the lines write it (quotes included), to compare the next line's with. */
+    readonly sessionBytes: Buffer,
+    public time: number,
+    readonly source: string,
+    public line: number,
+  ) {}
+
+  get type(): string {
+    return 'assistant';
+  }
+
+  get event(): AgentEvent {
+    return (this.value ??= this.shape.build([this.text, this.session, this.time]));
+  }
+
+  get raw(): Buffer {
+    return (this.bytes ??= Buffer.from(JSON.stringify(this.event), 'utf8'));
+  }
+}
+
+/**
  * A record that keeps only where an event was (its source, line and type):
  * for a tool that needs to say where a result was after it let the result go.
  * Its event is an empty one of the same type, and its bytes are empty.
@@ -166,6 +200,14 @@ export interface ReaderOptions {
    * Default false.
    */
   reuseLines?: boolean;
+  /**
+   * Hand over text deltas of one session that follow one another (lines
+   * exactly of a shape marked `delta` in FREQUENT_SHAPES, within one write)
+   * as one record: the event of the last, its text the texts of all of them
+   * joined, its line the last's. For a sink to which a run of deltas says no
+   * more than their text does, taken together. Default false.
+   */
+  joinDeltas?: boolean;
 }
 
 /**
@@ -563,6 +605,9 @@ const MAX_STRING = (1 << 29) - 24;
 
 const SHAPES = compileShapes(FREQUENT_SHAPES);
 
+/** Of {@link SHAPES}, the text deltas, by type. */
+const DELTA_SHAPES = new Map([...SHAPES].map(([type, shapes]) => [type, shapes.filter((shape) => shape.delta)] as const).filter(([, shapes]) => shapes.length > 0));
+
 const EMPTY = Buffer.alloc(0);
 
 /** The largest line-assembly buffer a reader keeps for reuse once its line is read. */
@@ -616,18 +661,73 @@ export class EventReader {
   /** What the lines of the run of {@link runSession} end with, for the byte scan. */
   private runTail: Buffer = EMPTY;
   private runTailSession: string | undefined;
+  private readonly joinDeltas: boolean;
+  /** With `joinDeltas`: the deltas read since the last record handed over, not handed over yet. */
+  private joined: JoinedDeltas | null = null;
+  /** The sink, through which joined deltas go before anything handed over after them. */
+  private readonly sink: ReaderSink;
   private readonly broken = (rec: SkimmedRecord): void => {
     this.sink.problem({ source: rec.source, line: rec.line, reason: 'not JSON', excerpt: excerptOf(rec.raw), raw: rec.raw });
   };
 
   constructor(
-    private readonly sink: ReaderSink,
+    private readonly target: ReaderSink,
     options: ReaderOptions = {},
   ) {
     this.needs = options.needs;
     this.skim = options.skim;
     this.passes = options.needs === undefined ? undefined : options.passes;
     this.reuseLines = options.reuseLines === true;
+    this.joinDeltas = options.joinDeltas === true;
+    this.sink = !this.joinDeltas
+      ? target
+      : {
+          record: (rec) => {
+            this.handJoined();
+            target.record(rec);
+          },
+          problem: (p) => {
+            this.handJoined();
+            target.problem(p);
+          },
+        };
+  }
+
+  /** Hands over the deltas joined so far, if any. */
+  private handJoined(): void {
+    const joined = this.joined;
+    if (joined === null) return;
+    this.joined = null;
+    this.target.record(joined);
+  }
+
+  /**
+   * With `joinDeltas`: when `raw` (line `no`, of type `type` by its start) is
+   * exactly a text delta, joins it to the deltas read before it when they
+   * are of its session, or hands those over and starts anew with it; true
+   * then. False when it is no delta, and nothing is done.
+   */
+  private joinDelta(type: string, raw: Buffer, no: number): boolean {
+    const shapes = DELTA_SHAPES.get(type);
+    if (shapes === undefined) return false;
+    const shape = matchShape(shapes, raw);
+    if (shape === undefined) return false;
+    // The slots of a delta: its text, its session id, its time.
+    const start = slotStart(1);
+    const end = slotEnd(1);
+    const joined = this.joined;
+    if (joined !== null && joined.sessionBytes.length === end - start && sameBytes(raw, start, joined.sessionBytes)) {
+      joined.text += slotValue(shape, raw, 0) as string;
+      joined.time = slotValue(shape, raw, 2) as number;
+      joined.line = no;
+      return true;
+    }
+    const text = slotValue(shape, raw, 0) as string;
+    const session = slotValue(shape, raw, 1) as string;
+    const time = slotValue(shape, raw, 2) as number;
+    this.handJoined();
+    this.joined = new JoinedDeltas(shape, text, session, Buffer.from(raw.subarray(start, end)), time, this.source, no);
+    return true;
   }
 
   /** Starts a new source (a file name, or `stdin`), ending the current one. */
@@ -665,6 +765,8 @@ export class EventReader {
         if (held >= 0) this.line(chunk.subarray(held, heldEnd), heldNo, false, scan, held);
         // Kept past this call: copied, since the chunk's memory may be read into again once written.
         if (start < chunk.length) this.keep(chunk, start, chunk.length);
+        // Deltas read are shown as they arrive: none waits for the next write.
+        if (this.joined !== null) this.handJoined();
         return;
       }
       if (this.carryLength > 0) {
@@ -758,6 +860,7 @@ export class EventReader {
       this.line(this.takeCarry(), ++this.lineNo, true);
     }
     while (this.slow) this.slowFail(true);
+    if (this.joined !== null) this.handJoined();
     this.lineNo = 0;
   }
 
@@ -825,6 +928,7 @@ export class EventReader {
       }
       // A line exactly of a frequent shape (a delta) is read from its bytes; the match is exact, so a glued line is not one.
       if (type !== undefined && !unterminated && raw.length <= MAX_STRING) {
+        if (this.joinDeltas && this.joinDelta(type, raw, no)) return;
         const event = parseShape(SHAPES, type, raw);
         if (event !== undefined) {
           this.sink.record({ event, raw, source: this.source, line: no });

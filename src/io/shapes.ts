@@ -25,14 +25,21 @@ export interface LineShape {
   readonly skeleton: string;
   /** The event, from the slots' values in order: the object `JSON.parse` gives for such a line. */
   build(values: unknown[]): AgentEvent;
+  /**
+   * Its lines are text deltas: its slots are the text, the session id and
+   * the time, and several such lines of one session in a row read as one
+   * with their texts joined (see ReaderOptions.joinDeltas).
+   */
+  readonly delta?: boolean;
 }
 
 /** A shape ready to match: the skeleton's bytes between the slots. */
-interface CompiledShape {
+export interface CompiledShape {
   pieces: Buffer[];
   /** True for a string slot, false for a number. */
   strings: boolean[];
   build(values: unknown[]): AgentEvent;
+  delta: boolean;
 }
 
 /** Compiles shapes, by type. */
@@ -47,7 +54,7 @@ export function compileShapes(shapes: readonly LineShape[]): Map<string, Compile
       else strings.push(parts[i] === '%s');
     }
     const list = byType.get(shape.type) ?? [];
-    list.push({ pieces, strings, build: shape.build });
+    list.push({ pieces, strings, build: shape.build, delta: shape.delta === true });
     byType.set(shape.type, list);
   }
   return byType;
@@ -114,16 +121,11 @@ function numberValue(raw: Buffer, start: number, end: number): number {
   return Number(raw.toString('latin1', start, end));
 }
 
-/** Each slot of the shape being matched: its start, its end, its string flags. */
+/** Each slot of the shape matched last: its start, its end, its string flags. */
 const slots: number[] = [];
 
-/**
- * The event of a line of one of `shapes` for its type (as the line's start
- * names it), or undefined when the line is not exactly of any of them.
- */
-export function parseShape(shapes: Map<string, CompiledShape[]>, type: string, raw: Buffer): AgentEvent | undefined {
-  const candidates = shapes.get(type);
-  if (candidates === undefined) return undefined;
+/** The shape of `candidates` the line `raw` is exactly of, its slots' places kept for {@link slotValue}; undefined when none. */
+export function matchShape(candidates: readonly CompiledShape[], raw: Buffer): CompiledShape | undefined {
   next: for (const shape of candidates) {
     const { pieces, strings } = shape;
     let at = 0;
@@ -141,14 +143,39 @@ export function parseShape(shapes: Map<string, CompiledShape[]>, type: string, r
     }
     const last = pieces[pieces.length - 1]!;
     if (at + last.length !== raw.length || !sameBytes(raw, at, last)) continue;
-    // The whole line is of this shape: only now are its values decoded.
-    const values: unknown[] = [];
-    for (let k = 0; k < strings.length; k++) {
-      const start = slots[3 * k]!;
-      const end = slots[3 * k + 1]!;
-      values.push(strings[k] ? stringValue(raw, start, end, slots[3 * k + 2]!) : numberValue(raw, start, end));
-    }
-    return shape.build(values);
+    return shape;
   }
   return undefined;
+}
+
+/** The value of slot `k` of the shape {@link matchShape} matched last in `raw`, decoded as the full parse decodes it. */
+export function slotValue(shape: CompiledShape, raw: Buffer, k: number): string | number {
+  const start = slots[3 * k]!;
+  const end = slots[3 * k + 1]!;
+  return shape.strings[k] ? stringValue(raw, start, end, slots[3 * k + 2]!) : numberValue(raw, start, end);
+}
+
+/** Where slot `k` of the shape matched last is in the line: `[start, end)`, quotes included for a string. */
+export function slotStart(k: number): number {
+  return slots[3 * k]!;
+}
+
+/** See {@link slotStart}. */
+export function slotEnd(k: number): number {
+  return slots[3 * k + 1]!;
+}
+
+/**
+ * The event of a line of one of `shapes` for its type (as the line's start
+ * names it), or undefined when the line is not exactly of any of them.
+ */
+export function parseShape(shapes: Map<string, CompiledShape[]>, type: string, raw: Buffer): AgentEvent | undefined {
+  const candidates = shapes.get(type);
+  if (candidates === undefined) return undefined;
+  const shape = matchShape(candidates, raw);
+  if (shape === undefined) return undefined;
+  // The whole line is of this shape: only now are its values decoded.
+  const values: unknown[] = [];
+  for (let k = 0; k < shape.strings.length; k++) values.push(slotValue(shape, raw, k));
+  return shape.build(values);
 }

@@ -47,6 +47,12 @@ export interface ToolCore {
    * over.
    */
   passes?(type: string): boolean;
+  /**
+   * True when text deltas of one session in a row may be handed over as one
+   * record, their texts joined (see ReaderOptions.joinDeltas): for a core
+   * to which they mean no more than that text. Ignored under `strict`.
+   */
+  readonly joinsDeltas?: boolean;
 }
 
 /** Options shared by every tool stream. */
@@ -106,6 +112,7 @@ export function toolStream(core: ToolCore, options: ToolStreamOptions = {}): Tra
       needs: options.strict || !core.needs ? undefined : (type) => core.needs!(type),
       skim: options.strict || !core.skim ? undefined : (type) => core.skim!(type),
       passes: options.strict || !core.passes ? undefined : (type) => core.passes!(type),
+      joinDeltas: !options.strict && core.joinsDeltas === true,
       // A core keeps copies of what it keeps (retainRecord, keepSkimmed): lines read across chunks can share one buffer.
       reuseLines: true,
     },

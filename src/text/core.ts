@@ -58,7 +58,7 @@ export interface SessionText extends SessionEnd {
    * (see `placeOf`), so that a long log's results are not all kept.
    */
   result?: EventRecord;
-  /** How many `assistant` events carried new text. */
+  /** How many `assistant` records carried new text (deltas the reader joined count once). */
   texts: number;
   /** How many tool calls (started or completed events) were seen. */
   toolCalls: number;
@@ -391,6 +391,9 @@ export class TextCore implements ToolCore {
         return false;
     }
   }
+
+  /** Text deltas in a row are read as one: what the core makes of them is their text, taken together. */
+  readonly joinsDeltas = true;
 
   /** Tool calls are skim-parsed: a tool line reads their arguments and figures, not their payloads. */
   skim(type: string): boolean {
