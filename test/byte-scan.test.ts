@@ -372,3 +372,118 @@ t.test('run: only lines the reader would let by, and nearly all of them', { skip
   }
   t.equal(lines, big.length / line.length, 'every line of a chunk of 1.5 windows, a window at a time');
 });
+
+t.test('deltas: only lines the reader would join, read as it reads them, and nearly all of them', { skip: scan ? false : 'no byte scan' }, async (t) => {
+  const { compileShapes, matchShape, slotEnd, slotStart, slotValue, stringValue } = await import('../src/io/shapes.js');
+  const { FREQUENT_SHAPES } = await import('../src/events.js');
+  const { damage } = await import('./fixtures/lib/json-text.js');
+  const shape = compileShapes(FREQUENT_SHAPES).get('assistant')!.find((s) => s.delta)!;
+  const head = Buffer.concat([shape.pieces[0]!, Buffer.from('"')]);
+  const s = 'e8a5c1f0-2b1d-4c6e-9f1a-0d3b7c2e4a61';
+  const middleOf = (session: string): Buffer => Buffer.concat([shape.pieces[1]!, Buffer.from(JSON.stringify(session)), shape.pieces[2]!]);
+  /** The text the reader reads of a line it would join to deltas of `session` (see EventReader.joinDelta); undefined when it would not. */
+  const joins = (line: Buffer, session: string): string | undefined => {
+    if (matchShape([shape], line) === undefined) return undefined;
+    if (line.toString('utf8', slotStart(1), slotEnd(1)) !== JSON.stringify(session)) return undefined;
+    return slotValue(shape, line, 0) as string;
+  };
+  const d = (text: string, time = '1770000529190', session = s): string =>
+    `{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":${text}}]},"session_id":"${session}","timestamp_ms":${time}}`;
+  const pieces = ['\\n', '\\"', '\\\\', '\\/', '\\t', '\\u00e9', '\\uD83D', '\\u0000', '\\u00G0', '\\x', 'é', '日本', '\x01', '"', ' ', 'abc'];
+  const rng = new Rng('deltas');
+  const text = (): string => `"${textOf(rng, pieces, 40, 0.2)}"`;
+  const crafted = [
+    d('"plain"'),
+    d('""'),
+    d('"a\\"b"'),
+    d('"é"'),
+    d('"\\u0000"'), // \u0000: left to the reader
+    d('"x"', '0'),
+    d('"x"', '01'),
+    d('"x"', '-1'),
+    d('"x"', '1.5'),
+    d('"x"', '1e5'),
+    d('"x"', '123456789012345'),
+    d('"x"', '1234567890123456'),
+    d('"x"', ''),
+    d('"x"', '1', 'another'),
+    d('"x"', '1', s.slice(1)),
+    `${d('"x"')}\r`,
+    `${d('"x"')} `,
+    `${d('"x"')}{"a":1}`,
+    d('"x"').replace('"text":"x"', '"text": "x"'),
+    d('"x"').replace('}]}', '}] }'),
+    `{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"x"}]},"session_id":"${s}","model_call_id":"m","timestamp_ms":1}`,
+    `{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"x"}]},"session_id":"${s}"}`,
+    `{"type":"thinking","subtype":"delta","text":"x","session_id":"${s}","timestamp_ms":1}`,
+  ];
+  let read = 0;
+  let could = 0;
+  let short = 0;
+  const check = (lines: string[], label: string, newline = true): boolean => {
+    const raw = Buffer.from(lines.join('\n') + (newline ? '\n' : ''), 'utf8');
+    const starts = [0];
+    for (let i = 0; i < raw.length; i++) if (raw[i] === 0x0a && i + 1 < raw.length) starts.push(i + 1);
+    /** Line `j` without its newline; undefined for a last line without one. */
+    const lineAt = (j: number): Buffer | undefined => {
+      const end = starts[j + 1] !== undefined ? starts[j + 1]! - 1 : newline ? raw.length - 1 : -1;
+      return end === -1 ? undefined : raw.subarray(starts[j]!, end);
+    };
+    scan!.load(raw);
+    for (let k = 0; k < starts.length; k++) {
+      const texts: number[] = [];
+      const count = scan!.deltas(starts[k]!, head, middleOf(s), texts);
+      let want = 0;
+      for (let j = k; j < starts.length; j++) {
+        const line = lineAt(j);
+        if (line === undefined || joins(line, s) === undefined) break;
+        want++;
+      }
+      if (count > want) return t.fail(`${label}: from line ${k}, ${count} deltas read, the reader would join ${want}: ${JSON.stringify(raw.toString('utf8', starts[k]!, starts[k]! + 300))}`);
+      for (let i = 0; i < count; i++) {
+        const line = lineAt(k + i)!;
+        const got = stringValue(raw, texts[3 * i]! - 1, texts[3 * i + 1]! + 1, texts[3 * i + 2]!);
+        if (got !== joins(line, s)) return t.fail(`${label}: line ${k + i}: text ${JSON.stringify(got)}, not ${JSON.stringify(joins(line, s))}`);
+      }
+      if (count > 0) {
+        read++;
+        const last = lineAt(k + count - 1)!;
+        const time = Number(raw.toString('latin1', scan!.timeStart, scan!.timeEnd));
+        if (time !== (JSON.parse(last.toString('utf8')) as { timestamp_ms: number }).timestamp_ms) return t.fail(`${label}: from line ${k}: the last time is ${time}`);
+        if (scan!.nextDelta !== (starts[k + count] ?? raw.length)) return t.fail(`${label}: from line ${k}: next ${scan!.nextDelta}`);
+      }
+      if (want > 0) could++;
+      if (count < want) {
+        // The module reads a time of plain digits and leaves \u0000 to the reader; anything else it must read.
+        const line = lineAt(k + count)!.toString('utf8');
+        if (line.includes('\\u0000') || !/"timestamp_ms":(0|[1-9][0-9]{0,14})}$/.test(line)) short++;
+        else return t.fail(`${label}: from line ${k}, ${count} deltas read, not ${want}: ${JSON.stringify(line)}`);
+      }
+    }
+    return true;
+  };
+  for (const line of crafted) if (!check([line, d('"y"'), line, line], JSON.stringify(line))) return;
+  if (!check([d('"y"'), d('"z"')], 'no newline at the end', false)) return;
+  for (let round = 0; round < 300; round++) {
+    const lines = Array.from({ length: rng.int(1, 12) }, () => (rng.chance(0.1) ? rng.pick(crafted) : d(text(), String(rng.int(0, 1e9)))));
+    const damaged = lines.map((l) => (rng.chance(0.1) ? damage(rng, Buffer.from(l)).toString('utf8').replace(/\n/g, '') : l));
+    if (!check(damaged, `round ${round}`)) return;
+  }
+  t.ok(read > 1000, `${read} stretches of deltas read`);
+  t.ok(short < could / 3, `${short} of ${could} stopped short of the reader's, each at a \\u0000 or a time not of plain digits`);
+  // Across windows: deltas in a chunk longer than one.
+  const line = `${d(`"${'x'.repeat(1000)}"`)}\n`;
+  const big = Buffer.from(line.repeat(Math.ceil((WINDOW * 1.5) / line.length)));
+  scan!.load(big);
+  let from = 0;
+  let lines = 0;
+  while (from < big.length) {
+    const texts: number[] = [];
+    const count = scan!.deltas(from, head, middleOf(s), texts);
+    if (count === 0) break;
+    if (texts.length !== 3 * count) return t.fail(`${texts.length} numbers for ${count} texts`);
+    lines += count;
+    from = scan!.nextDelta;
+  }
+  t.equal(lines, big.length / line.length, 'every line of a chunk of 1.5 windows, a window at a time');
+});

@@ -7,6 +7,14 @@
  * they are assembled here.
  */
 import {
+  DELTA_AREA,
+  DELTA_HEAD,
+  DELTA_MIDDLE,
+  DELTA_TEXTS,
+  DELTA_WORDS,
+  MAX_DELTAS,
+  TEXT_ASCII,
+  TEXT_ESCAPED,
   LARGE_INVALID,
   LARGE_SPANS,
   LARGE_STACK,
@@ -891,7 +899,125 @@ const RUN_BODY = (() => {
   ];
 })();
 
-/** The module: one memory, `string`, `places`, `walk`, `large` and `run`, all exported. */
+const DELTA_WORD = (word: number): Code => [i32Const(DELTA_AREA), i32LoadAt(4 * word)];
+const DELTAS_FUNC = 12;
+const SAME_BYTES_FUNC = 13;
+const TEXT_FLAGS_FUNC = 14;
+
+/**
+ * The body of `sameBytes(a, b, len) -> bool`: whether the `len` bytes at `a`
+ * are those at `b`; 16 at a time, the last 16 aligned on the end (`len` is
+ * 16 at least).
+ */
+const SAME_BYTES_BODY = (() => {
+  const [A, B, LEN, K] = [0, 1, 2, 3];
+  const same = (offset: Code): Code => [localGet(A), offset, i32Add, v128Load, localGet(B), offset, i32Add, v128Load, i8x16Eq, i8x16AllTrue];
+  return [
+    // (local $k i32)
+    [1, 1, I32],
+    loop,
+    [localGet(K), i32Const(16), i32Add, localGet(LEN), i32LtU, if_],
+    [same(localGet(K)), i32Eqz, if_, i32Const(0), return_, end],
+    [localGet(K), i32Const(16), i32Add, localSet(K), br(1)],
+    end,
+    end,
+    same([localGet(LEN), i32Const(16), i32Sub]),
+    end,
+  ];
+})();
+
+/** The body of `textFlags(t, q) -> flags`: TEXT_ESCAPED when the bytes `[t, q)` hold a backslash, TEXT_ASCII when none is 0x80 or above. */
+const TEXT_FLAGS_BODY = (() => {
+  const [T, Q, C, ESC, HIGH] = [0, 1, 2, 3, 4];
+  return [
+    // (local $c i32) (local $esc $high v128)
+    [2, 1, I32, 2, V128],
+    block, // $tail
+    loop, // $simd
+    [localGet(T), i32Const(16), i32Add, localGet(Q), i32GtU, brIf(1)],
+    [localGet(T), v128Load, i32Const(0x5c), i8x16Splat, i8x16Eq, localGet(ESC), v128Or, localSet(ESC)],
+    [localGet(T), v128Load, localGet(HIGH), v128Or, localSet(HIGH)],
+    [localGet(T), i32Const(16), i32Add, localSet(T), br(0)],
+    end, // $simd
+    end, // $tail
+    // The sign bit of a byte is its 0x80: the high ones are those below zero as signed bytes.
+    [localGet(ESC), v128AnyTrue, i32Const(TEXT_ESCAPED), i32Mul],
+    [localGet(HIGH), i8x16Bitmask, i32Eqz, i32Const(TEXT_ASCII), i32Mul, i32Or, localSet(C)],
+    loop, // $bytes
+    [localGet(T), localGet(Q), i32GeU, if_, localGet(C), return_, end],
+    [localGet(T), i32Load8U, i32Const(0x5c), i32Eq, if_, localGet(C), i32Const(TEXT_ESCAPED), i32Or, localSet(C), end],
+    [localGet(T), i32Load8U, i32Const(0x80), i32GeU, if_, localGet(C), i32Const(~TEXT_ASCII), i32And, localSet(C), end],
+    [localGet(T), i32Const(1), i32Add, localSet(T), br(0)],
+    end, // $bytes
+    localGet(C),
+    end,
+  ];
+})();
+
+/**
+ * The body of `deltas(from, end) -> count`: how many lines, from the line
+ * that starts at `from`, are text deltas of the session whose deltas the
+ * reader is joining (see ReaderOptions.joinDeltas in input.ts), each read
+ * as the input layer reads a line of the delta shape (shapes.ts) and before
+ * `end`: the head (the line's bytes up to its text's opening quote), a
+ * string `string` vouches for, its closing quote, the middle (the bytes up
+ * to the time, the session's id among them), a time of digits (0, or up to
+ * 15 not starting with 0), `}` and the newline. Anything else stops it, for
+ * the reader to read that line itself. The text of each is written to
+ * DELTA_TEXTS (see DELTA_WORDS for the rest).
+ */
+const DELTAS_BODY = (() => {
+  const [F, E, P, T, Q, K, COUNT, LAST, CUT, HEAD, MIDDLE, OUT, D] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12];
+  const stop = (cut: boolean): Code => [cut ? [i32Const(1), localSet(CUT)] : [], br(2)];
+  return [
+    // (local $p $t $q $k $count $last $cut $head $middle $out $d i32)
+    [1, 11, I32],
+    [localGet(F), localSet(P), i32Const(-1), localSet(LAST), i32Const(DELTA_TEXTS), localSet(OUT)],
+    [DELTA_WORD(DELTA_WORDS.head), localSet(HEAD), DELTA_WORD(DELTA_WORDS.middle), localSet(MIDDLE)],
+    block, // $stop
+    loop, // $lines: inside an `if`, `stop` branches to $stop
+    [localGet(COUNT), i32Const(MAX_DELTAS), i32GeU, brIf(1)],
+    [localGet(P), localGet(HEAD), i32Add, localGet(E), i32GtU, if_, stop(true), end],
+    [localGet(P), i32Const(DELTA_HEAD), localGet(HEAD), call(SAME_BYTES_FUNC), i32Eqz, brIf(1)],
+    [localGet(P), localGet(HEAD), i32Add, localTee(T), localGet(E), call(STRING_FUNC), localTee(Q), localGet(E), i32GeU, if_, stop(true), end],
+    [localGet(Q), i32Load8U, i32Const(0x22), i32Ne, brIf(1)],
+    [localGet(Q), i32Const(1), i32Add, localTee(D), localGet(MIDDLE), i32Add, localGet(E), i32GtU, if_, stop(true), end],
+    [localGet(D), i32Const(DELTA_MIDDLE), localGet(MIDDLE), call(SAME_BYTES_FUNC), i32Eqz, brIf(1)],
+    // The time: 0, or digits not starting with 0.
+    [localGet(D), localGet(MIDDLE), i32Add, localTee(D), localTee(K), localGet(E), i32GeU, if_, stop(true), end],
+    [localGet(K), i32Load8U, i32Const(0x30), i32Eq, if_],
+    [localGet(K), i32Const(1), i32Add, localSet(K)],
+    0x05, // else
+    [localGet(K), i32Load8U, i32Const(0x31), i32Sub, i32Const(9), i32GeU, brIf(2)],
+    loop,
+    [localGet(K), i32Const(1), i32Add, localTee(K), localGet(E), i32LtU, if_],
+    [localGet(K), i32Load8U, i32Const(0x30), i32Sub, i32Const(10), i32LtU, brIf(1)],
+    end,
+    end,
+    end,
+    [localGet(K), localGet(D), i32Sub, i32Const(15), i32GtU, brIf(1)],
+    [localGet(K), i32Const(1), i32Add, localGet(E), i32GeU, if_, stop(true), end],
+    [localGet(K), i32Load8U, i32Const(0x7d), i32Ne, brIf(1)],
+    [localGet(K), i32Load8UAt(1), i32Const(0x0a), i32Ne, brIf(1)],
+    // A delta: its text, and the time of the last.
+    [localGet(OUT), localGet(T), i32StoreAt(0), localGet(OUT), localGet(Q), i32StoreAt(4)],
+    [localGet(OUT), localGet(T), localGet(Q), call(TEXT_FLAGS_FUNC), i32StoreAt(8)],
+    [localGet(OUT), i32Const(12), i32Add, localSet(OUT)],
+    [i32Const(DELTA_AREA), localGet(D), i32StoreAt(4 * DELTA_WORDS.timeStart)],
+    [i32Const(DELTA_AREA), localGet(K), i32StoreAt(4 * DELTA_WORDS.timeEnd)],
+    [localGet(COUNT), i32Const(1), i32Add, localSet(COUNT), localGet(P), localSet(LAST)],
+    [localGet(K), i32Const(2), i32Add, localSet(P), br(0)],
+    end, // $lines
+    end, // $stop
+    [i32Const(DELTA_AREA), localGet(LAST), i32StoreAt(4 * DELTA_WORDS.last)],
+    [i32Const(DELTA_AREA), localGet(P), i32StoreAt(4 * DELTA_WORDS.next)],
+    [i32Const(DELTA_AREA), localGet(CUT), i32StoreAt(4 * DELTA_WORDS.cut)],
+    localGet(COUNT),
+    end,
+  ];
+})();
+
+/** The module: one memory, `string`, `places`, `walk`, `large`, `run` and `deltas`, all exported. */
 export function moduleBytes(): Uint8Array<ArrayBuffer> {
   return Uint8Array.from(
     bytesOf([
@@ -900,14 +1026,32 @@ export function moduleBytes(): Uint8Array<ArrayBuffer> {
       section(1, [2, 0x60, 2, I32, I32, 1, I32, 0x60, 3, I32, I32, I32, 1, I32]),
       // (func $string (type 0)) (func $places (type 1)) (func $walk (type 1)) (func $large (type 1)) (func $quote (type 1)) (func $number (type 1))
       // (func $run (type 0)) (func $prefix (type 0)) (func $lineEnd (type 0)) (func $tail (type 0)) (func $sameTail (type 0)) (func $concern (type 0))
-      section(3, [12, 0, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0]),
+      // (func $deltas (type 0)) (func $sameBytes (type 1)) (func $textFlags (type 0))
+      section(3, [15, 0, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 1, 0]),
       // (memory 1): grown to one window and more when made
       section(5, [1, 0x00, 1]),
       // (export "memory" (memory 0)) (export "string" (func $string)) (export "places" (func $places)) (export "walk" (func $walk)) (export "large" (func $large)) (export "run" (func $run))
-      section(7, [6, name('memory'), 0x02, 0, name('string'), 0x00, 0, name('places'), 0x00, 1, name('walk'), 0x00, 2, name('large'), 0x00, 3, name('run'), 0x00, 6]),
+      // (export "deltas" (func $deltas))
+      section(7, [7, name('memory'), 0x02, 0, name('string'), 0x00, 0, name('places'), 0x00, 1, name('walk'), 0x00, 2, name('large'), 0x00, 3, name('run'), 0x00, 6, name('deltas'), 0x00, DELTAS_FUNC]),
       section(10, [
-        12,
-        [STRING_BODY, PLACES_BODY, WALK_BODY, largeBody(LARGE_STACK, LARGE_SPANS), QUOTE_BODY, NUMBER_BODY, RUN_BODY, PREFIX_BODY, LINE_END_BODY, TAIL_BODY, SAME_TAIL_BODY, CONCERN_BODY]
+        15,
+        [
+          STRING_BODY,
+          PLACES_BODY,
+          WALK_BODY,
+          largeBody(LARGE_STACK, LARGE_SPANS),
+          QUOTE_BODY,
+          NUMBER_BODY,
+          RUN_BODY,
+          PREFIX_BODY,
+          LINE_END_BODY,
+          TAIL_BODY,
+          SAME_TAIL_BODY,
+          CONCERN_BODY,
+          DELTAS_BODY,
+          SAME_BYTES_BODY,
+          TEXT_FLAGS_BODY,
+        ]
           .map((body) => bytesOf(body))
           .map((body) => [uleb(body.length), body]),
       ]),

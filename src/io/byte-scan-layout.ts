@@ -28,6 +28,35 @@ export const MAX_TAIL = 1024;
 /** Where `run` reads the prefixes a line of the run may start with, each its length (a byte) then its bytes; how many bytes they may take. */
 export const RUN_PREFIXES = RUN_TAIL + MAX_TAIL;
 export const MAX_PREFIXES = 4096;
+/**
+ * What `deltas` reads and writes, after the run's prefixes in the same page:
+ * the words of {@link DELTA_WORDS}, then what a delta starts with, then what
+ * follows its text up to its time, then the texts of the deltas it reads.
+ */
+export const DELTA_AREA = RUN_PREFIXES + MAX_PREFIXES;
+/**
+ * The words at {@link DELTA_AREA}, by index: written by `deltas`, the start of
+ * the last delta it read, where it stopped, 1 when it stopped because the
+ * line there does not end before the end of the window, and the time of the
+ * last delta, `[start, end)`; read by it, how many bytes the head and the
+ * middle have.
+ */
+export const DELTA_WORDS = { last: 0, next: 1, cut: 2, timeStart: 3, timeEnd: 4, head: 5, middle: 6 } as const;
+/** Where `deltas` reads what a delta's line starts with (its text's opening quote included), and how long it may be. */
+export const DELTA_HEAD = DELTA_AREA + 32;
+export const MAX_DELTA_HEAD = 256;
+/** Where `deltas` reads what follows a delta's text up to its time (the session's id among it), and how long it may be. */
+export const DELTA_MIDDLE = DELTA_HEAD + MAX_DELTA_HEAD;
+export const MAX_DELTA_MIDDLE = 1024;
+/** Where `deltas` writes the text of each delta it reads, as `[start, end)` and flags (escaped 1, ASCII 2), and how many at most. */
+export const DELTA_TEXTS = DELTA_MIDDLE + MAX_DELTA_MIDDLE;
+export const MAX_DELTAS = 4096;
+/** The flags of a delta's text: it holds escapes; it is all ASCII. */
+export const TEXT_ESCAPED = 1;
+export const TEXT_ASCII = 2;
+
+if (DELTA_TEXTS + 12 * MAX_DELTAS > RUN_AREA + PAGE) throw new Error('the areas of run and deltas do not fit their page');
+
 /** The pages of the module's memory: a window, a page for what is read past its end, and the pages of places, `large` and `run`. */
 export const PAGES = Math.ceil(WINDOW / PAGE) + 5;
 

@@ -28,7 +28,15 @@
  * input layer with {@link placeAt} and {@link walkBytes}.
  */
 import {
+  DELTA_AREA,
+  DELTA_HEAD,
+  DELTA_MIDDLE,
+  DELTA_TEXTS,
+  DELTA_WORDS,
   FOUND,
+  MAX_DELTA_HEAD,
+  MAX_DELTA_MIDDLE,
+  MAX_DELTAS,
   LARGE_SPANS,
   LARGE_STACK,
   LARGE_UNSURE,
@@ -49,7 +57,7 @@ import {
 } from './byte-scan-layout.js';
 import { MODULE } from './byte-scan-module.js';
 
-export { LARGE_INVALID, LARGE_UNSURE, MAX_DEPTH, MAX_SPANS, WINDOW } from './byte-scan-layout.js';
+export { LARGE_INVALID, LARGE_UNSURE, MAX_DEPTH, MAX_SPANS, TEXT_ASCII, TEXT_ESCAPED, WINDOW } from './byte-scan-layout.js';
 
 /** The scan: {@link load} a line's bytes, then ask where each string ends. */
 export interface ByteScan {
@@ -120,6 +128,27 @@ export interface ByteScan {
   readonly lastRun: number;
   /** After {@link run}: where the first line it did not let by starts. */
   readonly nextRun: number;
+  /**
+   * How many lines of the loaded bytes, from the one that starts at `from`,
+   * are text deltas the input layer would join (see ReaderOptions.joinDeltas
+   * in input.ts): each `head` (its bytes up to its text's opening quote),
+   * a string {@link string} vouches for and its closing quote, `middle`
+   * (the bytes after it up to the time, the session's id among them), a
+   * time of digits (`0`, or up to 15 not starting with `0`), `}` and a
+   * newline. For each, `[start, end)` of its text and its flags
+   * (TEXT_ESCAPED, TEXT_ASCII) are appended to `texts`. {@link nextDelta}
+   * is where the line after them starts, {@link timeStart} and {@link
+   * timeEnd} where the last one's time is. A line cut by the end of the
+   * window moves the window to it. `head` and `middle` (16 bytes or more
+   * each) are copied into the module's memory when they are not the buffers
+   * of the call before: do not change them in place.
+   */
+  deltas(from: number, head: Buffer, middle: Buffer, texts: number[]): number;
+  /** After {@link deltas}: where the first line it did not read starts. */
+  readonly nextDelta: number;
+  /** After {@link deltas} read one or more: where the last one's time starts and ends. */
+  readonly timeStart: number;
+  readonly timeEnd: number;
 }
 
 /**
@@ -180,6 +209,7 @@ type Walk = (from: number, to: number, state: number) => number;
 type Places = (from: number, end: number, out: number) => number;
 type Large = (base: number, limit: number, end: number) => number;
 type Run = (from: number, end: number) => number;
+type Deltas = (from: number, end: number) => number;
 
 class WasmScan implements ByteScan {
   private readonly memory: Uint8Array;
@@ -195,6 +225,15 @@ class WasmScan implements ByteScan {
   /** The tail and the prefixes in `run`'s memory: copied there when others are asked for. */
   private runTail: Buffer | null = null;
   private runPrefixes: Buffer | null = null;
+  /** `deltas`' words (see DELTA_WORDS), and the texts it found. */
+  private readonly deltaWords: Int32Array;
+  private readonly deltaTexts: Int32Array;
+  nextDelta = 0;
+  timeStart = 0;
+  timeEnd = 0;
+  /** The head and the middle in `deltas`' memory. */
+  private deltaHead: Buffer | null = null;
+  private deltaMiddle: Buffer | null = null;
   private raw: Buffer = Buffer.alloc(0);
   /** `raw[base, base + size)` is in the memory, from its start. */
   private base = 0;
@@ -207,6 +246,7 @@ class WasmScan implements ByteScan {
     private readonly walkState: Walk,
     private readonly largeSearch: Large,
     private readonly runSearch: Run,
+    private readonly deltaSearch: Deltas,
   ) {
     // A window, a page for what `places` reads past its end, a page of places found, `large`'s two pages and `run`'s.
     memory.grow(PAGES - memory.buffer.byteLength / PAGE);
@@ -215,6 +255,41 @@ class WasmScan implements ByteScan {
     this.spans = new Int32Array(memory.buffer, LARGE_SPANS, 2 * MAX_SPANS);
     this.largeState = new Int32Array(memory.buffer, LARGE_STACK + STATE_BLOCK, Object.keys(STATE_WORDS).length);
     this.runWords = new Int32Array(memory.buffer, RUN_AREA, Object.keys(RUN_WORDS).length);
+    this.deltaWords = new Int32Array(memory.buffer, DELTA_AREA, Object.keys(DELTA_WORDS).length);
+    this.deltaTexts = new Int32Array(memory.buffer, DELTA_TEXTS, 3 * MAX_DELTAS);
+  }
+
+  deltas(from: number, head: Buffer, middle: Buffer, texts: number[]): number {
+    this.nextDelta = from;
+    if (head.length < 16 || head.length > MAX_DELTA_HEAD || middle.length < 16 || middle.length > MAX_DELTA_MIDDLE || from >= this.raw.length) return 0;
+    if (from < this.base || from >= this.base + this.size) this.show(from);
+    if (head !== this.deltaHead) {
+      this.memory.set(head, DELTA_HEAD);
+      this.deltaWords[DELTA_WORDS.head] = head.length;
+      this.deltaHead = head;
+    }
+    if (middle !== this.deltaMiddle) {
+      this.memory.set(middle, DELTA_MIDDLE);
+      this.deltaWords[DELTA_WORDS.middle] = middle.length;
+      this.deltaMiddle = middle;
+    }
+    let count = 0;
+    for (;;) {
+      const found = this.deltaSearch(from - this.base, this.size);
+      const words = this.deltaWords;
+      const base = this.base;
+      for (let k = 0; k < 3 * found; k += 3) texts.push(base + this.deltaTexts[k]!, base + this.deltaTexts[k + 1]!, this.deltaTexts[k + 2]!);
+      if (found > 0) {
+        this.timeStart = base + words[DELTA_WORDS.timeStart]!;
+        this.timeEnd = base + words[DELTA_WORDS.timeEnd]!;
+      }
+      count += found;
+      this.nextDelta = base + words[DELTA_WORDS.next]!;
+      // A line cut by the window's end (or a full page of texts): the window moves to it, unless it starts there (a line longer than a window).
+      if ((words[DELTA_WORDS.cut] === 0 && found < MAX_DELTAS) || base + this.size >= this.raw.length || this.nextDelta === base) return count;
+      from = this.nextDelta;
+      this.show(from);
+    }
   }
 
   run(from: number, prefixes: Buffer, tail: Buffer): number {
@@ -323,8 +398,9 @@ export function makeByteScan(): ByteScan | undefined {
       walk: Walk;
       large: Large;
       run: Run;
+      deltas: Deltas;
     };
-    return new WasmScan(exports.memory, exports.string, exports.places, exports.walk, exports.large, exports.run);
+    return new WasmScan(exports.memory, exports.string, exports.places, exports.walk, exports.large, exports.run, exports.deltas);
   } catch {
     return undefined;
   }

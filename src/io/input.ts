@@ -20,7 +20,7 @@ import Assembler from 'stream-json/assembler.js';
 import type { AgentEvent } from '../events.js';
 import { eventType, FREQUENT_SHAPES, isObject, str } from '../events.js';
 import { SKIM_THRESHOLD, skimParse } from './skim.js';
-import { compileShapes, matchShape, parseShape, slotEnd, slotStart, slotValue } from './shapes.js';
+import { compileShapes, matchShape, numberValue, parseShape, slotEnd, slotStart, slotValue, stringValue } from './shapes.js';
 import type { CompiledShape } from './shapes.js';
 import { sameBytes } from './json-bytes.js';
 import type { ByteScan } from './byte-scan.js';
@@ -113,6 +113,7 @@ const NO_BYTES = Buffer.alloc(0);
 class JoinedDeltas implements EventRecord {
   private value: AgentEvent | undefined;
   private bytes: Buffer | undefined;
+  private middleBytes: Buffer | undefined;
   constructor(
     private readonly shape: CompiledShape,
     /** The texts, joined. */
@@ -135,6 +136,21 @@ class JoinedDeltas implements EventRecord {
 
   get raw(): Buffer {
     return (this.bytes ??= Buffer.from(JSON.stringify(this.event), 'utf8'));
+  }
+
+  /**
+   * For the byte scan (see ByteScan.deltas): what a delta of this shape
+   * starts with, up to its text's opening quote, and what follows its text
+   * up to its time in this session; undefined for a shape of another form
+   * than text, session, time and `}`.
+   */
+  get head(): Buffer | undefined {
+    return DELTA_HEADS.get(this.shape);
+  }
+
+  middle(): Buffer {
+    const pieces = this.shape.pieces;
+    return (this.middleBytes ??= Buffer.concat([pieces[1]!, this.sessionBytes, pieces[2]!]));
   }
 }
 
@@ -338,6 +354,22 @@ class LineScan {
     const count = bytes.run(from, prefixes, tail);
     this.lastRun = bytes.lastRun;
     this.nextRun = bytes.nextRun;
+    return count;
+  }
+
+  /** After {@link deltas}: where the line after them starts, where the time of the last is. */
+  nextDelta = 0;
+  timeStart = 0;
+  timeEnd = 0;
+
+  /** How many lines from `from` the byte scan reads as deltas (see ByteScan.deltas): 0 where there is none. */
+  deltas(from: number, head: Buffer, middle: Buffer, texts: number[]): number {
+    const bytes = this.bytes();
+    if (bytes === undefined) return 0;
+    const count = bytes.deltas(from, head, middle, texts);
+    this.nextDelta = bytes.nextDelta;
+    this.timeStart = bytes.timeStart;
+    this.timeEnd = bytes.timeEnd;
     return count;
   }
 
@@ -608,6 +640,14 @@ const SHAPES = compileShapes(FREQUENT_SHAPES);
 /** Of {@link SHAPES}, the text deltas, by type. */
 const DELTA_SHAPES = new Map([...SHAPES].map(([type, shapes]) => [type, shapes.filter((shape) => shape.delta)] as const).filter(([, shapes]) => shapes.length > 0));
 
+/** For the byte scan: what a delta starts with, up to its text's opening quote, by shape; for the shapes of text, session, time and `}` only. */
+const DELTA_HEADS = new Map(
+  [...DELTA_SHAPES.values()]
+    .flat()
+    .filter(({ strings, pieces }) => strings.join() === 'true,true,false' && pieces[3]!.toString('latin1') === '}')
+    .map((shape) => [shape, Buffer.concat([shape.pieces[0]!, Buffer.from('"')])] as const),
+);
+
 const EMPTY = Buffer.alloc(0);
 
 /** The largest line-assembly buffer a reader keeps for reuse once its line is read. */
@@ -691,6 +731,29 @@ export class EventReader {
             target.problem(p);
           },
         };
+  }
+
+  /**
+   * Joins to the deltas joined so far, the last of them the line before
+   * `start` in `chunk`, the deltas of their session that follow it, as the
+   * byte scan reads them (see ByteScan.deltas); returns where the first line
+   * after them starts.
+   */
+  private moreDeltas(chunk: Buffer, start: number, scan: LineScan): number {
+    const joined = this.joined!;
+    const head = joined.head;
+    if (head === undefined) return start;
+    const texts: number[] = [];
+    const count = scan.deltas(start, head, joined.middle(), texts);
+    if (count === 0) return start;
+    let text = joined.text;
+    // The texts' quotes are outside their [start, end).
+    for (let k = 0; k < texts.length; k += 3) text += stringValue(chunk, texts[k]! - 1, texts[k + 1]! + 1, texts[k + 2]!);
+    joined.text = text;
+    joined.time = numberValue(chunk, scan.timeStart, scan.timeEnd);
+    this.lineNo += count;
+    joined.line = this.lineNo;
+    return scan.nextDelta;
   }
 
   /** Hands over the deltas joined so far, if any. */
@@ -791,6 +854,8 @@ export class EventReader {
         if (pass === PASS_NO) {
           this.line(chunk.subarray(start, nl), ++this.lineNo, false, scan, start, passing ? this.passType : null);
           start = nl + 1;
+          // A delta joined: the byte scan reads the deltas of its session that follow, in one call.
+          if (this.joined !== null && this.joined.line === this.lineNo && scan !== undefined) start = this.moreDeltas(chunk, start, scan);
           continue;
         }
         const no = ++this.lineNo;

@@ -97,15 +97,19 @@ function stringEnd(raw: Buffer, at: number): number {
   return -1;
 }
 
-/** The string `raw[start, end)` (quotes included), decoded as the full parse decodes it. */
-function stringValue(raw: Buffer, start: number, end: number, flags: number): string {
+/**
+ * The string `raw[start, end)` (quotes included), decoded as the full parse
+ * decodes it; `flags`: 1 when it holds escapes, 2 when it is all ASCII (or
+ * 0 for neither), as the byte scan's TEXT_ESCAPED and TEXT_ASCII are.
+ */
+export function stringValue(raw: Buffer, start: number, end: number, flags: number): string {
   // Escapes are decoded by JSON.parse itself, on the string alone.
   if (flags & ESCAPED) return JSON.parse(raw.toString('utf8', start, end)) as string;
   return raw.toString(flags & ASCII ? 'latin1' : 'utf8', start + 1, end - 1);
 }
 
 /** The number `raw[start, end)`, checked by numberEnd: its value as JSON.parse gives it. */
-function numberValue(raw: Buffer, start: number, end: number): number {
+export function numberValue(raw: Buffer, start: number, end: number): number {
   const digits = raw[start] === 0x2d ? start + 1 : start;
   if (end - digits <= 15) {
     // Digits only (no fraction, no exponent), few enough to be exact in a double: the sum is the value JSON.parse gives.
