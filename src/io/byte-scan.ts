@@ -222,18 +222,14 @@ class WasmScan implements ByteScan {
   private readonly runWords: Int32Array;
   lastRun = -1;
   nextRun = 0;
-  /** The tail and the prefixes in `run`'s memory: copied there when others are asked for. */
-  private runTail: Buffer | null = null;
-  private runPrefixes: Buffer | null = null;
+  /** What {@link place} copied where, by the place in the memory. */
+  private readonly placed = new Map<number, Buffer>();
   /** `deltas`' words (see DELTA_WORDS), and the texts it found. */
   private readonly deltaWords: Int32Array;
   private readonly deltaTexts: Int32Array;
   nextDelta = 0;
   timeStart = 0;
   timeEnd = 0;
-  /** The head and the middle in `deltas`' memory. */
-  private deltaHead: Buffer | null = null;
-  private deltaMiddle: Buffer | null = null;
   private raw: Buffer = Buffer.alloc(0);
   /** `raw[base, base + size)` is in the memory, from its start. */
   private base = 0;
@@ -259,20 +255,24 @@ class WasmScan implements ByteScan {
     this.deltaTexts = new Int32Array(memory.buffer, DELTA_TEXTS, 3 * MAX_DELTAS);
   }
 
+  /**
+   * Copies `bytes` to `at` in the memory and their length into `words[word]`,
+   * unless they are the buffer copied there last (`run`'s tail and prefixes,
+   * `deltas`' head and middle: one tail for a whole run of calls).
+   */
+  private place(bytes: Buffer, at: number, words: Int32Array, word: number): void {
+    if (this.placed.get(at) === bytes) return;
+    this.memory.set(bytes, at);
+    words[word] = bytes.length;
+    this.placed.set(at, bytes);
+  }
+
   deltas(from: number, head: Buffer, middle: Buffer, texts: number[]): number {
     this.nextDelta = from;
     if (head.length < 16 || head.length > MAX_DELTA_HEAD || middle.length < 16 || middle.length > MAX_DELTA_MIDDLE || from >= this.raw.length) return 0;
     if (from < this.base || from >= this.base + this.size) this.show(from);
-    if (head !== this.deltaHead) {
-      this.memory.set(head, DELTA_HEAD);
-      this.deltaWords[DELTA_WORDS.head] = head.length;
-      this.deltaHead = head;
-    }
-    if (middle !== this.deltaMiddle) {
-      this.memory.set(middle, DELTA_MIDDLE);
-      this.deltaWords[DELTA_WORDS.middle] = middle.length;
-      this.deltaMiddle = middle;
-    }
+    this.place(head, DELTA_HEAD, this.deltaWords, DELTA_WORDS.head);
+    this.place(middle, DELTA_MIDDLE, this.deltaWords, DELTA_WORDS.middle);
     let count = 0;
     for (;;) {
       const found = this.deltaSearch(from - this.base, this.size);
@@ -297,16 +297,8 @@ class WasmScan implements ByteScan {
     this.nextRun = from;
     if (tail.length > MAX_TAIL || prefixes.length > MAX_PREFIXES || from >= this.raw.length) return 0;
     if (from < this.base || from >= this.base + this.size) this.show(from);
-    if (tail !== this.runTail) {
-      this.memory.set(tail, RUN_TAIL);
-      this.runWords[RUN_WORDS.tail] = tail.length;
-      this.runTail = tail;
-    }
-    if (prefixes !== this.runPrefixes) {
-      this.memory.set(prefixes, RUN_PREFIXES);
-      this.runWords[RUN_WORDS.prefixes] = prefixes.length;
-      this.runPrefixes = prefixes;
-    }
+    this.place(tail, RUN_TAIL, this.runWords, RUN_WORDS.tail);
+    this.place(prefixes, RUN_PREFIXES, this.runWords, RUN_WORDS.prefixes);
     let count = 0;
     for (;;) {
       const found = this.runSearch(from - this.base, this.size);
