@@ -451,6 +451,7 @@ t.test('deltas: only lines the reader would join, read as it reads them, and nea
         const time = Number(raw.toString('latin1', scan!.timeStart, scan!.timeEnd));
         if (time !== (JSON.parse(last.toString('utf8')) as { timestamp_ms: number }).timestamp_ms) return t.fail(`${label}: from line ${k}: the last time is ${time}`);
         if (scan!.nextDelta !== (starts[k + count] ?? raw.length)) return t.fail(`${label}: from line ${k}: next ${scan!.nextDelta}`);
+        if (scan!.lastDelta !== starts[k + count - 1]) return t.fail(`${label}: from line ${k}: last ${scan!.lastDelta}`);
       }
       if (want > 0) could++;
       if (count < want) {

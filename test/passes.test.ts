@@ -1,6 +1,6 @@
-// The reader's runs (ReaderOptions.passes): of a run of lines a core reads only for their session,
-// after the first only the last is handed over; and its joined deltas (ReaderOptions.joinDeltas):
-// text deltas of one session in a row handed over as one. Every core must end exactly as when it
+// The reader's runs (ReaderOptions.passes, and passDeltas): of a run of lines a core reads only for
+// their session, after the first only the last is handed over; and its joined deltas
+// (ReaderOptions.joinDeltas): text deltas of one session in a row handed over as one. Every core must end exactly as when it
 // is handed every line: the same output, the same verdicts, at every chunk size, on every stream
 // we have.
 import t from 'tap';
@@ -29,6 +29,7 @@ function drive(core: ToolCore, input: Buffer, chunk: number, passes: boolean): {
     skim: core.skim ? (type) => core.skim!(type) : undefined,
     passes: passes && core.passes ? (type) => core.passes!(type) : undefined,
     joinDeltas: passes && core.joinsDeltas === true,
+    passDeltas: passes && core.passesDeltas === true,
     reuseLines: true,
   };
   const reader = new EventReader(
@@ -236,4 +237,39 @@ t.test('which deltas are joined: one session in a row, within one write', async 
   t.same(got[1]!.event, delta('x', 'b', 4));
   t.same(got[6]!.event, delta('12', 'a', 10));
   t.same(got[8]!.event, delta('45', 'a', 13), 'a write joins only its own deltas');
+});
+
+t.test('where deltas pass, a run goes on through them, and not through other messages', async (t) => {
+  const s = 'a';
+  const d = (text: string, session = s): string =>
+    `{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":${JSON.stringify(text)}}]},"session_id":"${session}","timestamp_ms":1}`;
+  const th = (session = s): string => `{"type":"thinking","subtype":"delta","text":"t","session_id":"${session}","timestamp_ms":1}`;
+  const lines = [
+    `{"type":"system","subtype":"init","session_id":"${s}"}`, // 1: read
+    th(), // 2: starts a run
+    d('x'), // 3
+    d('y'), // 4
+    th(), // 5
+    d('z'), // 6: the last of the run
+    `{"type":"assistant","message":{"role":"assistant","content":[{"type":"tool_use","id":"t","name":"Read","input":{}}]},"session_id":"${s}"}`, // 7: a message of another shape
+    d('w'), // 8: a run again
+    d('v', 'b'), // 9: another session's
+    d('u', 'b'), // 10
+    d('t', 'b').replace('"text":"t"', '"text": "t"'), // 11: not of the shape: handed over
+    d('s', 'b'), // 12
+  ];
+  const input = Buffer.from(`${lines.join('\n')}\n`);
+  for (const chunk of [0, 7]) {
+    const handed: number[] = [];
+    const reader = new EventReader(
+      { record: (rec) => handed.push(rec.line), problem: (p) => t.fail(formatProblem(p)) },
+      { needs: (type) => type === 'system', passes: (type) => type !== 'system' && type !== 'assistant', passDeltas: true },
+    );
+    reader.startSource('in');
+    if (chunk === 0) reader.write(input);
+    else for (let i = 0; i < input.length; i += chunk) reader.write(Buffer.from(input.subarray(i, i + chunk)));
+    reader.endSource();
+    // Read across chunks, a line ends any run: byte by byte, every line is handed over.
+    t.same(handed, chunk === 0 ? [1, 2, 6, 7, 8, 9, 10, 11, 12] : lines.map((_, i) => i + 1), `chunks of ${chunk || 'the whole'}`);
+  }
 });

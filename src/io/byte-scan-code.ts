@@ -967,12 +967,12 @@ const TEXT_FLAGS_BODY = (() => {
  * DELTA_TEXTS (see DELTA_WORDS for the rest).
  */
 const DELTAS_BODY = (() => {
-  const [F, E, P, T, Q, K, COUNT, CUT, HEAD, MIDDLE, OUT, D] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11];
+  const [F, E, P, T, Q, K, COUNT, LAST, CUT, HEAD, MIDDLE, OUT, D] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12];
   const stop = (cut: boolean): Code => [cut ? [i32Const(1), localSet(CUT)] : [], br(2)];
   return [
-    // (local $p $t $q $k $count $cut $head $middle $out $d i32)
-    [1, 10, I32],
-    [localGet(F), localSet(P), i32Const(DELTA_TEXTS), localSet(OUT)],
+    // (local $p $t $q $k $count $last $cut $head $middle $out $d i32)
+    [1, 11, I32],
+    [localGet(F), localSet(P), i32Const(-1), localSet(LAST), i32Const(DELTA_TEXTS), localSet(OUT)],
     [DELTA_WORD(DELTA_WORDS.head), localSet(HEAD), DELTA_WORD(DELTA_WORDS.middle), localSet(MIDDLE)],
     block, // $stop
     loop, // $lines: inside an `if`, `stop` branches to $stop
@@ -1005,10 +1005,11 @@ const DELTAS_BODY = (() => {
     [localGet(OUT), i32Const(12), i32Add, localSet(OUT)],
     [i32Const(DELTA_AREA), localGet(D), i32StoreAt(4 * DELTA_WORDS.timeStart)],
     [i32Const(DELTA_AREA), localGet(K), i32StoreAt(4 * DELTA_WORDS.timeEnd)],
-    [localGet(COUNT), i32Const(1), i32Add, localSet(COUNT)],
+    [localGet(COUNT), i32Const(1), i32Add, localSet(COUNT), localGet(P), localSet(LAST)],
     [localGet(K), i32Const(2), i32Add, localSet(P), br(0)],
     end, // $lines
     end, // $stop
+    [i32Const(DELTA_AREA), localGet(LAST), i32StoreAt(4 * DELTA_WORDS.last)],
     [i32Const(DELTA_AREA), localGet(P), i32StoreAt(4 * DELTA_WORDS.next)],
     [i32Const(DELTA_AREA), localGet(CUT), i32StoreAt(4 * DELTA_WORDS.cut)],
     localGet(COUNT),

@@ -35,12 +35,13 @@ export const MAX_PREFIXES = 4096;
  */
 export const DELTA_AREA = RUN_PREFIXES + MAX_PREFIXES;
 /**
- * The words at {@link DELTA_AREA}, by index: written by `deltas`, where it
- * stopped, 1 when it stopped because the line there does not end before the
- * end of the window, and the time of the last delta it read, `[start,
- * end)`; read by it, how many bytes the head and the middle have.
+ * The words at {@link DELTA_AREA}, by index: written by `deltas`, where the
+ * last delta it read starts, where it stopped, 1 when it stopped because the
+ * line there does not end before the end of the window, and the time of the
+ * last delta, `[start, end)`; read by it, how many bytes the head and the
+ * middle have.
  */
-export const DELTA_WORDS = { next: 0, cut: 1, timeStart: 2, timeEnd: 3, head: 4, middle: 5 } as const;
+export const DELTA_WORDS = { last: 0, next: 1, cut: 2, timeStart: 3, timeEnd: 4, head: 5, middle: 6 } as const;
 /** Where `deltas` reads what a delta's line starts with (its text's opening quote included), and how long it may be. */
 export const DELTA_HEAD = DELTA_AREA + 32;
 export const MAX_DELTA_HEAD = 256;

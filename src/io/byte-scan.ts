@@ -136,14 +136,17 @@ export interface ByteScan {
    * (the bytes after it up to the time, the session's id among them), a
    * time of digits (`0`, or up to 15 not starting with `0`), `}` and a
    * newline. For each, `[start, end)` of its text and its flags
-   * (TEXT_ESCAPED, TEXT_ASCII) are appended to `texts`. {@link nextDelta}
-   * is where the line after them starts, {@link timeStart} and {@link
-   * timeEnd} where the last one's time is. A line cut by the end of the
+   * (TEXT_ESCAPED, TEXT_ASCII) are appended to `texts`, when given. {@link
+   * lastDelta} is where the last of them starts, {@link nextDelta} where the
+   * line after them does, {@link timeStart} and {@link timeEnd} where the
+   * last one's time is. A line cut by the end of the
    * window moves the window to it. `head` and `middle` (16 bytes or more
    * each) are copied into the module's memory when they are not the buffers
    * of the call before: do not change them in place.
    */
-  deltas(from: number, head: Buffer, middle: Buffer, texts: number[]): number;
+  deltas(from: number, head: Buffer, middle: Buffer, texts?: number[]): number;
+  /** After {@link deltas} read one or more: where the last one starts. */
+  readonly lastDelta: number;
   /** After {@link deltas}: where the first line it did not read starts. */
   readonly nextDelta: number;
   /** After {@link deltas} read one or more: where the last one's time starts and ends. */
@@ -227,6 +230,7 @@ class WasmScan implements ByteScan {
   /** `deltas`' words (see DELTA_WORDS), and the texts it found. */
   private readonly deltaWords: Int32Array;
   private readonly deltaTexts: Int32Array;
+  lastDelta = -1;
   nextDelta = 0;
   timeStart = 0;
   timeEnd = 0;
@@ -267,7 +271,8 @@ class WasmScan implements ByteScan {
     this.placed.set(at, bytes);
   }
 
-  deltas(from: number, head: Buffer, middle: Buffer, texts: number[]): number {
+  deltas(from: number, head: Buffer, middle: Buffer, texts?: number[]): number {
+    this.lastDelta = -1;
     this.nextDelta = from;
     if (head.length < 16 || head.length > MAX_DELTA_HEAD || middle.length < 16 || middle.length > MAX_DELTA_MIDDLE || from >= this.raw.length) return 0;
     if (from < this.base || from >= this.base + this.size) this.show(from);
@@ -278,8 +283,9 @@ class WasmScan implements ByteScan {
       const found = this.deltaSearch(from - this.base, this.size);
       const words = this.deltaWords;
       const base = this.base;
-      for (let k = 0; k < 3 * found; k += 3) texts.push(base + this.deltaTexts[k]!, base + this.deltaTexts[k + 1]!, this.deltaTexts[k + 2]!);
+      if (texts !== undefined) for (let k = 0; k < 3 * found; k += 3) texts.push(base + this.deltaTexts[k]!, base + this.deltaTexts[k + 1]!, this.deltaTexts[k + 2]!);
       if (found > 0) {
+        this.lastDelta = base + words[DELTA_WORDS.last]!;
         this.timeStart = base + words[DELTA_WORDS.timeStart]!;
         this.timeEnd = base + words[DELTA_WORDS.timeEnd]!;
       }

@@ -225,6 +225,14 @@ export interface ReaderOptions {
    * (a reader without them parses every line as it comes). Default false.
    */
   joinDeltas?: boolean;
+  /**
+   * With `passes`: text deltas (lines exactly of a shape marked `delta` in
+   * FREQUENT_SHAPES) pass as the lines of a type `passes` says yes to do,
+   * whatever `passes` says of their type: for a sink to which a delta says no
+   * more than where its session was last seen (one that searches messages
+   * for tool calls, which a delta never holds). Default false.
+   */
+  passDeltas?: boolean;
 }
 
 /**
@@ -358,16 +366,18 @@ class LineScan {
     return count;
   }
 
-  /** After {@link deltas}: where the line after them starts, where the time of the last is. */
+  /** After {@link deltas}: where the last of them starts, where the line after them does, where the time of the last is. */
+  lastDelta = -1;
   nextDelta = 0;
   timeStart = 0;
   timeEnd = 0;
 
   /** How many lines from `from` the byte scan reads as deltas (see ByteScan.deltas): 0 where there is none. */
-  deltas(from: number, head: Buffer, middle: Buffer, texts: number[]): number {
+  deltas(from: number, head: Buffer, middle: Buffer, texts?: number[]): number {
     const bytes = this.bytes();
     if (bytes === undefined) return 0;
     const count = bytes.deltas(from, head, middle, texts);
+    this.lastDelta = bytes.lastDelta;
     this.nextDelta = bytes.nextDelta;
     this.timeStart = bytes.timeStart;
     this.timeEnd = bytes.timeEnd;
@@ -649,6 +659,20 @@ const DELTA_HEADS = new Map(
     .map((shape) => [shape, Buffer.concat([shape.pieces[0]!, Buffer.from('"')])] as const),
 );
 
+/** The delta the byte scan lets by where deltas pass (see ReaderOptions.passDeltas): its shape and head, when there is one. */
+const PASSING_DELTA = [...DELTA_HEADS][0];
+
+/**
+ * The session of `raw`, a line of type `type` (by its start), when it is
+ * exactly a text delta; undefined otherwise.
+ */
+function deltaSession(type: string, raw: Buffer): string | undefined {
+  const shapes = DELTA_SHAPES.get(type);
+  const shape = shapes === undefined ? undefined : matchShape(shapes, raw);
+  // The slots of a delta: its text, its session id, its time.
+  return shape === undefined ? undefined : (slotValue(shape, raw, 1) as string);
+}
+
 const EMPTY = Buffer.alloc(0);
 
 /** The largest line-assembly buffer a reader keeps for reuse once its line is read. */
@@ -703,6 +727,10 @@ export class EventReader {
   private runTail: Buffer = EMPTY;
   private runTailSession: string | undefined;
   private readonly joinDeltas: boolean;
+  private readonly passDeltas: boolean;
+  /** For the byte scan, what follows a passing delta's text up to its time in the session of {@link deltaMiddleSession}. */
+  private deltaMiddle: Buffer = EMPTY;
+  private deltaMiddleSession: string | undefined;
   /** With `joinDeltas`: the deltas read since the last record handed over, not handed over yet. */
   private joined: JoinedDeltas | null = null;
   /** The sink, through which joined deltas go before anything handed over after them. */
@@ -720,6 +748,7 @@ export class EventReader {
     this.passes = options.needs === undefined ? undefined : options.passes;
     this.reuseLines = options.reuseLines === true;
     this.joinDeltas = options.joinDeltas === true;
+    this.passDeltas = this.passes !== undefined && options.passDeltas === true;
     this.sink = !this.joinDeltas
       ? target
       : {
@@ -863,16 +892,36 @@ export class EventReader {
         this.sink.record(new SkimmedRecord(chunk.subarray(start, nl), this.source, no, this.passType!, this.broken));
       }
       start = nl + 1;
-      // In a run: the byte scan lets by the lines of it that follow, in one call.
-      const count = scan!.run(start, this.prefixes(), this.tailOf(this.runSession!));
-      if (count > 0) {
-        held = scan!.lastRun;
-        heldEnd = scan!.nextRun - 1;
-        this.lineNo += count;
+      // In a run: the byte scan lets by the lines of it that follow, in a call for each stretch of lines of
+      // the types that pass, and one for each stretch of deltas where they pass.
+      for (;;) {
+        const count = scan!.run(start, this.prefixes(), this.tailOf(this.runSession!));
+        if (count > 0) {
+          held = scan!.lastRun;
+          heldEnd = scan!.nextRun - 1;
+          this.lineNo += count;
+          heldNo = this.lineNo;
+          start = scan!.nextRun;
+        }
+        const deltas = this.passDeltas && PASSING_DELTA !== undefined ? scan!.deltas(start, PASSING_DELTA[1], this.middleOf(this.runSession!)) : 0;
+        if (deltas === 0) break;
+        held = scan!.lastDelta;
+        heldEnd = scan!.nextDelta - 1;
+        this.lineNo += deltas;
         heldNo = this.lineNo;
-        start = scan!.nextRun;
+        start = scan!.nextDelta;
       }
     }
+  }
+
+  /** What follows a passing delta's text up to its time in `session`, for the byte scan (see ByteScan.deltas). */
+  private middleOf(session: string): Buffer {
+    if (this.deltaMiddleSession !== session) {
+      const pieces = PASSING_DELTA![0].pieces;
+      this.deltaMiddle = Buffer.concat([pieces[1]!, Buffer.from(JSON.stringify(session), 'utf8'), pieces[2]!]);
+      this.deltaMiddleSession = session;
+    }
+    return this.deltaMiddle;
   }
 
   /** The prefixes of the lines of the types a run may hold, for the byte scan: the known types `passes` says yes to. */
@@ -907,9 +956,16 @@ export class EventReader {
     if (this.slow !== null || this.lineNo === 0 || chunk[end - 1] !== 0x7d) return PASS_NO;
     const type = peekType(chunk, start, end);
     this.passType = type;
-    if (type === undefined || this.needs!(type) || !this.passes!(type)) return PASS_NO;
-    const session = peekSession(chunk, start, end);
-    if (session === undefined || !scan.typeIsCertain(start, end)) return PASS_NO;
+    if (type === undefined || this.needs!(type)) return PASS_NO;
+    let session: string | undefined;
+    if (this.passes!(type)) {
+      session = peekSession(chunk, start, end);
+      if (session === undefined || !scan.typeIsCertain(start, end)) return PASS_NO;
+    } else {
+      // A text delta where deltas pass: of its shape exactly, its type is certain.
+      session = this.passDeltas ? deltaSession(type, chunk.subarray(start, end)) : undefined;
+      if (session === undefined) return PASS_NO;
+    }
     if (session === this.runSession) return PASS_HOLD;
     this.runSession = session;
     return PASS_GIVE;

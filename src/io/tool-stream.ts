@@ -53,6 +53,13 @@ export interface ToolCore {
    * to which they mean no more than that text. Ignored under `strict`.
    */
   readonly joinsDeltas?: boolean;
+  /**
+   * True when a text delta changes nothing in the core but where its
+   * session was last seen, whatever its type otherwise means to it: deltas
+   * then pass as the types {@link passes} says yes to (see
+   * ReaderOptions.passDeltas). Ignored under `strict`, and without `passes`.
+   */
+  readonly passesDeltas?: boolean;
 }
 
 /** Options shared by every tool stream. */
@@ -113,6 +120,7 @@ export function toolStream(core: ToolCore, options: ToolStreamOptions = {}): Tra
       skim: options.strict || !core.skim ? undefined : (type) => core.skim!(type),
       passes: options.strict || !core.passes ? undefined : (type) => core.passes!(type),
       joinDeltas: !options.strict && core.joinsDeltas === true,
+      passDeltas: !options.strict && core.passesDeltas === true,
       // A core keeps copies of what it keeps (retainRecord, keepSkimmed): lines read across chunks can share one buffer.
       reuseLines: true,
     },

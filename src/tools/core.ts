@@ -129,6 +129,9 @@ export class ToolsCore implements ToolCore {
     return !this.needs(type) && type !== 'assistant';
   }
 
+  /** Nor do text deltas: a message of one text block holds no tool call. */
+  readonly passesDeltas = true;
+
   record(rec: EventRecord, emit: Emit): void {
     const type = recordType(rec);
     if (type !== 'tool_call' && type !== 'system') {
