@@ -57,7 +57,7 @@ export const TEXT_ASCII = 2;
 
 if (DELTA_TEXTS + 12 * MAX_DELTAS > RUN_AREA + PAGE) throw new Error('the areas of run and deltas do not fit their page');
 
-/** The pages of the module's memory: a window, a page for what is read past its end, and the pages of places, `large` and `run`. */
+/** The pages of the module's memory: a window, a page for what is read past its end, and the pages of places, `large`, and `run` and `deltas`. */
 export const PAGES = Math.ceil(WINDOW / PAGE) + 5;
 
 /** How many places `places` writes in one call, at most: one page of i32. */

@@ -18,7 +18,10 @@
  * (`places`), in one call, and the structure of a line followed up to one
  * (`walk`). And `run`: of a run of lines a reader lets by (their type, their
  * session and nothing else read), how many follow, each judged in one pass
- * of its bytes.
+ * of its bytes; `deltas`: of the text deltas of one session in a row, how
+ * many follow, each compared with the delta's wrapping and its text checked
+ * as the input layer checks it (where the reader has nothing to do with
+ * them, JavaScript would spend more on each than on anything else).
  *
  * The module is written instruction by instruction in byte-scan-code.ts,
  * the layout of its memory is byte-scan-layout.ts; the skim and the input
@@ -130,8 +133,9 @@ export interface ByteScan {
   readonly nextRun: number;
   /**
    * How many lines of the loaded bytes, from the one that starts at `from`,
-   * are text deltas the input layer would join (see ReaderOptions.joinDeltas
-   * in input.ts): each `head` (its bytes up to its text's opening quote),
+   * are text deltas of one session the input layer would join or let by
+   * (see ReaderOptions.joinDeltas and passDeltas in input.ts): each `head`
+   * (its bytes up to its text's opening quote),
    * a string {@link string} vouches for and its closing quote, `middle`
    * (the bytes after it up to the time, the session's id among them), a
    * time of digits (`0`, or up to 15 not starting with `0`), `}` and a
@@ -139,10 +143,12 @@ export interface ByteScan {
    * (TEXT_ESCAPED, TEXT_ASCII) are appended to `texts`, when given. {@link
    * lastDelta} is where the last of them starts, {@link nextDelta} where the
    * line after them does, {@link timeStart} and {@link timeEnd} where the
-   * last one's time is. A line cut by the end of the
-   * window moves the window to it. `head` and `middle` (16 bytes or more
-   * each) are copied into the module's memory when they are not the buffers
-   * of the call before: do not change them in place.
+   * last one's time is. Where the input layer would read a line otherwise
+   * (a `\u0000` in the text, a time of other digits) the call stops, and
+   * the reader reads that line itself. A line cut by the end of the window
+   * moves the window to it. `head` and `middle` (16 bytes or more each) are
+   * copied into the module's memory when they are not the buffers of the
+   * call before: do not change them in place.
    */
   deltas(from: number, head: Buffer, middle: Buffer, texts?: number[]): number;
   /** After {@link deltas} read one or more: where the last one starts. */
@@ -248,7 +254,7 @@ class WasmScan implements ByteScan {
     private readonly runSearch: Run,
     private readonly deltaSearch: Deltas,
   ) {
-    // A window, a page for what `places` reads past its end, a page of places found, `large`'s two pages and `run`'s.
+    // A window, a page for what `places` reads past its end, a page of places found, `large`'s two pages, and that of `run` and `deltas`.
     memory.grow(PAGES - memory.buffer.byteLength / PAGE);
     this.memory = new Uint8Array(memory.buffer);
     this.found = new Int32Array(memory.buffer, FOUND, MAX_PLACES);

@@ -27,8 +27,9 @@ export interface LineShape {
   build(values: unknown[]): AgentEvent;
   /**
    * Its lines are text deltas: its slots are the text, the session id and
-   * the time, and several such lines of one session in a row read as one
-   * with their texts joined (see ReaderOptions.joinDeltas).
+   * the time. Several such lines of one session in a row may be read as one
+   * with their texts joined, or let by (see ReaderOptions.joinDeltas and
+   * passDeltas).
    */
   readonly delta?: boolean;
 }
