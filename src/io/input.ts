@@ -221,8 +221,9 @@ export interface ReaderOptions {
    * exactly of a shape marked `delta` in FREQUENT_SHAPES, within one write)
    * as one record: the event of the last, its text the texts of all of them
    * joined, its line the last's. For a sink to which a run of deltas says no
-   * more than their text does, taken together. Only with `needs` or `skim`
-   * (a reader without them parses every line as it comes). Default false.
+   * more than their text does, taken together. Only deltas of a type `needs`
+   * says yes to are joined (of any type with `skim` and no `needs`; a reader
+   * with neither parses every line as it comes). Default false.
    */
   joinDeltas?: boolean;
   /**
