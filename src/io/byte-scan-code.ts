@@ -643,6 +643,7 @@ const LINE_END_FUNC = 8;
 const TAIL_FUNC = 9;
 const SAME_TAIL_FUNC = 10;
 const CONCERN_FUNC = 11;
+const SAME_BYTES_FUNC = 13;
 /** How many members `tail` reads back from a line's end, as peekSession (input.ts). */
 const MAX_MEMBERS = 16;
 /** What `lineEnd` gives when a place comes before the newline, and when no newline comes before the end. */
@@ -781,25 +782,17 @@ const LINE_END_BODY = (() => {
 
 /**
  * The body of `sameTail(p, i) -> bool`: whether the tail at RUN_TAIL is the
- * bytes that end at `i` (included), all after `p`: compared 16 bytes at a
- * time, the last 16 aligned on its end (a tail is 16 bytes at least:
- * `,"session_id":""`).
+ * bytes that end at `i` (included), all after `p`: compared by `sameBytes`
+ * (a tail is 16 bytes at least: `,"session_id":""`).
  */
 const SAME_TAIL_BODY = (() => {
-  const [P, I, LEN, S, K] = [0, 1, 2, 3, 4];
-  const same = (at: Code, tail: Code): Code => [at, v128Load, tail, v128LoadAt(RUN_TAIL), i8x16Eq, i8x16AllTrue];
+  const [P, I, LEN, S] = [0, 1, 2, 3];
   return [
-    // (local $len $s $k i32)
-    [1, 3, I32],
+    // (local $len $s i32)
+    [1, 2, I32],
     [RUN_WORD(RUN_WORDS.tail), localSet(LEN)],
     [localGet(I), localGet(LEN), i32Sub, i32Const(1), i32Add, localTee(S), localGet(P), i32LeS, if_, i32Const(0), return_, end],
-    loop,
-    [localGet(K), i32Const(16), i32Add, localGet(LEN), i32LtU, if_],
-    [same([localGet(S), localGet(K), i32Add], localGet(K)), i32Eqz, if_, i32Const(0), return_, end],
-    [localGet(K), i32Const(16), i32Add, localSet(K), br(1)],
-    end,
-    end,
-    same([localGet(S), localGet(LEN), i32Add, i32Const(16), i32Sub], [localGet(LEN), i32Const(16), i32Sub]),
+    [localGet(S), i32Const(RUN_TAIL), localGet(LEN), call(SAME_BYTES_FUNC)],
     end,
   ];
 })();
@@ -901,7 +894,6 @@ const RUN_BODY = (() => {
 
 const DELTA_WORD = (word: number): Code => [i32Const(DELTA_AREA), i32LoadAt(4 * word)];
 const DELTAS_FUNC = 12;
-const SAME_BYTES_FUNC = 13;
 const TEXT_FLAGS_FUNC = 14;
 
 /**

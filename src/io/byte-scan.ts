@@ -60,7 +60,7 @@ import {
 } from './byte-scan-layout.js';
 import { MODULE } from './byte-scan-module.js';
 
-export { LARGE_INVALID, LARGE_UNSURE, MAX_DEPTH, MAX_SPANS, TEXT_ASCII, TEXT_ESCAPED, WINDOW } from './byte-scan-layout.js';
+export { LARGE_INVALID, LARGE_UNSURE, MAX_DEPTH, MAX_SPANS, WINDOW } from './byte-scan-layout.js';
 
 /** The scan: {@link load} a line's bytes, then ask where each string ends. */
 export interface ByteScan {

@@ -149,8 +149,7 @@ class JoinedDeltas implements EventRecord {
   }
 
   middle(): Buffer {
-    const pieces = this.shape.pieces;
-    return (this.middleBytes ??= Buffer.concat([pieces[1]!, this.sessionBytes, pieces[2]!]));
+    return (this.middleBytes ??= deltaMiddle(this.shape, this.sessionBytes));
   }
 }
 
@@ -668,10 +667,23 @@ const PASSING_DELTA = [...DELTA_HEADS][0];
  * exactly a text delta; undefined otherwise.
  */
 function deltaSession(type: string, raw: Buffer): string | undefined {
-  const shapes = DELTA_SHAPES.get(type);
-  const shape = shapes === undefined ? undefined : matchShape(shapes, raw);
-  // The slots of a delta: its text, its session id, its time.
+  const shape = matchDelta(type, raw);
   return shape === undefined ? undefined : (slotValue(shape, raw, 1) as string);
+}
+
+/** What follows the text of a delta of `shape` up to its time, for the session written `sessionBytes` (quotes included). */
+function deltaMiddle(shape: CompiledShape, sessionBytes: Buffer): Buffer {
+  return Buffer.concat([shape.pieces[1]!, sessionBytes, shape.pieces[2]!]);
+}
+
+/**
+ * The delta shape `raw`, a line of type `type` (by its start), is exactly
+ * of, its slots kept (see matchShape): its text, its session id, its time.
+ * Undefined when it is no delta.
+ */
+function matchDelta(type: string, raw: Buffer): CompiledShape | undefined {
+  const shapes = DELTA_SHAPES.get(type);
+  return shapes === undefined ? undefined : matchShape(shapes, raw);
 }
 
 const EMPTY = Buffer.alloc(0);
@@ -802,11 +814,8 @@ export class EventReader {
    * then. False when it is no delta, and nothing is done.
    */
   private joinDelta(type: string, raw: Buffer, no: number): boolean {
-    const shapes = DELTA_SHAPES.get(type);
-    if (shapes === undefined) return false;
-    const shape = matchShape(shapes, raw);
+    const shape = matchDelta(type, raw);
     if (shape === undefined) return false;
-    // The slots of a delta: its text, its session id, its time.
     const start = slotStart(1);
     const end = slotEnd(1);
     const joined = this.joined;
@@ -918,8 +927,7 @@ export class EventReader {
   /** What follows a passing delta's text up to its time in `session`, for the byte scan (see ByteScan.deltas). */
   private middleOf(session: string): Buffer {
     if (this.deltaMiddleSession !== session) {
-      const pieces = PASSING_DELTA![0].pieces;
-      this.deltaMiddle = Buffer.concat([pieces[1]!, Buffer.from(JSON.stringify(session), 'utf8'), pieces[2]!]);
+      this.deltaMiddle = deltaMiddle(PASSING_DELTA![0], Buffer.from(JSON.stringify(session), 'utf8'));
       this.deltaMiddleSession = session;
     }
     return this.deltaMiddle;

@@ -16,6 +16,7 @@
  */
 import type { AgentEvent } from '../events.js';
 import { escapeEnd, numberEnd, sameBytes } from './json-bytes.js';
+import { TEXT_ASCII, TEXT_ESCAPED } from './byte-scan-layout.js';
 
 /** A line shape: its skeleton, `%s` for a string value and `%n` for a number, and how its event is built. */
 export interface LineShape {
@@ -62,11 +63,12 @@ export function compileShapes(shapes: readonly LineShape[]): Map<string, Compile
 }
 
 
-// How a string slot checked by stringEnd is decoded: it holds escapes; it is all ASCII.
-const ESCAPED = 1;
-const ASCII = 2;
 
-/** What stringEnd found of the string it checked last: ESCAPED and ASCII. */
+/**
+ * What stringEnd found of the string it checked last, flags of how it is
+ * decoded (the byte scan's `deltas` writes the same): TEXT_ESCAPED when it
+ * holds escapes, TEXT_ASCII when it is all ASCII.
+ */
 let stringFlags = 0;
 
 /**
@@ -77,7 +79,7 @@ let stringFlags = 0;
 function stringEnd(raw: Buffer, at: number): number {
   if (raw[at] !== 0x22) return -1;
   const n = raw.length;
-  let flags = ASCII;
+  let flags = TEXT_ASCII;
   for (let i = at + 1; i < n; i++) {
     const b = raw[i]!;
     if (b === 0x22) {
@@ -85,14 +87,14 @@ function stringEnd(raw: Buffer, at: number): number {
       return i + 1;
     }
     if (b === 0x5c) {
-      flags |= ESCAPED;
+      flags |= TEXT_ESCAPED;
       const end = escapeEnd(raw, i);
       if (end === -1) return -1;
       i = end - 1;
     } else if (b < 0x20) {
       return -1;
     } else if (b >= 0x80) {
-      flags &= ~ASCII;
+      flags &= ~TEXT_ASCII;
     }
   }
   return -1;
@@ -100,13 +102,13 @@ function stringEnd(raw: Buffer, at: number): number {
 
 /**
  * The string `raw[start, end)` (quotes included), decoded as the full parse
- * decodes it; `flags`: 1 when it holds escapes, 2 when it is all ASCII (or
- * 0 for neither), as the byte scan's TEXT_ESCAPED and TEXT_ASCII are.
+ * decodes it; `flags`: TEXT_ESCAPED when it holds escapes, TEXT_ASCII when
+ * it is all ASCII.
  */
 export function stringValue(raw: Buffer, start: number, end: number, flags: number): string {
   // Escapes are decoded by JSON.parse itself, on the string alone.
-  if (flags & ESCAPED) return JSON.parse(raw.toString('utf8', start, end)) as string;
-  return raw.toString(flags & ASCII ? 'latin1' : 'utf8', start + 1, end - 1);
+  if (flags & TEXT_ESCAPED) return JSON.parse(raw.toString('utf8', start, end)) as string;
+  return raw.toString(flags & TEXT_ASCII ? 'latin1' : 'utf8', start + 1, end - 1);
 }
 
 /** The number `raw[start, end)`, checked by numberEnd: its value as JSON.parse gives it. */
