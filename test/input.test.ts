@@ -1,5 +1,5 @@
 import t from 'tap';
-import { EventReader, formatProblem } from '../src/io/input.js';
+import { EventReader, formatProblem, retainRecord } from '../src/io/input.js';
 import type { EventRecord, InputProblem } from '../src/io/input.js';
 
 interface Seen {
@@ -421,4 +421,21 @@ t.test('reuseLines: one long buffer assembles the long lines, not one for each o
   reader.endSource();
   t.same(texts, [a, short, b], 'every line read whole');
   t.equal(buffers[2], buffers[0], 'the second long line is assembled in the buffer of the first');
+});
+
+t.test('retainRecord: a kept record owns its bytes, not a slab of the pool shared by short buffers', async (t) => {
+  const lines = ['{"type":"result","subtype":"success","result":"ok","session_id":"s"}', '{"type":"result","result":"x"}'];
+  const seen: EventRecord[] = [];
+  const reader = new EventReader({ record: (r) => seen.push(r), problem: () => {} });
+  reader.startSource('x');
+  reader.write(Buffer.from(`${lines.join('\n')}\n`));
+  const kept = seen.map(retainRecord);
+  reader.endSource();
+  t.same(
+    kept.map((r) => r.raw.toString()),
+    lines,
+    'the same bytes',
+  );
+  for (const r of kept) t.equal(r.raw.buffer.byteLength, r.raw.length, `${r.raw.length} bytes kept in memory of their own`);
+  t.equal(kept[0]!.event.result, 'ok', 'read again when asked');
 });
