@@ -3,7 +3,7 @@
  * a binary's: V8's young generation is held small (see heap.ts), the
  * command's module is loaded and run, and its status becomes the process's.
  */
-import { holdYoungSpace } from './heap.js';
+import { holdOldGeneration, holdYoungSpace } from './heap.js';
 import type { Io } from './common.js';
 
 /** The commands, by the module that implements each. */
@@ -25,5 +25,6 @@ export async function runCommand(command: CommandName, argv: string[], io?: Io):
 /** Runs a command with the process's arguments and exits with its status (start.ts has answered `--version`). */
 export async function run(command: CommandName, argv: string[] = process.argv.slice(2)): Promise<never> {
   holdYoungSpace();
+  holdOldGeneration();
   process.exit(await runCommand(command, argv));
 }
