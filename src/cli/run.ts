@@ -1,9 +1,9 @@
 /**
  * The commands, as the bundle exports them (see start.ts). {@link run} is
- * a binary's: V8's young generation is held small (see heap.ts), the
- * command's module is loaded and run, and its status becomes the process's.
+ * a binary's: V8's heap is held small (see heap.ts), the command's module
+ * is loaded and run, and its status becomes the process's.
  */
-import { holdOldGeneration, holdYoungSpace } from './heap.js';
+import { holdHeap } from './heap.js';
 import type { Io } from './common.js';
 
 /** The commands, by the module that implements each. */
@@ -24,7 +24,6 @@ export async function runCommand(command: CommandName, argv: string[], io?: Io):
 
 /** Runs a command with the process's arguments and exits with its status (start.ts has answered `--version`). */
 export async function run(command: CommandName, argv: string[] = process.argv.slice(2)): Promise<never> {
-  holdYoungSpace();
-  holdOldGeneration();
+  holdHeap();
   process.exit(await runCommand(command, argv));
 }
