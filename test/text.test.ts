@@ -11,7 +11,7 @@ import { EXIT } from '../src/cli/common.js';
 import { text } from '../src/text/stream.js';
 import { EventReader } from '../src/io/input.js';
 import type { TextOptions } from '../src/text/core.js';
-import { TextCore, formatToolLine, toolCallLine } from '../src/text/core.js';
+import { TextCore, formatToolLine, startedCall, toolCallLine } from '../src/text/core.js';
 import { memoryIo, ROOT, TEST_ENV } from './fixtures/lib/run.js';
 
 const STREAMS = path.join(ROOT, 'test/fixtures/streams');
@@ -247,6 +247,50 @@ t.test('tool lines', async (t) => {
   t.equal(line('web_search', { query: 'x y' }), '→ web_search x y');
   t.equal(line('grep', { pattern: 'TODO', path: 'src' }, 'success', {}), '→ grep TODO');
   t.match(line('shell', { command: 'x'.repeat(500) }), /^→ shell x{200}…$/, 'long targets are clipped');
+});
+
+t.test('a completed call without args: the line from what its start kept is the line from its args', async (t) => {
+  const calls: Array<[string, Record<string, unknown> | undefined, string | undefined, unknown]> = [
+    ['read', { path: 'src/app.ts' }, 'success', { totalLines: 54, path: '/w/src/app.ts' }],
+    ['shell', { command: 'npm test', workingDirectory: '/w' }, 'success', { exitCode: 1, command: 'other' }],
+    ['shell', { cwd: '/w' }, 'success', { exitCode: 0, command: 'from the result' }],
+    ['shell', { other: 'first string' }, 'failure', { reason: 'boom' }],
+    ['write', { contents: 'x'.repeat(300), path: 'a' }, 'success', { linesCreated: 2 }],
+    ['delete', { targets: ['a', 'b'] }, 'error', { error: 'No such file', path: 'c' }],
+    ['mcp', { providerIdentifier: 'gh', toolName: 'create_issue', args: { a: 1 } }, 'rejected', { reason: 'denied' }],
+    ['mcp', { name: 'only-server' }, 'success', {}],
+    ['web_search', { toolCallId: 'x', query: 'x y' }, 'success', {}],
+    ['glob', { globPattern: '**/*.ts' }, 'success', { files: ['a.ts'] }],
+    ['unknown_tool', { n: 1, text: 'the first string' }, 'success', { path: 'from/result' }],
+    ['unknown_tool', { n: 1 }, 'success', { path: 'from/result' }],
+    ['unknown_tool', undefined, undefined, undefined],
+    ['edit', { path: 'a' }, undefined, undefined],
+  ];
+  for (const [name, args, status, body] of calls) {
+    const result = status === undefined ? undefined : ({ status, body, result: {} } as never);
+    const started = startedCall(name, args as never);
+    t.same(toolCallLine(name, undefined, result, started), toolCallLine(name, args as never, result), `${name} ${J(args)} ${status}`);
+  }
+});
+
+t.test('a started call keeps nothing of the bytes its line was read from', async (t) => {
+  // A command long enough to be read from the line's bytes only when asked for (see skim.ts).
+  const command = `echo ${'x'.repeat(6000)}`;
+  const started = J({ type: 'tool_call', subtype: 'started', call_id: 'c', tool_call: { shellToolCall: { args: { command } } }, session_id: S });
+  const completed = J({ type: 'tool_call', subtype: 'completed', call_id: 'c', tool_call: { shellToolCall: { result: { success: { exitCode: 0 } } } }, session_id: S });
+  const out: string[] = [];
+  const core = new TextCore({ all: true, tools: true });
+  const emit = (data: string | Buffer) => out.push(data.toString());
+  const reader = new EventReader({ record: (rec) => core.record(rec, emit), problem: () => {} }, { needs: (type) => core.needs(type), skim: (type) => core.skim(type) });
+  reader.startSource('x');
+  const chunk = Buffer.from(`${init()}\n${started}\n`);
+  reader.write(chunk);
+  // The reader's buffer is read into again before the call completes.
+  chunk.fill(0x20);
+  reader.write(Buffer.from(`${completed}\n${ok('done')}\n`));
+  reader.endSource();
+  core.end(emit);
+  t.match(out.join(''), /→ shell echo x{195}… \(exit 0\)/);
 });
 
 t.test('colour: only the parts that are not assistant text', async (t) => {

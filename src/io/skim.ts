@@ -283,16 +283,7 @@ export function largeValues(raw: Buffer, threshold: number = SKIM_THRESHOLD, sca
   return spans;
 }
 
-/** The bytes the large values of one line are read from; see {@link keepSkimmed}. */
-interface LineBytes {
-  raw: Buffer;
-  /** `raw` is a copy of the line's own, not the reader's buffer. */
-  own: boolean;
-}
-
-const LINES = new WeakMap<object, LineBytes>();
-
-function lazyValue(target: JsonObject | unknown[], key: string | number, line: LineBytes, start: number, end: number): void {
+function lazyValue(target: JsonObject | unknown[], key: string | number, raw: Buffer, start: number, end: number): void {
   const settle = (value: unknown): void => {
     Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
   };
@@ -300,7 +291,7 @@ function lazyValue(target: JsonObject | unknown[], key: string | number, line: L
     enumerable: true,
     configurable: true,
     get(): unknown {
-      const value: unknown = JSON.parse(line.raw.toString('utf8', start, end));
+      const value: unknown = JSON.parse(raw.toString('utf8', start, end));
       settle(value);
       return value;
     },
@@ -316,9 +307,9 @@ function lazyValue(target: JsonObject | unknown[], key: string | number, line: L
  * value or the scan cannot vouch for it: then parse it in full, which also
  * says whether it is JSON at all.
  *
- * The object keeps `raw` (not a copy) until its large values are read; see
- * {@link keepSkimmed} for values kept longer than
- * the buffer.
+ * The object keeps `raw` (not a copy) until its large values are read: a
+ * caller that keeps a value past the buffer's reuse reads what it needs of
+ * it first.
  */
 export function skimParse(raw: Buffer, threshold: number = SKIM_THRESHOLD): JsonObject | undefined {
   if (raw.length < threshold) return undefined;
@@ -339,23 +330,18 @@ export function skimParse(raw: Buffer, threshold: number = SKIM_THRESHOLD): Json
     return undefined;
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
-  const line: LineBytes = { raw, own: false };
   let left = spans.length >> 1;
-  // Each stand-in still in the object (a later duplicate key may have replaced one)
-  // becomes its value; the objects and arrays that hold one, at any depth, are noted
-  // with the line's bytes (see keepSkimmed). True when `node` holds a stand-in.
-  const walk = (node: JsonObject | unknown[]): boolean => {
-    let holds = false;
+  // Each stand-in still in the object (a later duplicate key may have replaced one), at any depth, becomes its value.
+  const walk = (node: JsonObject | unknown[]): void => {
     const visit = (key: string | number, v: unknown): void => {
       if (typeof v === 'string') {
         if (v.charCodeAt(0) === 0) {
           const index = Number(v.slice(1));
-          lazyValue(node, key, line, spans[2 * index]!, spans[2 * index + 1]!);
+          lazyValue(node, key, raw, spans[2 * index]!, spans[2 * index + 1]!);
           left--;
-          holds = true;
         }
-      } else if (typeof v === 'object' && v !== null && walk(v as JsonObject | unknown[])) {
-        holds = true;
+      } else if (typeof v === 'object' && v !== null) {
+        walk(v as JsonObject | unknown[]);
       }
     };
     if (Array.isArray(node)) {
@@ -366,26 +352,8 @@ export function skimParse(raw: Buffer, threshold: number = SKIM_THRESHOLD): Json
         visit(key, node[key]);
       }
     }
-    if (holds) LINES.set(node, line);
-    return holds;
   };
   const event = value as JsonObject;
   walk(event);
-  LINES.set(event, line);
   return event;
-}
-
-/**
- * Makes a value taken from a skimmed object (the object itself, or an object
- * or array inside it) safe to keep after the reader moved on: the large values
- * in it not read yet are read, when they are, from a copy of the line's bytes
- * (made once per line) rather than from the reader's buffer. Other values are
- * left as they are.
- */
-export function keepSkimmed(value: object): void {
-  const line = LINES.get(value);
-  if (line !== undefined && !line.own) {
-    line.raw = Buffer.from(line.raw);
-    line.own = true;
-  }
 }

@@ -121,7 +121,7 @@ export function toolStream(core: ToolCore, options: ToolStreamOptions = {}): Tra
       passes: options.strict || !core.passes ? undefined : (type) => core.passes!(type),
       joinDeltas: !options.strict && core.joinsDeltas === true,
       passDeltas: !options.strict && core.passesDeltas === true,
-      // A core keeps copies of what it keeps (retainRecord, keepSkimmed): lines read across chunks can share one buffer.
+      // A core keeps copies of what it keeps (retainRecord), or what it reads of it: lines read across chunks can share one buffer.
       reuseLines: true,
     },
   );

@@ -14,7 +14,6 @@
 import type { EventRecord } from '../io/input.js';
 import type { SessionEnd } from '../session.js';
 import { placeOf, recordSessionField, recordType, retainRecord } from '../io/input.js';
-import { keepSkimmed } from '../io/skim.js';
 import type { ToolCore, Emit } from '../io/tool-stream.js';
 import { TextTracker } from '../assistant-text.js';
 import {
@@ -31,7 +30,7 @@ import {
   toolCallPhase,
   toolCallResult,
 } from '../events.js';
-import type { JsonObject, ToolCallResult, ToolResultStatus } from '../events.js';
+import type { JsonObject, ToolCallFacts, ToolCallResult, ToolResultStatus } from '../events.js';
 import { visible, visibleOneLine } from '../safe-text.js';
 
 /** Options of the text core. */
@@ -71,8 +70,8 @@ export interface SessionText extends SessionEnd {
 interface SessionState extends SessionText {
   /** Default mode: the session has been printed (its label, and its final message if it had one). */
   printed: boolean;
-  /** Tool calls started and not yet completed: their name and arguments, by call id (made with the first). */
-  pending?: Map<string, { name: string; args: JsonObject | undefined }>;
+  /** Tool calls started and not yet completed, by call id (made with the first). */
+  pending?: Map<string, StartedCall>;
 }
 
 /** A tool call as its line shows it, from the shared tool-call accessors. */
@@ -114,14 +113,42 @@ function firstStringArg(args: JsonObject | undefined): string {
   return '';
 }
 
-/**
- * What a tool line says of a call, from its name, its arguments (the
- * started event's when the completed one has none) and its result.
- */
-export function toolCallLine(name: string, args: JsonObject | undefined, result: ToolCallResult | undefined): ToolCallLine {
-  const facts = toolCallFacts(name, args, result);
+/** What a tool line keeps of a started call until it completes: see {@link startedCall}. */
+export interface StartedCall {
+  /** The tool's name. */
+  name: string;
+  /** What its arguments say (toolCallFacts without a result). */
+  facts: ToolCallFacts;
+  /** Its first string argument, when those facts name no target ('' otherwise). */
+  firstArg: string;
+}
+
+/** The target a call's facts name: its command, pattern, path, URL or MCP tool. */
+function factsTarget(facts: ToolCallFacts): string | undefined {
   const mcp = facts.mcpServer && facts.mcpTool ? `${facts.mcpServer}/${facts.mcpTool}` : (facts.mcpTool ?? facts.mcpServer);
-  const target = facts.command ?? facts.pattern ?? facts.path ?? facts.url ?? mcp ?? firstStringArg(args);
+  return facts.command ?? facts.pattern ?? facts.path ?? facts.url ?? mcp;
+}
+
+/**
+ * What a tool line needs of a started call's arguments, read when it starts,
+ * so that nothing keeps the arguments themselves (a file's contents, or the
+ * bytes of the line they are still to be read from) until it completes.
+ */
+export function startedCall(name: string, args: JsonObject | undefined): StartedCall {
+  const facts = toolCallFacts(name, args, undefined);
+  // Facts that name a target still name it once the result is added: the first string argument is never read then.
+  return { name, facts, firstArg: factsTarget(facts) === undefined ? firstStringArg(args) : '' };
+}
+
+/**
+ * What a tool line says of a call, from its name, its arguments (or, when the
+ * completed event has none, what `started` kept of the started event's) and
+ * its result.
+ */
+export function toolCallLine(name: string, args: JsonObject | undefined, result: ToolCallResult | undefined, started?: StartedCall): ToolCallLine {
+  const fromStart = args === undefined ? started : undefined;
+  const facts = toolCallFacts(name, args, result, fromStart?.facts);
+  const target = factsTarget(facts) ?? (fromStart !== undefined ? fromStart.firstArg : firstStringArg(args));
   const line: ToolCallLine = { name, target, status: result?.status };
   if (result === undefined) return line;
   if (FAILED_WORD[result.status] !== undefined) {
@@ -559,18 +586,14 @@ export class TextCore implements ToolCore {
     const id = toolCallId(event, entry) ?? '';
     const phase = toolCallPhase(event);
     if (phase === 'started') {
-      const args = toolCallArgs(entry).args;
-      // Kept until the call completes: its payloads (a file written) must not keep the read buffer.
-      if (args !== undefined) keepSkimmed(args);
-      (s.pending ??= new Map()).set(id, { name: entry.name, args });
+      (s.pending ??= new Map()).set(id, startedCall(entry.name, toolCallArgs(entry).args));
       return;
     }
     if (phase !== 'completed') return;
     const started = s.pending?.get(id);
     s.pending?.delete(id);
     // A completed event may carry the result without the args: the started event had them.
-    const args = toolCallArgs(entry).args ?? started?.args;
-    const line = toolCallLine(entry.name, args, toolCallResult(entry));
+    const line = toolCallLine(entry.name, toolCallArgs(entry).args, toolCallResult(entry), started);
     out.tool(s.session, formatToolLine(line, this.safeLine), toolLineFailed(line));
   }
 
@@ -591,7 +614,7 @@ export class TextCore implements ToolCore {
   private unfinished(s: SessionState, out: Transcript): void {
     if (!this.options.tools || s.pending === undefined) return;
     for (const call of s.pending.values()) {
-      const line: ToolCallLine = { ...toolCallLine(call.name, call.args, undefined), status: 'not completed' };
+      const line: ToolCallLine = { ...toolCallLine(call.name, undefined, undefined, call), status: 'not completed' };
       out.tool(s.session, formatToolLine(line, this.safeLine), false);
     }
     s.pending = undefined;
