@@ -110,7 +110,7 @@ export function retainRecord(rec: EventRecord): EventRecord {
  * over a 2 GiB log), scattered through malloc's heap, which could then not
  * shrink.
  */
-export function ownBytes(bytes: Buffer): Buffer {
+function ownBytes(bytes: Buffer): Buffer {
   const copy = Buffer.allocUnsafeSlow(bytes.length);
   bytes.copy(copy);
   return copy;
