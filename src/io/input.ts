@@ -831,18 +831,17 @@ export class EventReader {
     if (shape === undefined) return false;
     const start = slotStart(1);
     const end = slotEnd(1);
+    const text = slotValue(shape, raw, 0) as string;
+    const time = slotValue(shape, raw, 2) as number;
     const joined = this.joined;
     if (joined !== null && joined.sessionBytes.length === end - start && sameBytes(raw, start, joined.sessionBytes)) {
-      joined.text += slotValue(shape, raw, 0) as string;
-      joined.time = slotValue(shape, raw, 2) as number;
+      joined.text += text;
+      joined.time = time;
       joined.line = no;
       return true;
     }
-    const text = slotValue(shape, raw, 0) as string;
-    const session = slotValue(shape, raw, 1) as string;
-    const time = slotValue(shape, raw, 2) as number;
     this.handJoined();
-    this.joined = new JoinedDeltas(shape, text, session, Buffer.from(raw.subarray(start, end)), time, this.source, no);
+    this.joined = new JoinedDeltas(shape, text, slotValue(shape, raw, 1) as string, Buffer.from(raw.subarray(start, end)), time, this.source, no);
     return true;
   }
 

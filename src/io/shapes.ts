@@ -62,8 +62,6 @@ export function compileShapes(shapes: readonly LineShape[]): Map<string, Compile
   return byType;
 }
 
-
-
 /**
  * What stringEnd found of the string it checked last, flags of how it is
  * decoded (the byte scan's `deltas` writes the same): TEXT_ESCAPED when it
