@@ -224,6 +224,55 @@ t.test('several sessions: each final message is printed when its run ends, not k
   t.equal(await through(unended), '── session b ──\nB.\n\n── session a ──\nA.\n', 'a run with no result comes after those that ended');
 });
 
+t.test('a session that ended well and goes on is read as if all its state had been kept', async (t) => {
+  const failed = (textValue: string, s: string) => J({ type: 'result', subtype: 'error_during_execution', is_error: true, result: textValue, session_id: s });
+  const input = lines(
+    init('a'),
+    asst('A.', {}, 'a'),
+    ok('A.', 'a'),
+    init('b'),
+    shell('c1', 'make', undefined, 'b'),
+    shell('c1', 'make', 0, 'b'),
+    ok('done', 'b'),
+    J({ type: 'assistant', message: { role: 'assistant', content: [{ type: 'text', text: 'No id: still b.' }] } }),
+    ok('b again, no text of its own', 'b'),
+    init('a'),
+    asst('A again.', {}, 'a'),
+    failed('A broke.', 'a'),
+    failed('B broke.', 'b'),
+  );
+  let r = await run(['--all'], input);
+  t.equal(
+    r.stdout,
+    'A.\n\n── session b ──\n→ shell make (exit 0)\n\nNo id: still b.\n\n── session a ──\nA again.\n',
+    "a result after text and tool calls of the session's earlier run is no lone result: its text is not printed",
+  );
+  t.equal(r.code, EXIT.FAILED);
+  t.equal(
+    r.stderr,
+    'ndjson-text: the run failed: error_during_execution: A broke. (session a, result at stdin:12)\n' +
+      'ndjson-text: the run failed: error_during_execution: B broke. (session b, result at stdin:13)\n',
+    'the notes keep the order sessions were first seen in',
+  );
+  r = await run([], input);
+  t.equal(r.stdout, '── session a ──\nA.\n\n── session b ──\n\n── session b ──\nNo id: still b.\n\n── session a ──\nA again.\n\n── session b ──\n', 'the default output');
+
+  const stream = text({ all: true });
+  stream.resume();
+  stream.end(lines(init('a'), asst('A.', {}, 'a'), ok('A.', 'a'), init('b'), shell('c1', 'make', undefined, 'b'), shell('c1', 'make', 0, 'b'), ok('done', 'b')));
+  await new Promise((resolve) => stream.on('end', resolve));
+  const sessions = stream.core.sessions.map((s) => ({ ...s, result: s.result && { event: s.result.event, raw: s.result.raw.length, source: s.result.source, line: s.result.line } }));
+  const place = (line: number) => ({ event: { type: 'result' }, raw: 0, source: 'stdin', line });
+  t.same(
+    sessions,
+    [
+      { session: 'a', source: 'stdin', line: 3, failed: false, texts: 1, toolCalls: 0, final: '', written: 2, printed: false, result: place(3) },
+      { session: 'b', source: 'stdin', line: 7, failed: false, texts: 0, toolCalls: 2, final: '', written: 0, printed: false, result: place(7) },
+    ],
+    'what the core reports of sessions that ended well: counts, and their result by its place',
+  );
+});
+
 t.test('control characters are visible unless raw; newline and tab stay', async (t) => {
   const input = lines(init(), asst('a\u001b]52;c;ZXZpbA==\u0007b\tc\nd\re\u009b'), ok('x'));
   t.equal(await through(input), 'a\\x1b]52;c;ZXZpbA==\\x07b\tc\nd\\x0de\\x9b\n');

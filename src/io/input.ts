@@ -172,9 +172,13 @@ class JoinedDeltas implements EventRecord {
  * Its event is an empty one of the same type, and its bytes are empty.
  */
 export function placeOf(rec: EventRecord): EventRecord {
-  const type = rec.type ?? eventType(rec.event);
+  return placeRecord(rec.source, rec.line, rec.type ?? eventType(rec.event));
+}
+
+/** The record {@link placeOf} keeps of an event of `type` at `source:line`. */
+export function placeRecord(source: string, line: number, type: string): EventRecord {
   // One empty buffer for every place kept: a long log keeps one per session.
-  return { event: type ? { type } : {}, raw: NO_BYTES, source: rec.source, line: rec.line, type };
+  return { event: type ? { type } : {}, raw: NO_BYTES, source, line, type };
 }
 
 /**

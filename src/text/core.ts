@@ -13,7 +13,7 @@
  */
 import type { EventRecord } from '../io/input.js';
 import type { SessionEnd } from '../session.js';
-import { placeOf, recordSessionField, recordType, retainRecord } from '../io/input.js';
+import { placeOf, placeRecord, recordSessionField, recordType, retainRecord } from '../io/input.js';
 import type { ToolCore, Emit } from '../io/tool-stream.js';
 import { TextTracker } from '../assistant-text.js';
 import {
@@ -72,6 +72,31 @@ interface SessionState extends SessionText {
   printed: boolean;
   /** Tool calls started and not yet completed, by call id (made with the first). */
   pending?: Map<string, StartedCall>;
+}
+
+/**
+ * A session settled: its run ended well, its result was only its place, and
+ * nothing of it waits to be printed. A long log has one for nearly every
+ * session, kept until the end for the verdict (which says nothing of them)
+ * and in case the session goes on: these numbers are all its state held
+ * (its result's place is made again from them), in a fifth of the memory.
+ * The session's next event makes it a {@link SessionState} again.
+ */
+class SettledSession {
+  constructor(
+    readonly source: string,
+    readonly line: number,
+    readonly texts: number,
+    readonly toolCalls: number,
+    readonly written: number,
+    readonly printed: boolean,
+  ) {}
+
+  /** The session's state, as it was when it settled. */
+  state(session: string): SessionState {
+    const { source, line, texts, toolCalls, written, printed } = this;
+    return { session, source, line, failed: false, texts, toolCalls, final: '', written, printed, result: placeRecord(source, line, 'result') };
+  }
 }
 
 /** A tool call as its line shows it, from the shared tool-call accessors. */
@@ -380,7 +405,9 @@ export class Transcript {
  */
 export class TextCore implements ToolCore {
   private readonly tracker = new TextTracker();
-  private readonly states = new Map<string, SessionState>();
+  private readonly states = new Map<string, SessionState | SettledSession>();
+  /** The session being read, and its state unless it has settled. */
+  private currentId = '';
   private current: SessionState | null = null;
   private transcript: Transcript | null = null;
   /** Default mode: something has been printed (a blank line goes before the next label). */
@@ -395,7 +422,7 @@ export class TextCore implements ToolCore {
 
   /** Every session seen, in the order it was first seen. */
   get sessions(): SessionText[] {
-    return [...this.states.values()];
+    return Array.from(this.states, ([id, s]) => (s instanceof SettledSession ? s.state(id) : s));
   }
 
   /**
@@ -435,8 +462,8 @@ export class TextCore implements ToolCore {
   record(rec: EventRecord, emit: Emit): void {
     const field = recordSessionField(rec);
     // Events without a session id belong to the session being read.
-    const id = field ?? this.current?.session ?? '';
-    let s = this.current?.session === id ? this.current : this.states.get(id);
+    const id = field ?? this.currentId;
+    let s = this.current !== null && this.currentId === id ? this.current : this.stateOf(id);
     if (s === undefined) {
       s = {
         session: id,
@@ -456,6 +483,7 @@ export class TextCore implements ToolCore {
       s.source = rec.source;
       s.line = rec.line;
     }
+    this.currentId = id;
     this.current = s;
     const out = this.options.all ? (this.transcript ??= this.makeTranscript(emit)) : null;
     switch (recordType(rec)) {
@@ -503,6 +531,7 @@ export class TextCore implements ToolCore {
         else if (this.labelled) this.print(s, emit);
         // The lone session so far waits for the end of the input or a second session: one flat string, not the chain of every delta it was built from.
         else if (s.final.length > 0) s.final = flatString(s.final);
+        this.settle(s);
         return;
       }
       default:
@@ -514,12 +543,34 @@ export class TextCore implements ToolCore {
     if (this.options.all) {
       const out = this.transcript;
       if (out === null) return;
-      for (const s of this.states.values()) if (s.result === undefined) this.unfinished(s, out);
+      for (const s of this.states.values()) if (!(s instanceof SettledSession) && s.result === undefined) this.unfinished(s, out);
       out.endLine();
       return;
     }
     // Runs that never ended, and text written since a run ended, in the order their sessions were first seen.
-    for (const s of this.states.values()) if (!s.printed || s.final.length > 0) this.print(s, emit);
+    for (const s of this.states.values()) if (!(s instanceof SettledSession) && (!s.printed || s.final.length > 0)) this.print(s, emit);
+  }
+
+  /** The state of a session seen before (made again if it had settled), or undefined. */
+  private stateOf(id: string): SessionState | undefined {
+    const s = this.states.get(id);
+    if (!(s instanceof SettledSession)) return s;
+    const state = s.state(id);
+    this.states.set(id, state);
+    return state;
+  }
+
+  /**
+   * Makes a session whose result was just read a {@link SettledSession} when
+   * nothing of it is left to print or say: a run that ended well, with its
+   * result kept only as a place, no call left pending, and, by default, its
+   * final message printed (or none to print).
+   */
+  private settle(s: SessionState): void {
+    if (s.failed || s.result === undefined || (s.texts === 0 && s.toolCalls === 0) || s.pending !== undefined || s.final.length > 0) return;
+    if (!this.options.all && !s.printed) return;
+    this.states.set(s.session, new SettledSession(s.source, s.line, s.texts, s.toolCalls, s.written, s.printed));
+    this.current = null;
   }
 
   /**
@@ -534,7 +585,7 @@ export class TextCore implements ToolCore {
   /** Default mode: a second session was seen, so the first is labelled, and printed now if its run has ended. */
   private labelFirst(emit: Emit): void {
     const first = this.states.values().next().value;
-    if (first?.result !== undefined) this.print(first, emit);
+    if (first !== undefined && !(first instanceof SettledSession) && first.result !== undefined) this.print(first, emit);
   }
 
   /** Default mode: prints a session's final message (under its label when there are several), and forgets it. */
