@@ -5,10 +5,14 @@
  * bench/corpus/), output to /dev/null. Memory must not grow with the input:
  * the peak RSS on 2 GiB may not exceed the peak on 100 MB by more than the
  * noise allowed (--slack, 10% by default); the middle size shows where a
- * growth stops. Prints a Markdown table of wall time and peak RSS; exits 1
- * when a tool fails or grows.
+ * growth stops. Each job runs --runs times on each size (3 by default, the
+ * sizes in turn): a 2 GiB peak moves by a few MiB from one run to the next,
+ * now and then by 20, as V8's collections fall. Prints a Markdown table of
+ * the medians of wall time and peak RSS, with the range of the peaks, and
+ * the ratio of the median peaks; exits 1 when a tool fails or grows.
  *
- *   npm run stress                                 # ~10 minutes on 2 cores (the first run generates 2 GiB)
+ *   npm run stress                                 # ~25 minutes on 2 cores (the first run generates 2 GiB)
+ *   npm run stress -- --runs 1                     # ~8 minutes
  *   npm run stress -- --size 1GiB --base 50M --middle 200M
  *   npm run stress -- --jobs dedupe,tools-summary  # some jobs only
  *   NODE_OPTIONS=--max-semi-space-size=2 npm run stress   # young generation held small on any Node (the commands do it on Node 20)
@@ -42,12 +46,12 @@ const JOBS = [
 
 function usage(message) {
   if (message) process.stderr.write(`stress: ${message}\n`);
-  process.stderr.write('usage: node bench/stress.mjs [--size 2GiB] [--base 100M] [--middle 400M] [--seed 1] [--slack 0.10] [--jobs a,b]\n');
+  process.stderr.write('usage: node bench/stress.mjs [--size 2GiB] [--base 100M] [--middle 400M] [--seed 1] [--slack 0.10] [--runs 3] [--jobs a,b]\n');
   process.exit(1);
 }
 
 function parseArgs(argv) {
-  const opts = { size: '2GiB', base: '100M', middle: '400M', seed: '1', slack: '0.10', jobs: JOBS.map((j) => j[0]).join(',') };
+  const opts = { size: '2GiB', base: '100M', middle: '400M', seed: '1', slack: '0.10', runs: '3', jobs: JOBS.map((j) => j[0]).join(',') };
   for (let i = 0; i < argv.length; i++) {
     const m = /^--([a-z]+)(?:=(.*))?$/.exec(argv[i]);
     if (!m || !(m[1] in opts)) usage(`unknown argument: ${argv[i]}`);
@@ -56,12 +60,15 @@ function parseArgs(argv) {
   }
   const jobs = opts.jobs.split(',');
   for (const j of jobs) if (!JOBS.some((job) => job[0] === j)) usage(`unknown job: ${j}`);
+  const runs = Number(opts.runs);
+  if (!Number.isInteger(runs) || runs < 1) usage('--runs needs a whole number of 1 or more');
   return {
     size: parseSize(opts.size),
     base: parseSize(opts.base),
     middle: opts.middle === '0' ? 0 : parseSize(opts.middle),
     seed: opts.seed,
     slack: Number(opts.slack),
+    runs,
     jobs: JOBS.filter((j) => jobs.includes(j[0])),
   };
 }
@@ -134,6 +141,17 @@ function measure(job, file) {
 }
 
 const mib = (kib) => `${(kib / 1024).toFixed(1)} MiB`;
+const median = (values) => {
+  const sorted = [...values].sort((x, y) => x - y);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
+/** The medians of a job's runs on one size, and the range of their peaks. */
+function summarize(runs) {
+  const peaks = runs.map((r) => r.rss);
+  return { ms: median(runs.map((r) => r.ms)), rss: median(peaks), low: Math.min(...peaks), high: Math.max(...peaks) };
+}
+const peakCell = (r) => (r.low === r.high ? mib(r.rss) : `${mib(r.rss)} (${(r.low / 1024).toFixed(1)}–${(r.high / 1024).toFixed(1)})`);
 const size = (bytes) => (bytes >= 2 ** 30 ? `${(bytes / 2 ** 30).toFixed(2)} GiB` : `${(bytes / 1e6).toFixed(0)} MB`);
 
 async function main() {
@@ -146,17 +164,20 @@ async function main() {
   const rows = [];
   let failed = false;
   for (const job of opts.jobs) {
-    const results = [];
-    for (const file of files) {
-      progress(`${job[0]} on ${size(fs.statSync(file).size)} …`);
-      const r = await measure(job, file);
-      // Statuses 3 and 4 are answers: some sessions of the corpus fail, some stop without a result.
-      if (![0, 3, 4].includes(r.code)) {
-        failed = true;
-        progress(`${job[0]}: status ${r.code}: ${r.stderr.split('\n')[0]}`);
+    const runs = files.map(() => []);
+    for (let run = 1; run <= opts.runs; run++) {
+      for (const [k, file] of files.entries()) {
+        progress(`${job[0]} on ${size(fs.statSync(file).size)}${opts.runs > 1 ? `, run ${run} of ${opts.runs}` : ''} …`);
+        const r = await measure(job, file);
+        // Statuses 3 and 4 are answers: some sessions of the corpus fail, some stop without a result.
+        if (![0, 3, 4].includes(r.code)) {
+          failed = true;
+          progress(`${job[0]}: status ${r.code}: ${r.stderr.split('\n')[0]}`);
+        }
+        runs[k].push(r);
       }
-      results.push(r);
     }
+    const results = runs.map(summarize);
     const a = results[0];
     const b = results[results.length - 1];
     const grew = b.rss > a.rss * (1 + opts.slack);
@@ -166,12 +187,12 @@ async function main() {
   const sizes = files.map((f) => size(fs.statSync(f).size));
   const out = [
     `Scale check: ${sizes.join(', ')} (seed ${opts.seed}), ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, Node ${process.version}${process.env.NODE_OPTIONS ? ` (NODE_OPTIONS=${process.env.NODE_OPTIONS})` : ''}, ${new Date().toISOString().slice(0, 10)}.`,
-    `Wall time, and peak RSS from ${HAVE_TIME ? '/usr/bin/time -f %M' : '/proc VmHWM polling (a lower bound)'}; on ${sizes.at(-1)} memory may not exceed that on ${sizes[0]} by more than ${(opts.slack * 100).toFixed(0)}%.`,
+    `Wall time, and peak RSS from ${HAVE_TIME ? '/usr/bin/time -f %M' : '/proc VmHWM polling (a lower bound)'}: ${opts.runs > 1 ? `medians of ${opts.runs} runs, the range of the peaks in brackets` : 'one run'}; on ${sizes.at(-1)} memory may not exceed that on ${sizes[0]} by more than ${(opts.slack * 100).toFixed(0)}%.`,
     '',
     `| job | command | ${sizes.map((s) => `${s}: wall | peak RSS`).join(' | ')} | RSS ${sizes.at(-1)} / ${sizes[0]} | |`,
     `|---|---|${sizes.map(() => '---:|---:|').join('')}---:|---|`,
     ...rows.map(([name, command, results, grew]) =>
-      `| ${name} | \`${command}\` | ${results.map((r) => `${(r.ms / 1000).toFixed(1)} s | ${mib(r.rss)}`).join(' | ')} | ${(results.at(-1).rss / results[0].rss).toFixed(2)} | ${grew ? 'GROWS' : 'ok'} |`,
+      `| ${name} | \`${command}\` | ${results.map((r) => `${(r.ms / 1000).toFixed(1)} s | ${peakCell(r)}`).join(' | ')} | ${(results.at(-1).rss / results[0].rss).toFixed(2)} | ${grew ? 'GROWS' : 'ok'} |`,
     ),
   ];
   process.stdout.write(`${out.join('\n')}\n`);
