@@ -11,8 +11,8 @@
  * the medians of wall time and peak RSS, with the range of the peaks, and
  * the ratio of the median peaks; exits 1 when a tool fails or grows.
  *
- *   npm run stress                                 # ~25 minutes on 2 cores (the first run generates 2 GiB)
- *   npm run stress -- --runs 1                     # ~8 minutes
+ *   npm run stress                                 # ~8 minutes on 2 cores (the first run generates 2 GiB)
+ *   npm run stress -- --runs 1                     # ~3 minutes
  *   npm run stress -- --size 1GiB --base 50M --middle 200M
  *   npm run stress -- --jobs dedupe,tools-summary  # some jobs only
  *   NODE_OPTIONS=--max-semi-space-size=2 npm run stress   # young generation held small on any Node (the commands do it on Node 20)
