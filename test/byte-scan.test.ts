@@ -5,6 +5,7 @@
 import t from 'tap';
 import { Rng } from '../bench/generate.mjs';
 import { WINDOW, makeByteScan, placeAt } from '../src/io/byte-scan.js';
+import type { ByteScan } from '../src/io/byte-scan.js';
 
 /** The first quote, backslash or control byte, escapes or not. */
 function nextReference(raw: Buffer, from: number, end: number): number {
@@ -37,7 +38,27 @@ function stringReference(raw: Buffer, from: number, end: number): number {
   return end;
 }
 
-const scan = makeByteScan();
+/**
+ * The scan under test. By default each line is copied into its memory; with
+ * BYTE_SCAN_IN_PLACE=1 (see byte-scan-in-place.test.ts) a line that fits is
+ * first put in one of the scan's read buffers, as a file is read, and scanned
+ * where it is there (what follows it in the buffer is left as it was).
+ */
+function scanUnderTest(): ByteScan | undefined {
+  if (process.env.BYTE_SCAN_IN_PLACE !== '1') return makeByteScan();
+  const scan = makeByteScan(1);
+  if (scan === undefined) return undefined;
+  const load = scan.load.bind(scan);
+  const buffer = scan.readBuffers[0]!;
+  scan.load = (raw: Buffer): void => {
+    if (raw.length > buffer.length) return load(raw);
+    raw.copy(buffer);
+    load(buffer.subarray(0, raw.length));
+  };
+  return scan;
+}
+
+const scan = scanUnderTest();
 
 /** Text of letters and, each with chance `share`, one of `pieces`, to a random length below `max`. */
 function textOf(rng: Rng, pieces: readonly string[], max: number, share: number): string {

@@ -15,7 +15,7 @@ import os from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { ROOT } from './fixtures/lib/run.js';
 import { ReadPool, openSources } from '../src/io/sources.js';
-import { formatProblem } from '../src/io/input.js';
+import { formatProblem, scanReadBuffers } from '../src/io/input.js';
 import { toolStream } from '../src/io/tool-stream.js';
 import type { ToolCore } from '../src/io/tool-stream.js';
 import { ResultCore } from '../src/result/core.js';
@@ -81,11 +81,14 @@ t.test('a tool reads a file through a reused buffer exactly as from a buffer of 
     for (const file of inputs) {
       const whole = await run(make(), Readable.from([{ source: file, data: fs.readFileSync(file) }, { source: file, end: true }], { objectMode: true }));
       for (const size of sizesOf(file)) {
-        runs++;
-        const pool = new ReadPool(size, 1, true);
-        const pooled = await run(make(), openSources([file], process.stdin, () => {}, 'stdin', undefined, { pool }));
-        if (pooled.out === whole.out && pooled.problems.join('\n') === whole.problems.join('\n')) same++;
-        else t.same(pooled, whole, `${name}, ${size}-byte buffers: ${path.relative(ROOT, file)}`);
+        // Buffers of the heap, and the byte scan's read buffers, where a chunk is scanned without being copied.
+        for (const own of size === 7 ? [false] : [false, true]) {
+          runs++;
+          const pool = new ReadPool(size, 1, true, own ? scanReadBuffers() : []);
+          const pooled = await run(make(), openSources([file], process.stdin, () => {}, 'stdin', undefined, { pool }));
+          if (pooled.out === whole.out && pooled.problems.join('\n') === whole.problems.join('\n')) same++;
+          else t.same(pooled, whole, `${name}, ${size}-byte buffers${own ? ' of the byte scan' : ''}: ${path.relative(ROOT, file)}`);
+        }
       }
     }
     t.equal(same, runs, `${name}: every stream reads the same`);
@@ -105,6 +108,18 @@ t.test('a pool gives back the buffers released, and makes new ones when none is 
   t.equal(pool.take(), b);
   t.equal(pool.take(), a);
   t.not(pool.take(), a, 'no more than `keep` are kept');
+
+  const own = [Buffer.alloc(20), Buffer.alloc(16), Buffer.alloc(8)];
+  const withOwn = new ReadPool(16, 0, false, own);
+  const first = withOwn.take();
+  const second = withOwn.take();
+  t.same([first.length, second.length], [16, 16], 'buffers of its own too short for a read are left aside; longer ones are cut to its size');
+  t.same([first.buffer, second.buffer].sort(), [own[0]!.buffer, own[1]!.buffer].sort(), 'its own buffers are taken first');
+  const made = withOwn.take();
+  t.notOk(own.some((b) => b.buffer === made.buffer), 'then new ones are made');
+  withOwn.give(made);
+  withOwn.give(first);
+  t.equal(withOwn.take(), first, 'its own are always kept (none of the others: keep 0), and taken before any other');
 });
 
 t.test('a file read with a pool ends with its source end, and a missing one is reported', async (t) => {

@@ -6,7 +6,7 @@
 import yargs from 'yargs';
 import type { Argv, Options } from 'yargs';
 import { spawn } from 'node:child_process';
-import { formatProblem } from '../io/input.js';
+import { formatProblem, scanReadBuffers } from '../io/input.js';
 import type { InputProblem } from '../io/input.js';
 import { ReadPool, openSources, describeError } from '../io/sources.js';
 import { toolStream, StrictError } from '../io/tool-stream.js';
@@ -306,6 +306,17 @@ const FLUSH_WAIT_MS = 1000;
 /** The status of a run a signal stopped: 128 + the signal's number, as a shell reports it. */
 const SIGNAL_STATUS: Record<StopSignal, number> = { SIGINT: 130, SIGTERM: 143 };
 
+let sharedPool: ReadPool | undefined;
+
+/**
+ * The pool every input of the process is read with: the byte scan's read
+ * buffers are its own (a chunk read into one is scanned without a copy), and
+ * one pool hands each out to one read at a time, however many commands run.
+ */
+function readPool(): ReadPool {
+  return (sharedPool ??= new ReadPool(undefined, undefined, undefined, scanReadBuffers()));
+}
+
 /**
  * Reads the inputs through a tool's core into stdout: files in order (stdin
  * for none or `-`), or the output of a command started with
@@ -346,7 +357,7 @@ export async function runTool(
     },
     command ? visibleOneLine(command.name) : undefined,
     stop.signal,
-    { pool: new ReadPool(), stdinFd: command ? undefined : io.stdinFd },
+    { pool: readPool(), stdinFd: command ? undefined : io.stdinFd },
   );
   const stream = toolStream(core, {
     strict: args.strict,

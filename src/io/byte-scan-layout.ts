@@ -59,6 +59,12 @@ if (DELTA_TEXTS + 12 * MAX_DELTAS > RUN_AREA + PAGE) throw new Error('the areas 
 
 /** The pages of the module's memory: a window, a page for what is read past its end, and the pages of places, `large`, and `run` and `deltas`. */
 export const PAGES = Math.ceil(WINDOW / PAGE) + 5;
+/**
+ * Where a scan made with read buffers (see makeByteScan) has them, after
+ * those pages: each a window long, then a page for what is read past the
+ * last.
+ */
+export const READ_BUFFERS = PAGES * PAGE;
 
 /** How many places `places` writes in one call, at most: one page of i32. */
 export const MAX_PLACES = 16384;

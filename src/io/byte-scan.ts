@@ -50,6 +50,7 @@ import {
   MORE,
   PAGE,
   PAGES,
+  READ_BUFFERS,
   RUN_AREA,
   RUN_PREFIXES,
   RUN_TAIL,
@@ -67,9 +68,15 @@ export interface ByteScan {
   /**
    * Makes `raw` the bytes scanned. They are copied into the module's memory a
    * window at a time, as the scan reaches them: that memory stays at one
-   * window, whatever the length of the lines.
+   * window, whatever the length of the lines. Bytes in one of
+   * {@link readBuffers} are scanned where they are, without a copy.
    */
   load(raw: Buffer): void;
+  /**
+   * Buffers of a window's size in the module's own memory (as many as the
+   * scan was made with): a file read into one is scanned where it was read.
+   */
+  readonly readBuffers: readonly Buffer[];
   /**
    * The index of the first quote, byte below 0x20 or backslash in `[from,
    * end)` of the loaded bytes; `end` when none is. A backslash that starts a
@@ -241,9 +248,11 @@ class WasmScan implements ByteScan {
   timeStart = 0;
   timeEnd = 0;
   private raw: Buffer = Buffer.alloc(0);
-  /** `raw[base, base + size)` is in the memory, from its start. */
+  /** `raw[base, base + size)` is in the memory at `at`: 0, where it is copied, or where it is, in a read buffer. */
   private base = 0;
   private size = 0;
+  private at = 0;
+  readonly readBuffers: readonly Buffer[];
 
   constructor(
     memory: WebAssembly.Memory,
@@ -253,10 +262,14 @@ class WasmScan implements ByteScan {
     private readonly largeSearch: Large,
     private readonly runSearch: Run,
     private readonly deltaSearch: Deltas,
+    readBuffers: number,
   ) {
-    // A window, a page for what `places` reads past its end, a page of places found, `large`'s two pages, and that of `run` and `deltas`.
-    memory.grow(PAGES - memory.buffer.byteLength / PAGE);
+    // A window, a page for what `places` reads past its end, a page of places found, `large`'s two pages, and that of `run` and `deltas`;
+    // then the read buffers, and a page for what is read past the last. The memory never grows again: the buffers stay views of it.
+    const pages = PAGES + (readBuffers > 0 ? (readBuffers * WINDOW) / PAGE + 1 : 0);
+    memory.grow(pages - memory.buffer.byteLength / PAGE);
     this.memory = new Uint8Array(memory.buffer);
+    this.readBuffers = Array.from({ length: readBuffers }, (_, k) => Buffer.from(memory.buffer, READ_BUFFERS + k * WINDOW, WINDOW));
     this.found = new Int32Array(memory.buffer, FOUND, MAX_PLACES);
     this.spans = new Int32Array(memory.buffer, LARGE_SPANS, 2 * MAX_SPANS);
     this.largeState = new Int32Array(memory.buffer, LARGE_STACK + STATE_BLOCK, Object.keys(STATE_WORDS).length);
@@ -286,9 +299,10 @@ class WasmScan implements ByteScan {
     this.place(middle, DELTA_MIDDLE, this.deltaWords, DELTA_WORDS.middle);
     let count = 0;
     for (;;) {
-      const found = this.deltaSearch(from - this.base, this.size);
+      const found = this.deltaSearch(this.at + from - this.base, this.at + this.size);
       const words = this.deltaWords;
-      const base = this.base;
+      // A position in the bytes, from an address in the memory.
+      const base = this.base - this.at;
       if (texts !== undefined) for (let k = 0; k < 3 * found; k += 3) texts.push(base + this.deltaTexts[k]!, base + this.deltaTexts[k + 1]!, this.deltaTexts[k + 2]!);
       if (found > 0) {
         this.lastDelta = base + words[DELTA_WORDS.last]!;
@@ -298,7 +312,7 @@ class WasmScan implements ByteScan {
       count += found;
       this.nextDelta = base + words[DELTA_WORDS.next]!;
       // A line cut by the window's end (or a full page of texts): the window moves to it, unless it starts there (a line longer than a window).
-      if ((words[DELTA_WORDS.cut] === 0 && found < MAX_DELTAS) || base + this.size >= this.raw.length || this.nextDelta === base) return count;
+      if ((words[DELTA_WORDS.cut] === 0 && found < MAX_DELTAS) || this.base + this.size >= this.raw.length || this.nextDelta === this.base) return count;
       from = this.nextDelta;
       this.show(from);
     }
@@ -313,10 +327,11 @@ class WasmScan implements ByteScan {
     this.place(prefixes, RUN_PREFIXES, this.runWords, RUN_WORDS.prefixes);
     let count = 0;
     for (;;) {
-      const found = this.runSearch(from - this.base, this.size);
+      const found = this.runSearch(this.at + from - this.base, this.at + this.size);
       count += found;
-      if (found > 0) this.lastRun = this.base + this.runWords[RUN_WORDS.last]!;
-      this.nextRun = this.base + this.runWords[RUN_WORDS.next]!;
+      const base = this.base - this.at;
+      if (found > 0) this.lastRun = base + this.runWords[RUN_WORDS.last]!;
+      this.nextRun = base + this.runWords[RUN_WORDS.next]!;
       // A line cut by the window's end: the window moves to it, unless it starts there (a line longer than a window).
       if (this.runWords[RUN_WORDS.cut] === 0 || this.base + this.size >= this.raw.length || this.nextRun === this.base) return count;
       from = this.nextRun;
@@ -328,14 +343,15 @@ class WasmScan implements ByteScan {
     const state = this.largeState;
     state.fill(0);
     state[STATE_WORDS.threshold] = threshold;
-    if (this.base !== 0) this.show(0);
+    // `large` reads its window at the memory's start: the bytes are copied there.
+    if (this.base !== 0 || this.at !== 0) this.show(0, false);
     for (;;) {
       const count = this.largeSearch(this.base, this.base + this.size, this.raw.length);
       if (count === MORE) {
         // The scan stopped at i, near the window's end: the window moves there, unless it starts there (a token longer than a window).
         const at = state[STATE_WORDS.i]!;
         if (at <= this.base) return LARGE_UNSURE;
-        this.show(at);
+        this.show(at, false);
         continue;
       }
       for (let k = 0; k < 2 * count; k++) spans.push(this.spans[k]!);
@@ -353,7 +369,7 @@ class WasmScan implements ByteScan {
       if (from >= end) return end;
       if (from < this.base || from >= this.base + this.size) this.show(from);
       const stop = Math.min(end, this.base + this.size);
-      const at = this.base + this.search(from - this.base, stop - this.base);
+      const at = this.base - this.at + this.search(this.at + from - this.base, this.at + stop - this.base);
       if (at < stop) return at;
       from = stop;
     }
@@ -366,8 +382,9 @@ class WasmScan implements ByteScan {
       if (from - 1 < this.base || (from + 2 >= windowEnd && windowEnd < this.raw.length)) this.show(from - 1);
       let stop = Math.min(end, this.base + this.size);
       if (stop < end) stop -= 2;
-      const count = this.placesSearch(from - this.base, stop - this.base, FOUND);
-      for (let k = 0; k < count; k++) found.push(this.base + this.found[k]!);
+      const count = this.placesSearch(this.at + from - this.base, this.at + stop - this.base, FOUND);
+      const base = this.base - this.at;
+      for (let k = 0; k < count; k++) found.push(base + this.found[k]!);
       // A full page of places: the search goes on after the last.
       from = count === MAX_PLACES ? found[found.length - 1]! + 1 : stop;
     }
@@ -378,22 +395,36 @@ class WasmScan implements ByteScan {
       if (from >= to) return state;
       if (from < this.base || from >= this.base + this.size) this.show(from);
       const stop = Math.min(to, this.base + this.size);
-      state = this.walkState(from - this.base, stop - this.base, state);
+      state = this.walkState(this.at + from - this.base, this.at + stop - this.base, state);
       if (stop === to) return state;
       from = stop;
     }
   }
 
-  /** Copies the window of the line that starts at `from` into the memory. */
-  private show(from: number): void {
+  /**
+   * Makes the window the bytes from `from`: where they are when they are in
+   * one of the read buffers (unless `inPlace` is false), else copied to the
+   * memory's start.
+   */
+  private show(from: number, inPlace = true): void {
+    const raw = this.raw;
     this.base = from;
-    this.size = Math.min(WINDOW, this.raw.length - from);
-    this.memory.set(this.raw.subarray(from, from + this.size));
+    this.size = Math.min(WINDOW, raw.length - from);
+    if (inPlace && raw.buffer === this.memory.buffer) {
+      this.at = raw.byteOffset + from;
+      return;
+    }
+    this.at = 0;
+    this.memory.set(raw.subarray(from, from + this.size));
   }
 }
 
-/** A new scan with a memory of its own; undefined where WebAssembly SIMD is not available. */
-export function makeByteScan(): ByteScan | undefined {
+/**
+ * A new scan with a memory of its own, and `readBuffers` read buffers in it
+ * (see ByteScan.readBuffers); undefined where WebAssembly SIMD is not
+ * available.
+ */
+export function makeByteScan(readBuffers = 0): ByteScan | undefined {
   try {
     const exports = new WebAssembly.Instance(new WebAssembly.Module(MODULE)).exports as {
       memory: WebAssembly.Memory;
@@ -404,7 +435,7 @@ export function makeByteScan(): ByteScan | undefined {
       run: Run;
       deltas: Deltas;
     };
-    return new WasmScan(exports.memory, exports.string, exports.places, exports.walk, exports.large, exports.run, exports.deltas);
+    return new WasmScan(exports.memory, exports.string, exports.places, exports.walk, exports.large, exports.run, exports.deltas, readBuffers);
   } catch {
     return undefined;
   }

@@ -302,10 +302,24 @@ let placesScan: ByteScan | null | undefined;
 /** The line scan whose bytes are in {@link placesScan}. */
 let placesScanOwner: LineScan | null = null;
 
+/** How many read buffers {@link placesScan} has: as many as a ReadPool keeps in use on a long file. */
+const READ_BUFFER_COUNT = 4;
+
 /** The byte scan chunks are searched in for places, made on first use (the skim has its own, which it loads a line at a time); undefined where there is none. */
 function placesBytes(): ByteScan | undefined {
-  if (placesScan === undefined) placesScan = makeByteScan() ?? null;
+  if (placesScan === undefined) placesScan = makeByteScan(READ_BUFFER_COUNT) ?? null;
   return placesScan ?? undefined;
+}
+
+/**
+ * The read buffers of the byte scan a reader searches its chunks in (see
+ * ByteScan.readBuffers), for a ReadPool: a chunk read into one is scanned
+ * where it is, not copied into the scan's memory first. The same buffers at
+ * every call: give them to one pool at a time. None where there is no byte
+ * scan.
+ */
+export function scanReadBuffers(): readonly Buffer[] {
+  return placesBytes()?.readBuffers ?? [];
 }
 
 /**

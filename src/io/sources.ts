@@ -28,27 +28,39 @@ const READ_SIZE = 1024 * 1024;
  * buffer is taken for each read and given back by the chunk's `release`; when
  * none is free (the consumer holds them all), a new one is made, so reading
  * never waits on the pool.
+ *
+ * The pool may be given buffers of its own to start with (`own`, each
+ * `size` bytes or more): the byte scan's read buffers, in its WebAssembly memory,
+ * where what is read is scanned without being copied there (see
+ * ByteScan.readBuffers). They are taken before any other, and always kept.
  */
 export class ReadPool {
   private readonly free: Buffer[] = [];
+  private readonly ownFree: Buffer[];
+  private readonly own: ReadonlySet<Buffer>;
   /**
-   * `keep`: how many released buffers are kept for reuse. `poison`: fill a
-   * buffer when it is released, so that a test sees any use of its bytes
-   * after the release.
+   * `keep`: how many released buffers (not of `own`) are kept for reuse.
+   * `poison`: fill a buffer when it is released, so that a test sees any use
+   * of its bytes after the release.
    */
   constructor(
     readonly size: number = READ_SIZE,
     private readonly keep = 4,
     private readonly poison = false,
-  ) {}
+    own: readonly Buffer[] = [],
+  ) {
+    this.ownFree = own.filter((buf) => buf.length >= size).map((buf) => buf.subarray(0, size));
+    this.own = new Set(this.ownFree);
+  }
 
   take(): Buffer {
-    return this.free.pop() ?? Buffer.allocUnsafeSlow(this.size);
+    return this.ownFree.pop() ?? this.free.pop() ?? Buffer.allocUnsafeSlow(this.size);
   }
 
   give(buf: Buffer): void {
     if (this.poison) buf.fill(0xff);
-    if (this.free.length < this.keep) this.free.push(buf);
+    if (this.own.has(buf)) this.ownFree.push(buf);
+    else if (this.free.length < this.keep) this.free.push(buf);
   }
 }
 
