@@ -6,13 +6,11 @@ import type { Options } from 'yargs';
 import { list, parseArgs, processIo, warn, EXIT } from './common.js';
 import type { CommandSpec, CommonArgs, Io } from './common.js';
 import { judgeSessions, runJudged } from './verdict.js';
-import { open } from 'node:fs/promises';
-import type { FileHandle } from 'node:fs/promises';
 import { fstatSync } from 'node:fs';
 import { ResultCore, formatVerdict } from '../result/core.js';
 import { lineNumberAt, verdictFromEnd } from '../result/seek.js';
 import { guardOutput, writeAll } from '../io/output.js';
-import { STDIN } from '../io/sources.js';
+import { STDIN, closeFd, fstatFd, openFd } from '../io/sources.js';
 import type { SessionVerdict } from '../result/core.js';
 import { resultFailed } from '../events.js';
 
@@ -130,18 +128,18 @@ async function fromEnd(args: ResultArgs & CommonArgs, core: ResultCore, io: Io):
 async function openSeekable(files: string[], io: Io): Promise<{ fd: number; size: number; source: string; close: () => Promise<void> } | undefined> {
   if (files.length > 1) return undefined;
   if (files.length === 1 && files[0] !== '-') {
-    let handle: FileHandle | undefined;
+    let fd: number | undefined;
     try {
-      handle = await open(files[0]!, 'r');
-      const stat = await handle.stat();
+      fd = await openFd(files[0]!, 'r');
+      const stat = await fstatFd(fd);
       if (stat.isFile()) {
-        const h = handle;
-        return { fd: h.fd, size: stat.size, source: files[0]!, close: () => h.close() };
+        const opened = fd;
+        return { fd: opened, size: stat.size, source: files[0]!, close: () => closeFd(opened) };
       }
     } catch {
       // The full read reports what is wrong with it.
     }
-    await handle?.close();
+    if (fd !== undefined) await closeFd(fd);
     return undefined;
   }
   if (io.stdinFd === undefined) return undefined;

@@ -3,11 +3,18 @@
  * of chunks tagged with their source. `-` (or no file at all) is stdin. A file
  * that cannot be read is reported through `onError` and skipped, like cat(1).
  */
-import { createReadStream, fstatSync, read } from 'node:fs';
-import { open } from 'node:fs/promises';
-import type { FileHandle } from 'node:fs/promises';
-import { Socket } from 'node:net';
+import { close, createReadStream, fstat, fstatSync, open, read } from 'node:fs';
+import { createRequire } from 'node:module';
 import { Readable } from 'node:stream';
+import { promisify } from 'node:util';
+
+// node:fs's calls as promises: node:fs/promises would take 3 ms of every start to load.
+export const openFd = promisify(open);
+export const fstatFd = promisify(fstat);
+export const closeFd = promisify(close);
+
+/** Node's modules a run seldom needs, loaded when it does: node:net, for a pipe on standard input (1 ms of a start). */
+const load = createRequire(import.meta.url);
 
 /**
  * A chunk of one input, or the end of one input. A chunk with `release` was
@@ -105,14 +112,13 @@ export function openSources(
     for (const name of names) {
       if (stop?.aborted) return;
       const source = name === '-' ? stdinName : name;
-      let handle: FileHandle | undefined;
+      let fd: number | undefined;
       if (name === '-' && stdinClosed) {
         yield { source, end: true };
         continue;
       }
       if (pool !== undefined) {
-        const fd = name === '-' ? (options.stdinFd ?? (stdinStream() as { fd?: unknown }).fd) : name;
-        const file = await openInput(fd, source, onError);
+        const file = await openInput(name === '-' ? (options.stdinFd ?? (stdinStream() as { fd?: unknown }).fd) : name, source, onError);
         if (file === 'error') {
           yield { source, end: true };
           continue;
@@ -128,11 +134,11 @@ export function openSources(
           yield { source, end: true };
           continue;
         }
-        // Open already (a named pipe opens once): read as a stream.
-        handle = file?.handle ?? undefined;
+        // Open already (a named pipe opens once): read as a stream, which closes it.
+        if (file?.owned) fd = file.fd;
       }
       const stream: NodeJS.ReadableStream =
-        name === '-' ? stdinStream() : createReadStream(name, handle === undefined ? { highWaterMark: READ_SIZE } : { highWaterMark: READ_SIZE, fd: handle });
+        name === '-' ? stdinStream() : createReadStream(name, fd === undefined ? { highWaterMark: READ_SIZE } : { highWaterMark: READ_SIZE, fd });
       if (name === '-' && isDirectoryFd(stream)) {
         // Node reads a directory on file descriptor 0 as an empty stream: say what it is, as for a named one.
         onError(source, Object.assign(new Error('EISDIR: illegal operation on a directory, read'), { code: 'EISDIR' }));
@@ -167,10 +173,10 @@ export function openSources(
   return Readable.from(chunks(), { objectMode: true, highWaterMark: 4 });
 }
 
-/** An input opened to be read with a pool: `handle` is null for a file descriptor (stdin) the process owns. */
+/** An input opened to be read with a pool: `owned` when it was opened here (a named file), and is to be closed here. */
 interface OpenInput {
-  handle: FileHandle | null;
   fd: number;
+  owned: boolean;
   regular: boolean;
   /** A pipe or a socket (known for a file descriptor only). */
   pipe?: boolean;
@@ -191,28 +197,28 @@ async function openInput(
   if (typeof what === 'number') {
     try {
       const stat = fstatSync(what);
-      if (stat.isFile()) return { handle: null, fd: what, regular: true };
-      if (stat.isFIFO() || stat.isSocket()) return { handle: null, fd: what, regular: false, pipe: true };
+      if (stat.isFile()) return { fd: what, owned: false, regular: true };
+      if (stat.isFIFO() || stat.isSocket()) return { fd: what, owned: false, regular: false, pipe: true };
       return undefined;
     } catch {
       return undefined;
     }
   }
   if (typeof what !== 'string') return undefined;
-  let handle: FileHandle;
+  let fd: number;
   try {
-    handle = await open(what, 'r');
+    fd = await openFd(what, 'r');
   } catch (error) {
     onError(source, error as NodeJS.ErrnoException);
     return 'error';
   }
   let regular = false;
   try {
-    regular = (await handle.stat()).isFile();
+    regular = (await fstatFd(fd)).isFile();
   } catch {
     // Not known to be a regular file: read as a stream, which reports what goes wrong.
   }
-  return { handle, fd: handle.fd, regular };
+  return { fd, owned: true, regular };
 }
 
 /** What a read came to: the bytes read, or its error. */
@@ -266,7 +272,7 @@ async function* pooledChunks(
       await pending.done;
       pool.give(pending.buf);
     }
-    await file.handle?.close();
+    if (file.owned) await closeFd(file.fd);
   }
 }
 
@@ -309,6 +315,7 @@ async function* socketChunks(
     filled = 0;
   };
   // `onread` is a constructor option since Node 12; @types/node lists it only for connect().
+  const { Socket } = load('node:net') as typeof import('node:net');
   const socket = new Socket({
     fd,
     readable: true,
@@ -333,7 +340,7 @@ async function* socketChunks(
         return ready.length < 2;
       },
     },
-  } as ConstructorParameters<typeof Socket>[0]);
+  } as ConstructorParameters<typeof import('node:net').Socket>[0]);
   // Flowing, so that the end of the input is seen ('end' waits for a reader).
   socket.resume();
   socket.on('end', () => {
