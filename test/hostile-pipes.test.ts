@@ -219,6 +219,25 @@ t.test('inputs that cannot be read: one clear line each', async (t) => {
   }
 });
 
+t.test('a named pipe as a file: read once, as its writer writes it', { skip: process.platform === 'win32' ? 'no mkfifo' : false }, async (t) => {
+  const fifo = path.join(dir, 'fifo');
+  const stream = path.join(ROOT, 'test/fixtures/streams/basic.ndjson');
+  for (const tool of TOOLS) {
+    fs.rmSync(fifo, { force: true });
+    t.equal(spawnSync('mkfifo', [fifo]).status, 0, 'mkfifo');
+    // The writer waits for the reader to open the pipe; the tool must read it as it is, once (ndjson-result does not read it from its end).
+    const writer = spawn('sh', ['-c', `cat ${JSON.stringify(stream)} > ${JSON.stringify(fifo)}`]);
+    const ran = startBin(tool, [fifo]);
+    const timer = setTimeout(() => ran.child.kill('SIGKILL'), 20000);
+    const { code, signal } = await ran.exited;
+    clearTimeout(timer);
+    writer.kill();
+    t.same({ code, signal, stderr: ran.stderr() }, { code: 0, signal: null, stderr: '' }, `${tool} ends, status 0`);
+    const direct = spawnSync(...plainCommand(tool, [stream]), { env: PLAIN_ENV, encoding: 'utf8' });
+    t.equal(ran.stdout().split(fifo).join(stream), direct.stdout, `${tool}: what it prints from the file itself (records name their source)`);
+  }
+});
+
 t.test('an unreadable file: Permission denied, status 2', async (t) => {
   const locked = path.join(dir, 'locked.ndjson');
   fs.writeFileSync(locked, fs.readFileSync(path.join(ROOT, 'test/fixtures/streams/basic.ndjson')));

@@ -6,7 +6,7 @@ import type { Options } from 'yargs';
 import { list, parseArgs, processIo, warn, EXIT } from './common.js';
 import type { CommandSpec, CommonArgs, Io } from './common.js';
 import { judgeSessions, runJudged } from './verdict.js';
-import { fstatSync } from 'node:fs';
+import { fstatSync, statSync } from 'node:fs';
 import { ResultCore, formatVerdict } from '../result/core.js';
 import { lineNumberAt, verdictFromEnd } from '../result/seek.js';
 import { guardOutput, writeAll } from '../io/output.js';
@@ -128,6 +128,12 @@ async function fromEnd(args: ResultArgs & CommonArgs, core: ResultCore, io: Io):
 async function openSeekable(files: string[], io: Io): Promise<{ fd: number; size: number; source: string; close: () => Promise<void> } | undefined> {
   if (files.length > 1) return undefined;
   if (files.length === 1 && files[0] !== '-') {
+    // Only a regular file is opened here. A named pipe opened and closed again before it is read loses what its writer wrote, and the read after waits for a writer that has gone.
+    try {
+      if (statSync(files[0]!, { throwIfNoEntry: false })?.isFile() !== true) return undefined;
+    } catch {
+      return undefined;
+    }
     let fd: number | undefined;
     try {
       fd = await openFd(files[0]!, 'r');
