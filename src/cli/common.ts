@@ -5,7 +5,7 @@
  */
 import yargs from 'yargs';
 import type { Argv, Options } from 'yargs';
-import { createRequire } from 'node:module';
+import { spawn } from 'node:child_process';
 import { formatProblem, scanReadBuffers } from '../io/input.js';
 import type { InputProblem } from '../io/input.js';
 import { ReadPool, openSources, describeError } from '../io/sources.js';
@@ -15,9 +15,6 @@ import { runOutput, guardOutput } from '../io/output.js';
 import { visibleOneLine } from '../safe-text.js';
 import { VERSION } from '../version.js';
 import { EXIT, EXIT_TABLE } from '../exit.js';
-
-/** Node's modules a run seldom needs, loaded when it does: node:child_process takes 1.5 ms of a start, and is for a command after `--` alone. */
-const load = createRequire(import.meta.url);
 
 export { EXIT, EXIT_TABLE } from '../exit.js';
 
@@ -267,7 +264,6 @@ export interface StartedCommand {
  * through to ours, and its stdout piped to us.
  */
 export function startCommand(argv: string[], io: Io): StartedCommand {
-  const { spawn } = load('node:child_process') as typeof import('node:child_process');
   const child = spawn(argv[0]!, argv.slice(1), { stdio: ['inherit', 'pipe', 'pipe'], env: io.env });
   child.stderr!.on('data', (chunk: Buffer) => io.stderr.write(chunk));
   const exited = new Promise<CommandExit>((resolve) => {

@@ -4,7 +4,7 @@
  * that cannot be read is reported through `onError` and skipped, like cat(1).
  */
 import { close, createReadStream, fstat, fstatSync, open, read } from 'node:fs';
-import { createRequire } from 'node:module';
+import { Socket } from 'node:net';
 import { Readable } from 'node:stream';
 import { promisify } from 'node:util';
 
@@ -13,8 +13,6 @@ export const openFd = promisify(open);
 export const fstatFd = promisify(fstat);
 export const closeFd = promisify(close);
 
-/** Node's modules a run seldom needs, loaded when it does: node:net, for a pipe on standard input (1 ms of a start). */
-const load = createRequire(import.meta.url);
 
 /**
  * A chunk of one input, or the end of one input. A chunk with `release` was
@@ -315,7 +313,6 @@ async function* socketChunks(
     filled = 0;
   };
   // `onread` is a constructor option since Node 12; @types/node lists it only for connect().
-  const { Socket } = load('node:net') as typeof import('node:net');
   const socket = new Socket({
     fd,
     readable: true,
@@ -340,7 +337,7 @@ async function* socketChunks(
         return ready.length < 2;
       },
     },
-  } as ConstructorParameters<typeof import('node:net').Socket>[0]);
+  } as ConstructorParameters<typeof Socket>[0]);
   // Flowing, so that the end of the input is seen ('end' waits for a reader).
   socket.resume();
   socket.on('end', () => {

@@ -79,7 +79,8 @@ interface SessionState extends SessionText {
  * nothing of it waits to be printed. A long log has one for nearly every
  * session, kept until the end for the verdict (which says nothing of them)
  * and in case the session goes on: these numbers are all its state held
- * (its result's place is made again from them), in a fifth of the memory.
+ * (its result's place is made again from them): 182 bytes a session, its
+ * id and its entry in the map included, against 342.
  * The session's next event makes it a {@link SessionState} again.
  */
 class SettledSession {
