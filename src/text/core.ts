@@ -75,6 +75,15 @@ interface SessionState extends SessionText {
 }
 
 /**
+ * True when a session wrote no text and made no tool call: its result, when
+ * it has one, is all it said (a lone result, as `--output-format json` gives),
+ * and its text is the answer.
+ */
+function saidNothing(s: SessionText): boolean {
+  return s.texts === 0 && s.toolCalls === 0;
+}
+
+/**
  * A session settled: its run ended well, its result was only its place, and
  * nothing of it waits to be printed. A long log has one for nearly every
  * session, kept until the end for the verdict (which says nothing of them)
@@ -525,7 +534,7 @@ export class TextCore implements ToolCore {
         this.tracker.result(event);
         s.failed = resultFailed(event);
         // Read later only for a failed run's message, or as the text of a lone result (json output).
-        s.result = s.failed || (s.texts === 0 && s.toolCalls === 0) ? retainRecord(rec) : placeOf(rec);
+        s.result = s.failed || saidNothing(s) ? retainRecord(rec) : placeOf(rec);
         s.source = rec.source;
         s.line = rec.line;
         if (out) this.endSession(s, out);
@@ -568,7 +577,7 @@ export class TextCore implements ToolCore {
    * final message printed (or none to print).
    */
   private settle(s: SessionState): void {
-    if (s.failed || s.result === undefined || (s.texts === 0 && s.toolCalls === 0) || s.pending !== undefined || s.final.length > 0) return;
+    if (s.failed || saidNothing(s) || s.pending !== undefined || s.final.length > 0) return;
     if (!this.options.all && !s.printed) return;
     this.states.set(s.session, new SettledSession(s.source, s.line, s.texts, s.toolCalls, s.written, s.printed));
     this.current = null;
@@ -608,7 +617,7 @@ export class TextCore implements ToolCore {
   private finalText(s: SessionState): string | undefined {
     if (s.final.length > 0) return s.final;
     // `--output-format json` is a lone result: its text is the answer.
-    if (s.texts === 0 && s.toolCalls === 0 && s.result !== undefined && !s.failed) {
+    if (saidNothing(s) && s.result !== undefined && !s.failed) {
       const text = resultText(s.result.event);
       if (text !== undefined && text.length > 0) return text;
     }
@@ -652,7 +661,7 @@ export class TextCore implements ToolCore {
   /** The end of a session in the transcript: calls that never completed, and the text of a lone result. */
   private endSession(s: SessionState, out: Transcript): void {
     this.unfinished(s, out);
-    if (s.texts === 0 && s.toolCalls === 0 && !s.failed && s.result) {
+    if (saidNothing(s) && !s.failed && s.result) {
       const text = resultText(s.result.event);
       if (text) {
         s.written += text.length;
