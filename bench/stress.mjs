@@ -26,6 +26,7 @@ import path from 'node:path';
 import { spawn, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { generate, parseSize, GENERATOR_VERSION } from './generate.mjs';
+import { median } from './median.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const CORPUS_DIR = path.join(ROOT, 'bench/corpus');
@@ -141,11 +142,6 @@ function measure(job, file) {
 }
 
 const mib = (kib) => `${(kib / 1024).toFixed(1)} MiB`;
-const median = (values) => {
-  const sorted = [...values].sort((x, y) => x - y);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-};
 /** The medians of a job's runs on one size, and the range of their peaks. */
 function summarize(runs) {
   const peaks = runs.map((r) => r.rss);
