@@ -11,14 +11,10 @@ import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { generate, longLineStream, parseSize, GENERATOR_VERSION } from './generate.mjs';
+import { longLineStream, parseSize, GENERATOR_VERSION } from './generate.mjs';
+import { CORPUS_DIR, HAVE_TIME, RSS_METHOD, ROOT, TMP, corpusFor, measure } from './measure.mjs';
 import { median } from './median.mjs';
 
-const BENCH = path.dirname(fileURLToPath(import.meta.url));
-const ROOT = path.dirname(BENCH);
-const CORPUS_DIR = path.join(BENCH, 'corpus');
-const TMP = path.join(CORPUS_DIR, 'tmp');
 const MB = 1e6;
 const MIB = 1024 * 1024;
 
@@ -102,70 +98,6 @@ function parseOptions(argv) {
     for (const h of hits) opts.jobs.add(h);
   }
   return opts;
-}
-
-// ---------------------------------------------------------------------------
-// Running a command: wall time, peak RSS, exit status.
-
-const HAVE_TIME = fs.existsSync('/usr/bin/time') && spawnSync('/usr/bin/time', ['-f', '%M', 'true']).status === 0;
-const RSS_METHOD = HAVE_TIME
-  ? 'peak RSS from /usr/bin/time -f %M (getrusage of the command and the children it waited for)'
-  : 'peak RSS by polling /proc/<pid>/status VmHWM every 2 ms (a lower bound; install GNU time for exact figures)';
-
-let serial = 0;
-
-/**
- * Runs `argv` with stdin from `stdin` (a file, or none), stdout to `stdout`
- * (a file; /dev/null by default), stderr to a temporary file. Resolves to
- * `{ ms, rssKiB, code, signal, stderr }`; `stderr` holds its first 4 KiB.
- */
-function measure(argv, { stdin = null, stdout = '/dev/null', env = process.env } = {}) {
-  const id = ++serial;
-  const timeFile = path.join(TMP, `time-${process.pid}-${id}`);
-  const errFile = path.join(TMP, `stderr-${process.pid}-${id}`);
-  const inFd = stdin ? fs.openSync(stdin, 'r') : 'ignore';
-  const outFd = fs.openSync(stdout, 'w');
-  const errFd = fs.openSync(errFile, 'w');
-  const command = HAVE_TIME ? ['/usr/bin/time', '-f', '%M', '-o', timeFile, ...argv] : argv;
-  return new Promise((resolve, reject) => {
-    const t0 = process.hrtime.bigint();
-    const child = spawn(command[0], command.slice(1), { cwd: ROOT, env, stdio: [inFd, outFd, errFd] });
-    let hwm = 0;
-    let poll = null;
-    if (!HAVE_TIME) {
-      const statusFile = `/proc/${child.pid}/status`;
-      poll = setInterval(() => {
-        try {
-          const m = /VmHWM:\s+(\d+)/.exec(fs.readFileSync(statusFile, 'latin1'));
-          if (m) hwm = Math.max(hwm, Number(m[1]));
-        } catch {
-          // gone already
-        }
-      }, 2);
-    }
-    child.on('error', reject);
-    child.on('exit', (code, signal) => {
-      const ms = Number(process.hrtime.bigint() - t0) / 1e6;
-      if (poll) clearInterval(poll);
-      for (const fd of [inFd, outFd, errFd]) if (typeof fd === 'number') fs.closeSync(fd);
-      let rssKiB = hwm;
-      if (HAVE_TIME) {
-        const lines = fs.readFileSync(timeFile, 'utf8').trim().split('\n');
-        rssKiB = Number(lines[lines.length - 1]) || 0;
-        // GNU time passes the command's status on, and adds a line about it.
-        fs.rmSync(timeFile, { force: true });
-      }
-      const err = fs.readFileSync(errFile);
-      fs.rmSync(errFile, { force: true });
-      resolve({ ms, rssKiB, code, signal, stderr: err.subarray(0, 4096).toString('utf8'), stderrLines: countLines(err) });
-    });
-  });
-}
-
-function countLines(buf) {
-  let n = 0;
-  for (let i = buf.indexOf(10); i !== -1; i = buf.indexOf(10, i + 1)) n++;
-  return n;
 }
 
 /**
@@ -453,26 +385,11 @@ async function compareTools(toolFile, jqFile) {
 // ---------------------------------------------------------------------------
 // The corpus.
 
-function corpusFor(seed, bytes) {
-  fs.mkdirSync(CORPUS_DIR, { recursive: true });
-  const name = `stream-seed${seed}-${bytes}-v${GENERATOR_VERSION}.ndjson`;
-  const file = path.join(CORPUS_DIR, name);
-  const metaFile = `${file}.json`;
-  if (fs.existsSync(file) && fs.existsSync(metaFile)) {
-    const meta = JSON.parse(fs.readFileSync(metaFile, 'utf8'));
-    if (meta.bytes === fs.statSync(file).size) return { file, stats: meta };
-  }
-  progress(`generating ${name} …`);
-  const tmp = `${file}.partial-${process.pid}`;
-  const fd = fs.openSync(tmp, 'w');
-  const t0 = Date.now();
-  const stats = generate({ seed, size: bytes, write: (text) => fs.writeSync(fd, text) });
-  fs.closeSync(fd);
-  fs.renameSync(tmp, file);
-  fs.writeFileSync(metaFile, `${JSON.stringify(stats, null, 2)}\n`);
-  progress(`generated ${name} in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+/** The generated corpus of a seed and size, `{ file, stats }`. */
+function generated(seed, bytes) {
+  const corpus = corpusFor(seed, bytes, progress);
   progressDone();
-  return { file, stats };
+  return corpus;
 }
 
 function longLineCorpus(seed) {
@@ -511,6 +428,8 @@ function describeFailure(run) {
   return `exit ${run.code ?? run.signal}: ${first.slice(0, 160)}${hint}`;
 }
 
+let jqOutputs = 0;
+
 /**
  * Times one job on one corpus: a check pass (outputs kept and compared, not
  * timed), then `runs` timed runs of each side, alternating, outputs to
@@ -536,7 +455,7 @@ async function runJob(job, ctx, { runs, withJq = true, check = true }) {
       return { ...row, status: `failed: ${describeFailure(t)}` };
     }
     if (withJq && !jqSide.out) {
-      jqSide.out = path.join(TMP, `jq-${++serial}.out`);
+      jqSide.out = path.join(TMP, `jq-${++jqOutputs}.out`);
       const j = await measure(cmd.jq.argv, { stdout: jqSide.out });
       if (j.code !== 0) return { ...row, status: `jq failed: ${describeFailure(j)}` };
     }
@@ -830,7 +749,7 @@ async function main() {
   const corpus = opts.corpus
     ? { file: path.resolve(opts.corpus), stats: statsOf(path.resolve(opts.corpus)) }
     : needsCorpus
-      ? corpusFor(opts.seed, opts.bytes)
+      ? generated(opts.seed, opts.bytes)
       : { file: null, stats: { bytes: 0, lines: 0, longestLine: 0 } };
   const ctx = { name: 'corpus', corpus: corpus.file, stats: corpus.stats, label: opts.corpus ? path.basename(corpus.file) : `generated (seed ${opts.seed}, size ${opts.size})`, jqCache: new Map() };
 
@@ -852,7 +771,7 @@ async function main() {
 
   let scale = null;
   if (opts.scaleCheck) {
-    const big = opts.corpus ? null : corpusFor(opts.seed, opts.bytes * 4);
+    const big = opts.corpus ? null : generated(opts.seed, opts.bytes * 4);
     if (big) {
       const sctx = { name: '4× corpus', corpus: big.file, stats: big.stats, jqCache: new Map() };
       const srows = [];

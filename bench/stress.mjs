@@ -23,13 +23,10 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { spawn, spawnSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-import { generate, parseSize, GENERATOR_VERSION } from './generate.mjs';
+import { parseSize } from './generate.mjs';
+import { HAVE_TIME, ROOT, corpusFor, measure } from './measure.mjs';
 import { median } from './median.mjs';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const CORPUS_DIR = path.join(ROOT, 'bench/corpus');
 const BIN = path.join(ROOT, 'bin');
 
 /** The jobs: each tool as a user runs it on a whole file (ndjson-result reads a named file from its end, so it is also run on a pipe). */
@@ -76,75 +73,19 @@ function parseArgs(argv) {
 
 const progress = (text) => process.stderr.write(`${text}\n`);
 
-/** The corpus for a seed and size, generated once and cached as bench/run.mjs caches it. */
-function corpusFor(seed, bytes) {
-  fs.mkdirSync(CORPUS_DIR, { recursive: true });
-  const file = path.join(CORPUS_DIR, `stream-seed${seed}-${bytes}-v${GENERATOR_VERSION}.ndjson`);
-  const metaFile = `${file}.json`;
-  if (fs.existsSync(file) && fs.existsSync(metaFile) && JSON.parse(fs.readFileSync(metaFile, 'utf8')).bytes === fs.statSync(file).size) return file;
-  const free = fs.statfsSync(CORPUS_DIR);
-  if (free.bavail * free.bsize < bytes * 1.1) throw new Error(`not enough disk space in ${CORPUS_DIR} for a ${bytes}-byte corpus`);
-  progress(`generating ${path.basename(file)} …`);
-  const t0 = Date.now();
-  const tmp = `${file}.partial-${process.pid}`;
-  const fd = fs.openSync(tmp, 'w');
-  const stats = generate({ seed, size: bytes, write: (text) => fs.writeSync(fd, text) });
-  fs.closeSync(fd);
-  fs.renameSync(tmp, file);
-  fs.writeFileSync(metaFile, `${JSON.stringify(stats, null, 2)}\n`);
-  progress(`generated in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
-  return file;
-}
-
-const HAVE_TIME = fs.existsSync('/usr/bin/time') && spawnSync('/usr/bin/time', ['-f', '%M', 'true']).status === 0;
-
 /** Runs a job on a file: wall time, peak RSS in KiB, exit status, the start of stderr. */
-function measure(job, file) {
+function runJob(job, file) {
   const [, tool, args, how = {}] = job;
   const bin = `${JSON.stringify(process.execPath)} ${JSON.stringify(path.join(BIN, `${tool}.js`))} ${args.map((a) => `'${a}'`).join(' ')}`;
   // A pipe: the shell's cat and the tool are both waited for; %M is the largest of them.
   const command = how.pipe ? `cat ${JSON.stringify(file)} | ${bin}` : `${bin} ${JSON.stringify(file)}`;
-  const timeFile = path.join(os.tmpdir(), `stress-time-${process.pid}`);
-  const argv = HAVE_TIME ? ['/usr/bin/time', '-f', '%M', '-o', timeFile, 'sh', '-c', command] : ['sh', '-c', command];
-  return new Promise((resolve, reject) => {
-    const t0 = process.hrtime.bigint();
-    const child = spawn(argv[0], argv.slice(1), { cwd: ROOT, env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', fs.openSync('/dev/null', 'w'), 'pipe'] });
-    let stderr = '';
-    child.stderr.on('data', (d) => {
-      if (stderr.length < 4096) stderr += d;
-    });
-    let hwm = 0;
-    const poll = HAVE_TIME
-      ? null
-      : setInterval(() => {
-          for (const pid of [child.pid]) {
-            try {
-              const m = /VmHWM:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'latin1'));
-              if (m) hwm = Math.max(hwm, Number(m[1]));
-            } catch {
-              // gone
-            }
-          }
-        }, 5);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      const ms = Number(process.hrtime.bigint() - t0) / 1e6;
-      if (poll) clearInterval(poll);
-      let rss = hwm;
-      if (HAVE_TIME) {
-        const lines = fs.readFileSync(timeFile, 'utf8').trim().split('\n');
-        rss = Number(lines[lines.length - 1]) || 0;
-        fs.rmSync(timeFile, { force: true });
-      }
-      resolve({ ms, rss, code, stderr });
-    });
-  });
+  return measure(['sh', '-c', command], { env: { ...process.env, NO_COLOR: '1' } });
 }
 
 const mib = (kib) => `${(kib / 1024).toFixed(1)} MiB`;
 /** The medians of a job's runs on one size, and the range of their peaks. */
 function summarize(runs) {
-  const peaks = runs.map((r) => r.rss);
+  const peaks = runs.map((r) => r.rssKiB);
   return { ms: median(runs.map((r) => r.ms)), rss: median(peaks), low: Math.min(...peaks), high: Math.max(...peaks) };
 }
 const peakCell = (r) => (r.low === r.high ? mib(r.rss) : `${mib(r.rss)} (${(r.low / 1024).toFixed(1)}–${(r.high / 1024).toFixed(1)})`);
@@ -153,9 +94,10 @@ const size = (bytes) => (bytes >= 2 ** 30 ? `${(bytes / 2 ** 30).toFixed(2)} GiB
 async function main() {
   const opts = parseArgs(process.argv.slice(2));
   for (const [, tool] of opts.jobs) if (!fs.existsSync(path.join(ROOT, 'dist/cli/run.js'))) usage(`${tool}: not built (npm run build)`);
-  const small = corpusFor(opts.seed, opts.base);
-  const middle = opts.middle > 0 ? corpusFor(opts.seed, opts.middle) : undefined;
-  const large = corpusFor(opts.seed, opts.size);
+  const corpus = (bytes) => corpusFor(opts.seed, bytes, progress).file;
+  const small = corpus(opts.base);
+  const middle = opts.middle > 0 ? corpus(opts.middle) : undefined;
+  const large = corpus(opts.size);
   const files = middle ? [small, middle, large] : [small, large];
   const rows = [];
   let failed = false;
@@ -164,7 +106,7 @@ async function main() {
     for (let run = 1; run <= opts.runs; run++) {
       for (const [k, file] of files.entries()) {
         progress(`${job[0]} on ${size(fs.statSync(file).size)}${opts.runs > 1 ? `, run ${run} of ${opts.runs}` : ''} …`);
-        const r = await measure(job, file);
+        const r = await runJob(job, file);
         // Statuses 3 and 4 are answers: some sessions of the corpus fail, some stop without a result.
         if (![0, 3, 4].includes(r.code)) {
           failed = true;
