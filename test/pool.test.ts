@@ -84,7 +84,7 @@ t.test('a tool reads a file through a reused buffer exactly as from a buffer of 
         // Buffers of the heap, and the byte scan's read buffers, where a chunk is scanned without being copied.
         for (const own of size === 7 ? [false] : [false, true]) {
           runs++;
-          const pool = new ReadPool(size, 1, true, own ? scanReadBuffers() : []);
+          const pool = new ReadPool({ size, keep: 1, poison: true, own: own ? scanReadBuffers() : [] });
           const pooled = await run(make(), openSources([file], process.stdin, () => {}, 'stdin', undefined, { pool }));
           if (pooled.out === whole.out && pooled.problems.join('\n') === whole.problems.join('\n')) same++;
           else t.same(pooled, whole, `${name}, ${size}-byte buffers${own ? ' of the byte scan' : ''}: ${path.relative(ROOT, file)}`);
@@ -96,7 +96,7 @@ t.test('a tool reads a file through a reused buffer exactly as from a buffer of 
 });
 
 t.test('a pool gives back the buffers released, and makes new ones when none is free', async (t) => {
-  const pool = new ReadPool(16, 2);
+  const pool = new ReadPool({ size: 16, keep: 2 });
   const a = pool.take();
   const b = pool.take();
   t.not(a, b);
@@ -110,7 +110,7 @@ t.test('a pool gives back the buffers released, and makes new ones when none is 
   t.not(pool.take(), a, 'no more than `keep` are kept');
 
   const own = [Buffer.alloc(20), Buffer.alloc(16), Buffer.alloc(8)];
-  const withOwn = new ReadPool(16, 0, false, own);
+  const withOwn = new ReadPool({ size: 16, keep: 0, own });
   const first = withOwn.take();
   const second = withOwn.take();
   t.same([first.length, second.length], [16, 16], 'buffers of its own too short for a read are left aside; longer ones are cut to its size');
@@ -127,7 +127,7 @@ t.test('a file read with a pool ends with its source end, and a missing one is r
   const errors: string[] = [];
   const chunks: unknown[] = [];
   const file = path.join(ROOT, 'test/fixtures/streams/basic.ndjson');
-  const pool = new ReadPool(1024, 1);
+  const pool = new ReadPool({ size: 1024, keep: 1 });
   for await (const c of openSources([file, '/nonexistent/x.ndjson'], process.stdin, (s, e) => errors.push(`${s}: ${e.code}`), 'stdin', undefined, { pool })) {
     const chunk = c as { source: string; data?: Buffer; release?: () => void; end?: true };
     chunks.push(chunk.end ? `end ${path.basename(chunk.source)}` : chunk.data!.length);
@@ -147,7 +147,7 @@ t.test('a pipe on standard input is read into the pool: every byte in order, whe
   // a slow reader makes the pipe wait (the reads stop and start again), a fast one gets each read as it comes.
   const script = (slow: boolean) => `
     import { openSources, ReadPool } from ${JSON.stringify(sources)};
-    const pool = new ReadPool(4096, 2, true);
+    const pool = new ReadPool({ size: 4096, keep: 2, poison: true });
     const parts = [];
     let chunks = 0;
     for await (const c of openSources([], process.stdin, (s, e) => { console.error(s, e.code); process.exit(3); }, 'stdin', undefined, { pool, stdinFd: 0 })) {

@@ -314,7 +314,7 @@ let sharedPool: ReadPool | undefined;
  * one pool hands each out to one read at a time, however many commands run.
  */
 function readPool(): ReadPool {
-  return (sharedPool ??= new ReadPool(undefined, undefined, undefined, scanReadBuffers()));
+  return (sharedPool ??= new ReadPool({ own: scanReadBuffers() }));
 }
 
 /**

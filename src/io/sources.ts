@@ -39,21 +39,30 @@ const READ_SIZE = 1024 * 1024;
  * where what is read is scanned without being copied there (see
  * ByteScan.readBuffers). They are taken before any other, and always kept.
  */
+/** Options of a {@link ReadPool}. */
+export interface ReadPoolOptions {
+  /** The size of a buffer: the most one read reads. Default 1 MiB. */
+  size?: number;
+  /** How many released buffers (not of `own`) are kept for reuse. Default 4. */
+  keep?: number;
+  /** Fill a buffer when it is released, so that a test sees any use of its bytes after the release. */
+  poison?: boolean;
+  /** Buffers of its own, taken before any other and always kept (those shorter than `size` are left out). */
+  own?: readonly Buffer[];
+}
+
 export class ReadPool {
+  readonly size: number;
+  private readonly keep: number;
+  private readonly poison: boolean;
   private readonly free: Buffer[] = [];
   private readonly ownFree: Buffer[];
   private readonly own: ReadonlySet<Buffer>;
-  /**
-   * `keep`: how many released buffers (not of `own`) are kept for reuse.
-   * `poison`: fill a buffer when it is released, so that a test sees any use
-   * of its bytes after the release.
-   */
-  constructor(
-    readonly size: number = READ_SIZE,
-    private readonly keep = 4,
-    private readonly poison = false,
-    own: readonly Buffer[] = [],
-  ) {
+
+  constructor({ size = READ_SIZE, keep = 4, poison = false, own = [] }: ReadPoolOptions = {}) {
+    this.size = size;
+    this.keep = keep;
+    this.poison = poison;
     this.ownFree = own.filter((buf) => buf.length >= size).map((buf) => buf.subarray(0, size));
     this.own = new Set(this.ownFree);
   }
