@@ -112,6 +112,64 @@ t.test('keepResults: false keeps where a written result was, not the result', as
   t.equal(emitted[0], emitted[1], 'the same output either way');
 });
 
+t.test('keepVerdicts: false keeps the verdicts that report something, and counts them all', async (t) => {
+  const failed = JSON.stringify({ type: 'result', is_error: true, result: 'bad', session_id: 'b' });
+  const lines = `${ok('a', 'one')}\n${failed}\n${init('c')}\n${ok('d', 'four')}\n`;
+  const seen: string[] = [];
+  const stream = result({ all: true, keepResults: false, keepVerdicts: false, onVerdict: (v) => seen.push(v.session) });
+  const out: Buffer[] = [];
+  stream.on('data', (d: Buffer) => out.push(d));
+  await new Promise((resolve) => stream.end(lines, () => resolve(undefined)));
+  t.equal(Buffer.concat(out).toString(), 'one\nfour\n');
+  t.same(seen, ['a', 'b', 'd', 'c'], 'every verdict is handed over, sessions without a result at the end');
+  t.same(
+    stream.core.verdicts.map((v) => [v.session, v.failed, v.result === undefined]),
+    [
+      ['b', true, false],
+      ['c', false, true],
+    ],
+  );
+  t.equal(stream.core.given, 4);
+
+  // The command counts the sessions that ended well: a log of them all is not a log without events.
+  const m = memoryIo(`${ok('a', 'one')}\n${ok('b', 'two')}\n`);
+  t.equal(await main(['--all'], m.io), EXIT.OK);
+  t.equal(m.stdout(), 'one\ntwo\n');
+  t.equal(m.stderr(), '');
+});
+
+t.test('--all: a session that ended well and goes on is judged as if it had been kept whole', async (t) => {
+  const text = (s: string, x: string) => JSON.stringify({ type: 'assistant', message: { role: 'assistant', content: [{ type: 'text', text: x }] }, session_id: s });
+  const bad = (s: string) => JSON.stringify({ type: 'result', subtype: 'error_during_execution', is_error: true, result: `${s} broke`, session_id: s });
+  const streams = {
+    // Goes on without a new init and never ends again: its run still ended well.
+    'goes on': [init('a'), ok('a'), init('b'), text('a', 'more'), ok('b')],
+    // Starts again and stops: reported, before b, in the order the sessions were first seen.
+    'starts again': [init('a'), ok('a'), init('b'), init('a'), text('a', 'again')],
+    'fails later': [init('a'), ok('a'), init('b'), text('a', 'x'), ok('b'), bad('a')],
+    'ends again': [init('a'), ok('a'), init('b'), text('a', 'z'), ok('a', 'again')],
+    // An event without a session id after a settled session's result belongs to it.
+    'no id': [init('a'), ok('a'), JSON.stringify({ type: 'result', subtype: 'success', result: 'no id' }), init('a'), text('a', 'x')],
+  };
+  const run = async (input: string, flat: boolean) => {
+    const verdicts: unknown[] = [];
+    const onVerdict = (v: { session: string; source: string; line: number; failed: boolean; dropped?: boolean; result?: { line: number } }) =>
+      verdicts.push([v.session, v.line, v.failed, !!v.dropped, v.result?.line]);
+    const stream = result({ all: true, keepResults: !flat, keepVerdicts: !flat, onVerdict });
+    const out: Buffer[] = [];
+    stream.on('data', (d: Buffer) => out.push(d));
+    await new Promise((resolve) => stream.end(input, () => resolve(undefined)));
+    return { out: Buffer.concat(out).toString(), verdicts };
+  };
+  for (const [name, lines] of Object.entries(streams)) {
+    const input = `${lines.join('\n')}\n`;
+    t.same(await run(input, true), await run(input, false), name);
+  }
+  const m = memoryIo(`${streams['starts again'].join('\n')}\n`);
+  t.equal(await main(['--all'], m.io), EXIT.NO_RESULT);
+  t.match(m.stderr(), /session a, last event at stdin:5\)\n.*session b, last event at stdin:3\)\n$/);
+});
+
 t.test('from the start, only the results of the sessions last active are kept', async (t) => {
   const run = async (lines: string[], heldResults: number) => {
     const stream = result({ heldResults });

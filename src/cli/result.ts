@@ -76,6 +76,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
   const core = new ResultCore({
     all: args.all,
     keepResults: !args.all,
+    keepVerdicts: !args.all,
     json: args.json,
     fields: list(args.field),
     tsv: args.tsv,
@@ -85,7 +86,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     const code = await fromEnd(args, core, io);
     if (code !== undefined) return code;
   }
-  return runJudged(name, core, args, parsed.rest, io, (run) => judgeSessions(name, core.verdicts, args, run, io));
+  return runJudged(name, core, args, parsed.rest, io, (run) => judgeSessions(name, core.verdicts, args, run, io, undefined, core.given));
 }
 
 /**

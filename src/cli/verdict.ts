@@ -26,7 +26,8 @@ export function describeSessionEnd(s: SessionEnd): string {
  * ResultOptions.heldResults), whatever the others. An I/O error
  * (`run.code`) comes first; under --strict, or when nothing could be read,
  * it is the whole story. `more` may add a note of its own after each
- * session's.
+ * session's. `given`: how many sessions there were, when `sessions` holds
+ * only those that did not end well (ResultOptions.keepVerdicts).
  */
 export function judgeSessions<S extends SessionEnd>(
   name: string,
@@ -35,9 +36,10 @@ export function judgeSessions<S extends SessionEnd>(
   run: RunResult,
   io: Io,
   more?: (s: S) => void,
+  given: number = sessions.length,
 ): number {
-  if (run.code !== EXIT.OK && ((args.strict && run.problems > 0) || sessions.length === 0)) return run.code;
-  if (sessions.length === 0) {
+  if (run.code !== EXIT.OK && ((args.strict && run.problems > 0) || given === 0)) return run.code;
+  if (given === 0) {
     warn(io, name, 'no result event: the input held no events');
     return run.code || EXIT.NO_RESULT;
   }

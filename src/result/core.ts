@@ -6,7 +6,7 @@ import type { EventRecord } from '../io/input.js';
 import type { SessionEnd } from '../session.js';
 import type { ToolCore, Emit } from '../io/tool-stream.js';
 import { getPath, isSystemInit, resultFailed, resultText } from '../events.js';
-import { placeOf, recordSessionField, recordType, retainRecord } from '../io/input.js';
+import { placeOf, placeRecord, recordSessionField, recordType, retainRecord } from '../io/input.js';
 import { visible, visibleJson } from '../safe-text.js';
 import { jsonText } from '../json-text.js';
 
@@ -33,6 +33,15 @@ export interface ResultOptions {
    * flat: such a verdict then holds where its result was, not the event.
    */
   keepResults?: boolean;
+  /**
+   * Keep every verdict given in `verdicts` (default true). False: only the
+   * verdicts that report something (a failed run, a session without a
+   * result, a result let go) are kept; every verdict still goes to
+   * `onVerdict` and is counted in `given`. With `all` and `keepResults:
+   * false`, memory then holds about 200 bytes per session, whatever the
+   * length of the log.
+   */
+  keepVerdicts?: boolean;
   /**
    * Without `all`: how many sessions' results are kept to be read at the end
    * (default {@link HELD_RESULTS}). Only the last session's verdict is given,
@@ -72,17 +81,38 @@ export function formatVerdict(verdict: SessionVerdict, options: ResultOptions): 
 }
 
 /**
+ * A session whose run ended well, once its verdict is given (with `all` and
+ * `keepResults: false`): where its result was, all that its state still
+ * holds. The session's next event (a resumed run) makes its state again, as
+ * it was.
+ */
+class SettledSession {
+  constructor(
+    readonly source: string,
+    readonly line: number,
+  ) {}
+
+  /** The session's state, as it was when it settled. */
+  state(session: string): SessionVerdict {
+    const { source, line } = this;
+    return { session, source, line, failed: false, result: placeRecord(source, line, 'result'), dropped: undefined };
+  }
+}
+
+/**
  * Tracks sessions and their results. With `all`, a session's verdict is given
  * as soon as its result is read (and at the end for sessions without one);
  * otherwise only the last session's verdict is given, at the end.
  */
 export class ResultCore implements ToolCore {
-  private readonly sessions = new Map<string, SessionVerdict>();
+  private readonly sessions = new Map<string, SessionVerdict | SettledSession>();
   private last: SessionVerdict | null = null;
   /** Without `all`: the sessions whose result is kept, the least recently active first. */
   private readonly held = new Map<string, SessionVerdict>();
-  /** The verdicts given, in order. */
+  /** The verdicts given, in order (those that report something only, when `keepVerdicts` is false). */
   readonly verdicts: SessionVerdict[] = [];
+  /** How many verdicts were given. */
+  given = 0;
 
   constructor(readonly options: ResultOptions = {}) {}
 
@@ -100,7 +130,7 @@ export class ResultCore implements ToolCore {
     // Events without a session id belong to the session being read.
     const id = recordSessionField(rec) ?? this.last?.session ?? '';
     const type = recordType(rec);
-    let state = this.sessions.get(id);
+    let state = this.stateOf(id);
     if (state === undefined) {
       state = { session: id, source: rec.source, line: rec.line, failed: false };
       this.sessions.set(id, state);
@@ -130,6 +160,16 @@ export class ResultCore implements ToolCore {
     else this.hold(state);
   }
 
+  /** The state of a session seen before (made again if it had settled), or undefined. */
+  private stateOf(id: string): SessionVerdict | undefined {
+    const s = this.sessions.get(id);
+    if (!(s instanceof SettledSession)) return s;
+    const state = s.state(id);
+    // Set again, a key keeps its place: sessions without a result are still given in the order they were first seen.
+    this.sessions.set(id, state);
+    return state;
+  }
+
   /** Keeps a session's result for the end, letting go of that of the least recently active session beyond the limit. */
   private hold(state: SessionVerdict): void {
     this.held.delete(state.session);
@@ -143,7 +183,7 @@ export class ResultCore implements ToolCore {
 
   end(emit: Emit): void {
     if (this.options.all) {
-      for (const state of this.sessions.values()) if (state.result === undefined) this.give(state, emit);
+      for (const state of this.sessions.values()) if (!(state instanceof SettledSession) && state.result === undefined) this.give(state, emit);
     } else if (this.last) {
       this.give(this.last, emit);
     }
@@ -152,13 +192,16 @@ export class ResultCore implements ToolCore {
   /** Gives a session's verdict; `read`, the result event as just read, is formatted rather than the copy kept (which parses again). */
   private give(state: SessionVerdict, emit: Emit, read?: EventRecord): void {
     const verdict: SessionVerdict = { ...state };
-    this.verdicts.push(verdict);
+    const success = verdict.result !== undefined && !verdict.failed && !verdict.dropped;
+    if (this.options.keepVerdicts !== false || !success) this.verdicts.push(verdict);
+    this.given++;
     this.options.onVerdict?.(verdict);
     const out = formatVerdict(read === undefined ? verdict : { ...verdict, result: read }, this.options);
     if (out !== undefined) emit(out);
-    if (this.options.keepResults === false && verdict.result !== undefined && !verdict.failed) {
+    if (this.options.keepResults === false && success) {
       // Written: only where it was is still needed.
-      state.result = verdict.result = placeOf(read ?? verdict.result);
+      state.result = verdict.result = placeOf(read ?? verdict.result!);
+      if (this.options.all) this.sessions.set(state.session, new SettledSession(state.source, state.line));
     }
   }
 }
