@@ -26,6 +26,18 @@ export const STDIN = 'stdin';
 
 const READ_SIZE = 1024 * 1024;
 
+/** Options of a {@link ReadPool}. */
+export interface ReadPoolOptions {
+  /** The size of a buffer: the most one read reads. Default 1 MiB. */
+  size?: number;
+  /** How many released buffers (not of `own`) are kept for reuse. Default 4. */
+  keep?: number;
+  /** Fill a buffer when it is released, so that a test sees any use of its bytes after the release. */
+  poison?: boolean;
+  /** Buffers of its own, taken before any other and always kept (those shorter than `size` are left out). */
+  own?: readonly Buffer[];
+}
+
 /**
  * Read buffers used again once released: a tool that reads a 2 GiB file holds
  * a few of them, rather than leaving two thousand behind for the collector
@@ -39,18 +51,6 @@ const READ_SIZE = 1024 * 1024;
  * where what is read is scanned without being copied there (see
  * ByteScan.readBuffers). They are taken before any other, and always kept.
  */
-/** Options of a {@link ReadPool}. */
-export interface ReadPoolOptions {
-  /** The size of a buffer: the most one read reads. Default 1 MiB. */
-  size?: number;
-  /** How many released buffers (not of `own`) are kept for reuse. Default 4. */
-  keep?: number;
-  /** Fill a buffer when it is released, so that a test sees any use of its bytes after the release. */
-  poison?: boolean;
-  /** Buffers of its own, taken before any other and always kept (those shorter than `size` are left out). */
-  own?: readonly Buffer[];
-}
-
 export class ReadPool {
   readonly size: number;
   private readonly keep: number;

@@ -38,8 +38,8 @@ export interface ResultOptions {
    * verdicts that report something (a failed run, a session without a
    * result, a result let go) are kept; every verdict still goes to
    * `onVerdict` and is counted in `given`. With `all` and `keepResults:
-   * false`, memory then holds about 200 bytes per session, whatever the
-   * length of the log.
+   * false`, memory then holds about 150 bytes per session, its id
+   * included, whatever the length of the log.
    */
   keepVerdicts?: boolean;
   /**
@@ -111,10 +111,14 @@ export class ResultCore implements ToolCore {
   private readonly held = new Map<string, SessionVerdict>();
   /** The verdicts given, in order (those that report something only, when `keepVerdicts` is false). */
   readonly verdicts: SessionVerdict[] = [];
-  /** How many verdicts were given. */
-  given = 0;
+  private verdictsGiven = 0;
 
   constructor(readonly options: ResultOptions = {}) {}
+
+  /** How many verdicts were given. */
+  get given(): number {
+    return this.verdictsGiven;
+  }
 
   /** Only results and `system` events are read in full; every other event counts by its type and session alone. */
   needs(type: string): boolean {
@@ -194,7 +198,7 @@ export class ResultCore implements ToolCore {
     const verdict: SessionVerdict = { ...state };
     const success = verdict.result !== undefined && !verdict.failed && !verdict.dropped;
     if (this.options.keepVerdicts !== false || !success) this.verdicts.push(verdict);
-    this.given++;
+    this.verdictsGiven++;
     this.options.onVerdict?.(verdict);
     const out = formatVerdict(read === undefined ? verdict : { ...verdict, result: read }, this.options);
     if (out !== undefined) emit(out);
