@@ -4,6 +4,7 @@
  */
 import type { EventRecord } from '../io/input.js';
 import type { SessionEnd } from '../session.js';
+import { Settled, sessionState } from '../session.js';
 import type { ToolCore, Emit } from '../io/tool-stream.js';
 import { getPath, isSystemInit, resultFailed, resultText } from '../events.js';
 import { placeOf, placeRecord, recordSessionField, recordType, retainRecord } from '../io/input.js';
@@ -86,11 +87,13 @@ export function formatVerdict(verdict: SessionVerdict, options: ResultOptions): 
  * holds. The session's next event (a resumed run) makes its state again, as
  * it was.
  */
-class SettledSession {
+class SettledSession extends Settled<SessionVerdict> {
   constructor(
     readonly source: string,
     readonly line: number,
-  ) {}
+  ) {
+    super();
+  }
 
   /** The session's state, as it was when it settled. */
   state(session: string): SessionVerdict {
@@ -134,7 +137,7 @@ export class ResultCore implements ToolCore {
     // Events without a session id belong to the session being read.
     const id = recordSessionField(rec) ?? this.last?.session ?? '';
     const type = recordType(rec);
-    let state = this.stateOf(id);
+    let state = sessionState(this.sessions, id);
     if (state === undefined) {
       state = { session: id, source: rec.source, line: rec.line, failed: false };
       this.sessions.set(id, state);
@@ -162,16 +165,6 @@ export class ResultCore implements ToolCore {
     state.dropped = undefined;
     if (this.options.all) this.give(state, emit, rec);
     else this.hold(state);
-  }
-
-  /** The state of a session seen before (made again if it had settled), or undefined. */
-  private stateOf(id: string): SessionVerdict | undefined {
-    const s = this.sessions.get(id);
-    if (!(s instanceof SettledSession)) return s;
-    const state = s.state(id);
-    // Set again, a key keeps its place: sessions without a result are still given in the order they were first seen.
-    this.sessions.set(id, state);
-    return state;
   }
 
   /** Keeps a session's result for the end, letting go of that of the least recently active session beyond the limit. */

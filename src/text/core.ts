@@ -13,6 +13,7 @@
  */
 import type { EventRecord } from '../io/input.js';
 import type { SessionEnd } from '../session.js';
+import { Settled, sessionState } from '../session.js';
 import { placeOf, placeRecord, recordSessionField, recordType, retainRecord } from '../io/input.js';
 import type { ToolCore, Emit } from '../io/tool-stream.js';
 import { TextTracker } from '../assistant-text.js';
@@ -92,7 +93,7 @@ function saidNothing(s: SessionText): boolean {
  * id and its entry in the map included, against 342.
  * The session's next event makes it a {@link SessionState} again.
  */
-class SettledSession {
+class SettledSession extends Settled<SessionState> {
   constructor(
     readonly source: string,
     readonly line: number,
@@ -100,7 +101,9 @@ class SettledSession {
     readonly toolCalls: number,
     readonly written: number,
     readonly printed: boolean,
-  ) {}
+  ) {
+    super();
+  }
 
   /** The session's state, as it was when it settled. */
   state(session: string): SessionState {
@@ -473,7 +476,7 @@ export class TextCore implements ToolCore {
     const field = recordSessionField(rec);
     // Events without a session id belong to the session being read.
     const id = field ?? this.currentId;
-    let s = this.current !== null && this.currentId === id ? this.current : this.stateOf(id);
+    let s = this.current !== null && this.currentId === id ? this.current : sessionState(this.states, id);
     if (s === undefined) {
       s = {
         session: id,
@@ -559,15 +562,6 @@ export class TextCore implements ToolCore {
     }
     // Runs that never ended, and text written since a run ended, in the order their sessions were first seen.
     for (const s of this.states.values()) if (!(s instanceof SettledSession) && (!s.printed || s.final.length > 0)) this.print(s, emit);
-  }
-
-  /** The state of a session seen before (made again if it had settled), or undefined. */
-  private stateOf(id: string): SessionState | undefined {
-    const s = this.states.get(id);
-    if (!(s instanceof SettledSession)) return s;
-    const state = s.state(id);
-    this.states.set(id, state);
-    return state;
   }
 
   /**
