@@ -8,6 +8,7 @@ import { result } from '../src/result/stream.js';
 import { ResultCore, formatVerdict } from '../src/result/core.js';
 import { EXIT } from '../src/cli/common.js';
 import { memoryIo, ROOT, TEST_ENV } from './fixtures/lib/run.js';
+import { Rng } from '../bench/generate.mjs';
 
 const ok = (s: string, text = 'done') => JSON.stringify({ type: 'result', subtype: 'success', is_error: false, result: text, session_id: s });
 const init = (s: string) => JSON.stringify({ type: 'system', subtype: 'init', session_id: s, cwd: '/p' });
@@ -168,6 +169,28 @@ t.test('--all: a session that ended well and goes on is judged as if it had been
   const m = memoryIo(`${streams['starts again'].join('\n')}\n`);
   t.equal(await main(['--all'], m.io), EXIT.NO_RESULT);
   t.match(m.stderr(), /session a, last event at stdin:5\)\n.*session b, last event at stdin:3\)\n$/);
+
+  // Logs of sessions that start, go on, end well or badly and start again, in any order: the same either way.
+  const rng = new Rng('settled sessions');
+  const events = [
+    (s: string) => init(s),
+    (s: string) => text(s, 'x'),
+    (s: string) => ok(s, `${s} done`),
+    (s: string) => bad(s),
+    () => JSON.stringify({ type: 'assistant', message: { role: 'assistant', content: [{ type: 'text', text: 'no id' }] } }),
+    () => JSON.stringify({ type: 'result', subtype: 'success', result: 'no id' }),
+  ];
+  let differ = 0;
+  for (let k = 0; k < 300; k++) {
+    const lines = Array.from({ length: rng.int(1, 24) }, () => rng.pick(events)(rng.pick(['a', 'b', 'c', 'd'])));
+    const input = `${lines.join('\n')}\n`;
+    const [flat, whole] = [await run(input, true), await run(input, false)];
+    if (JSON.stringify(flat) !== JSON.stringify(whole)) {
+      differ++;
+      t.same(flat, whole, input);
+    }
+  }
+  t.equal(differ, 0, '300 random logs read the same either way');
 });
 
 t.test('from the start, only the results of the sessions last active are kept', async (t) => {
