@@ -86,7 +86,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     const code = await fromEnd(args, core, io);
     if (code !== undefined) return code;
   }
-  return runJudged(name, core, args, parsed.rest, io, (run) => judgeSessions(name, core.verdicts, args, run, io, undefined, core.given));
+  return runJudged(name, core, args, parsed.rest, io, (run) => judgeSessions(name, core.verdicts, args, run, io, { given: core.given }));
 }
 
 /**

@@ -105,11 +105,13 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     raw: args.raw,
   });
   return runJudged(name, core, args, parsed.rest, io, (run) => {
-    return judgeSessions(name, core.sessions, args, run, io, (s) => {
-      // Nothing on stdout for a session that had text: say why, and where the text is.
-      if (!args.all && s.written === 0 && s.texts > 0 && !s.failed) {
-        warn(io, name, `no assistant text after the last tool call; ndjson-text --all shows the whole transcript (${describeSessionEnd(s)})`);
-      }
+    return judgeSessions(name, core.sessions, args, run, io, {
+      more: (s) => {
+        // Nothing on stdout for a session that had text: say why, and where the text is.
+        if (!args.all && s.written === 0 && s.texts > 0 && !s.failed) {
+          warn(io, name, `no assistant text after the last tool call; ndjson-text --all shows the whole transcript (${describeSessionEnd(s)})`);
+        }
+      },
     });
   });
 }

@@ -19,15 +19,21 @@ export function describeSessionEnd(s: SessionEnd): string {
   return `${id}${s.result ? 'result' : 'last event'} at ${visibleOneLine(s.source)}:${s.line}`;
 }
 
+/** Options of {@link judgeSessions}. */
+export interface JudgeOptions<S> {
+  /** A note of the command's own after each session's. */
+  more?: (s: S) => void;
+  /** How many sessions there were, when the list holds only those that did not end well (ResultOptions.keepVerdicts). Default: the list's length. */
+  given?: number;
+}
+
 /**
  * Says on stderr how each session that did not end well ended, and returns
  * the status they call for: 4 when one has no result, else 3 when one
  * failed, else 0; 2 when a session's result was read but not kept (see
  * ResultOptions.heldResults), whatever the others. An I/O error
  * (`run.code`) comes first; under --strict, or when nothing could be read,
- * it is the whole story. `more` may add a note of its own after each
- * session's. `given`: how many sessions there were, when `sessions` holds
- * only those that did not end well (ResultOptions.keepVerdicts).
+ * it is the whole story.
  */
 export function judgeSessions<S extends SessionEnd>(
   name: string,
@@ -35,8 +41,7 @@ export function judgeSessions<S extends SessionEnd>(
   args: CommonArgs,
   run: RunResult,
   io: Io,
-  more?: (s: S) => void,
-  given: number = sessions.length,
+  { more, given = sessions.length }: JudgeOptions<S> = {},
 ): number {
   if (run.code !== EXIT.OK && ((args.strict && run.problems > 0) || given === 0)) return run.code;
   if (given === 0) {

@@ -299,10 +299,9 @@ class WasmScan implements ByteScan {
     this.place(middle, DELTA_MIDDLE, this.deltaWords, DELTA_WORDS.middle);
     let count = 0;
     for (;;) {
-      const found = this.deltaSearch(this.at + from - this.base, this.at + this.size);
+      const found = this.deltaSearch(this.address(from), this.address(this.base + this.size));
       const words = this.deltaWords;
-      // A position in the bytes, from an address in the memory.
-      const base = this.base - this.at;
+      const base = this.position(0);
       if (texts !== undefined) for (let k = 0; k < 3 * found; k += 3) texts.push(base + this.deltaTexts[k]!, base + this.deltaTexts[k + 1]!, this.deltaTexts[k + 2]!);
       if (found > 0) {
         this.lastDelta = base + words[DELTA_WORDS.last]!;
@@ -327,9 +326,9 @@ class WasmScan implements ByteScan {
     this.place(prefixes, RUN_PREFIXES, this.runWords, RUN_WORDS.prefixes);
     let count = 0;
     for (;;) {
-      const found = this.runSearch(this.at + from - this.base, this.at + this.size);
+      const found = this.runSearch(this.address(from), this.address(this.base + this.size));
       count += found;
-      const base = this.base - this.at;
+      const base = this.position(0);
       if (found > 0) this.lastRun = base + this.runWords[RUN_WORDS.last]!;
       this.nextRun = base + this.runWords[RUN_WORDS.next]!;
       // A line cut by the window's end: the window moves to it, unless it starts there (a line longer than a window).
@@ -369,7 +368,7 @@ class WasmScan implements ByteScan {
       if (from >= end) return end;
       if (from < this.base || from >= this.base + this.size) this.show(from);
       const stop = Math.min(end, this.base + this.size);
-      const at = this.base - this.at + this.search(this.at + from - this.base, this.at + stop - this.base);
+      const at = this.position(this.search(this.address(from), this.address(stop)));
       if (at < stop) return at;
       from = stop;
     }
@@ -382,8 +381,8 @@ class WasmScan implements ByteScan {
       if (from - 1 < this.base || (from + 2 >= windowEnd && windowEnd < this.raw.length)) this.show(from - 1);
       let stop = Math.min(end, this.base + this.size);
       if (stop < end) stop -= 2;
-      const count = this.placesSearch(this.at + from - this.base, this.at + stop - this.base, FOUND);
-      const base = this.base - this.at;
+      const count = this.placesSearch(this.address(from), this.address(stop), FOUND);
+      const base = this.position(0);
       for (let k = 0; k < count; k++) found.push(base + this.found[k]!);
       // A full page of places: the search goes on after the last.
       from = count === MAX_PLACES ? found[found.length - 1]! + 1 : stop;
@@ -395,10 +394,20 @@ class WasmScan implements ByteScan {
       if (from >= to) return state;
       if (from < this.base || from >= this.base + this.size) this.show(from);
       const stop = Math.min(to, this.base + this.size);
-      state = this.walkState(this.at + from - this.base, this.at + stop - this.base, state);
+      state = this.walkState(this.address(from), this.address(stop), state);
       if (stop === to) return state;
       from = stop;
     }
+  }
+
+  /** The address in the memory of a position in the bytes, in the window. */
+  private address(position: number): number {
+    return this.at + position - this.base;
+  }
+
+  /** The position in the bytes of an address in the memory (`position(0)`: add it to an address). */
+  private position(address: number): number {
+    return this.base - this.at + address;
   }
 
   /**

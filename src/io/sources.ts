@@ -13,7 +13,6 @@ export const openFd = promisify(open);
 export const fstatFd = promisify(fstat);
 export const closeFd = promisify(close);
 
-
 /**
  * A chunk of one input, or the end of one input. A chunk with `release` was
  * read into a buffer that is read into again once `release` is called: the
