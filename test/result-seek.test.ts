@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { ROOT, TEST_ENV } from './fixtures/lib/run.js';
+import { verdictFromEnd } from '../src/result/seek.js';
 
 const bin = path.join(ROOT, 'bin/ndjson-result.js');
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ndjson-result-seek-'));
@@ -36,6 +37,9 @@ const built: Record<string, string> = {
   'other session after a result': [init('a'), result('a', 'r'), init('b'), result('b', 'r2'), delta('a', 'late')].join('\n') + '\n',
   // JSON.parse keeps the last of keys that repeat: these lines are results, whatever their first key says.
   'a later type key': [init('a'), '{"type":"assistant","session_id":"a","type":"result","subtype":"success","is_error":false,"result":"found"}', delta('a', 'x')].join('\n') + '\n',
+  // Lines longer than a read from the end (64 KiB, then twice as much up to 1 MiB): the result, and a session without one.
+  'long lines across the reads from the end': [init('a'), delta('a', 'x'.repeat(300_000)), result('a', 'y'.repeat(150_000)), init('b'), delta('b', 'z'.repeat(70_000))].join('\n') + '\n',
+  'a session without result starting 3 MiB back': [init('a'), result('a', 'r'), init('b'), ...Array.from({ length: 48 }, (_, k) => delta('b', `${k} `.padEnd(65_536, 'w')))].join('\n') + '\n',
   'a later type key spelled with an escape':
     [init('a'), '{"type":"thinking","session_id":"a","\\u0074ype":"result","subtype":"success","is_error":false,"result":"found"}', delta('a', 'x')].join('\n') + '\n',
 };
@@ -87,6 +91,28 @@ t.test('a result behind another first key is read as JSON.parse reads it, from t
       const ran = await run(shell!);
       t.equal(ran.stdout, 'found\n', `${name}, ${how}: its text`);
       t.equal(ran.status, 0, `${name}, ${how}: success`);
+    }
+  }
+});
+
+t.test('reading from the end finds the same, whatever the size of each read', async (t) => {
+  // One read of the whole file is the reference; then reads of a few bytes, growing or not, cut every line somewhere.
+  const sizes = [1, 2, 3, 5, 7, 16, 64, 100, 4096].flatMap((first) => [{ first, most: first }, { first, most: 4 * first }, { first, most: 1 << 20 }]);
+  for (const [name, file] of inputs) {
+    const size = fs.statSync(file).size;
+    const fd = fs.openSync(file, 'r');
+    try {
+      const whole = await verdictFromEnd(fd, size, { first: Math.max(size, 1), most: Math.max(size, 1) });
+      let same = 0;
+      // Past 64 KiB, reads of a few bytes at a time only while they grow.
+      for (const reads of size > 1 << 16 ? sizes.filter((r) => r.first >= 4096 || r.most === 1 << 20) : sizes) {
+        const found = await verdictFromEnd(fd, size, reads);
+        if (JSON.stringify(found) === JSON.stringify(whole)) same++;
+        else t.same(found, whole, `${name}: reads of ${reads.first} bytes, then up to ${reads.most}`);
+      }
+      t.ok(same > 0, `${name}: ${same} ways of reading agree (${whole === null ? 'read from the start' : whole.kind})`);
+    } finally {
+      fs.closeSync(fd);
     }
   }
 });
