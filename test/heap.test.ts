@@ -2,6 +2,8 @@
 // nothing is changed): the young generation's growth stops at the cap, and
 // the old generation is collected sooner.
 import t from 'tap';
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
@@ -84,4 +86,43 @@ t.test('held, the old generation grows far less before V8 collects it, on the V8
   t.equal(held.held, canHoldHeap(), 'held only where the V8 is known');
   // Where it is not held, the young generation is not capped either, and fewer objects are moved: nothing to compare.
   if (held.held) t.ok(held.grown < free.grown * 0.75, `held: grown ${held.grown} bytes`);
+});
+
+t.test('a binary loads the hold once it reads its input, and not when it answers without reading it', async (t) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ndjson-heap-'));
+  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
+  // Run before the binary, it reports at exit whether V8's module was loaded (heap.ts is the one module that
+  // loads it), then the size of the new space.
+  const probe = path.join(dir, 'probe.cjs');
+  fs.writeFileSync(
+    probe,
+    `process.on('exit', () => {
+      const loaded = process.moduleLoadList.includes('NativeModule v8');
+      const space = require('node:v8').getHeapSpaceStatistics().find((s) => s.space_name === 'new_space');
+      require('node:fs').writeSync(2, JSON.stringify({ loaded, size: space.space_size }) + '\\n');
+    });`,
+  );
+  const init = JSON.stringify({ type: 'system', subtype: 'init', session_id: 's', cwd: '/p' });
+  const result = JSON.stringify({ type: 'result', subtype: 'success', is_error: false, result: 'done', session_id: 's' });
+  const small = path.join(dir, 'small.ndjson');
+  fs.writeFileSync(small, `${init}\n${result}\n`);
+  // Enough text deltas that the young generation, left alone, would grow past the cap.
+  const deltas = Array.from({ length: 150_000 }, (_, i) =>
+    JSON.stringify({ type: 'assistant', message: { role: 'assistant', content: [{ type: 'text', text: `word ${i} ${'x'.repeat(i % 90)}` }] }, session_id: 's', timestamp_ms: i }),
+  );
+  const big = path.join(dir, 'big.ndjson');
+  fs.writeFileSync(big, [init, ...deltas, result].join('\n') + '\n');
+  const report = (args: string[]): { loaded: boolean; size: number } => {
+    const ran = spawnSync(process.execPath, ['-r', probe, ...args], { encoding: 'utf8', timeout: 60_000, stdio: ['ignore', 'ignore', 'pipe'] });
+    t.equal(ran.status, 0, `${args.map((a) => path.basename(a)).join(' ')}: status 0`);
+    return JSON.parse(ran.stderr.trim().split('\n').pop()!) as { loaded: boolean; size: number };
+  };
+  const bin = (name: string): string => path.join(ROOT, 'bin', `${name}.js`);
+  t.equal(report([bin('ndjson-result'), small]).loaded, false, 'ndjson-result FILE, read from its end: not loaded');
+  t.equal(report([bin('ndjson-tools'), '--help']).loaded, false, '--help: not loaded');
+  for (const args of [[bin('ndjson-result'), '--all', small], [bin('ndjson-text'), '--all', big]]) {
+    const { loaded, size } = report(args);
+    t.equal(loaded, true, `${path.basename(args[0]!)} ${args[1]}: loaded`);
+    if (canHoldHeap()) t.ok(size <= 4 * 1024 * 1024, `${path.basename(args[0]!)} ${args[1]}: new space ${size} bytes`);
+  }
 });

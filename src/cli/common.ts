@@ -41,6 +41,8 @@ export interface Io {
   env: NodeJS.ProcessEnv;
   /** Where SIGINT and SIGTERM arrive while the input is read; without it they are not caught. */
   signals?: SignalSource;
+  /** Called when a tool starts reading its input from the start (not when it answers from a file's end). */
+  onRead?: () => void;
 }
 
 /** The process's own streams, environment and signals. */
@@ -331,6 +333,7 @@ export async function runTool(
   onProblem?: (p: InputProblem) => void,
   command?: StartedCommand,
 ): Promise<RunResult> {
+  io.onRead?.();
   guardOutput(io.stdout);
   let inputError = false;
   let problems = 0;

@@ -1,9 +1,10 @@
 /**
  * The commands, as the bundle exports them (see start.ts). {@link run} is
- * a binary's: V8's heap is held small (see heap.ts), the command's module
- * is loaded and run, and its status becomes the process's.
+ * a binary's: the command's module is loaded and run, V8's heap is held
+ * small once it reads its input (see heap.ts), and its status becomes the
+ * process's.
  */
-import { holdHeap } from './heap.js';
+import { processIo } from './common.js';
 import type { Io } from './common.js';
 
 /** The commands, by the module that implements each. */
@@ -24,6 +25,9 @@ export async function runCommand(command: CommandName, argv: string[], io?: Io):
 
 /** Runs a command with the process's arguments and exits with its status (start.ts has answered `--version`). */
 export async function run(command: CommandName, argv: string[] = process.argv.slice(2)): Promise<never> {
-  holdHeap();
-  process.exit(await runCommand(command, argv));
+  const io = processIo();
+  // Only a run that reads its input needs the hold, and what it is made of (V8's module, perf_hooks) takes a
+  // few ms to load: ndjson-result reading a file from its end, or any --help, goes without.
+  io.onRead = () => void import('./heap.js').then(({ holdHeap }) => holdHeap());
+  process.exit(await runCommand(command, argv, io));
 }
