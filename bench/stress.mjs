@@ -24,7 +24,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseSize } from './generate.mjs';
-import { HAVE_TIME, ROOT, corpusFor, measure } from './measure.mjs';
+import { RSS_METHOD, ROOT, corpusFor, measure } from './measure.mjs';
 import { median } from './median.mjs';
 
 const BIN = path.join(ROOT, 'bin');
@@ -125,7 +125,7 @@ async function main() {
   const sizes = files.map((f) => size(fs.statSync(f).size));
   const out = [
     `Scale check: ${sizes.join(', ')} (seed ${opts.seed}), ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, Node ${process.version}${process.env.NODE_OPTIONS ? ` (NODE_OPTIONS=${process.env.NODE_OPTIONS})` : ''}, ${new Date().toISOString().slice(0, 10)}.`,
-    `Wall time, and peak RSS from ${HAVE_TIME ? '/usr/bin/time -f %M' : '/proc VmHWM polling (a lower bound)'}: ${opts.runs > 1 ? `medians of ${opts.runs} runs, the range of the peaks in brackets` : 'one run'}; on ${sizes.at(-1)} memory may not exceed that on ${sizes[0]} by more than ${(opts.slack * 100).toFixed(0)}%.`,
+    `Wall time, and ${RSS_METHOD}: ${opts.runs > 1 ? `medians of ${opts.runs} runs, the range of the peaks in brackets` : 'one run'}; on ${sizes.at(-1)} memory may not exceed that on ${sizes[0]} by more than ${(opts.slack * 100).toFixed(0)}%.`,
     '',
     `| job | command | ${sizes.map((s) => `${s}: wall | peak RSS`).join(' | ')} | RSS ${sizes.at(-1)} / ${sizes[0]} | |`,
     `|---|---|${sizes.map(() => '---:|---:|').join('')}---:|---|`,

@@ -20,14 +20,7 @@ import type { AgentEvent } from '../events.js';
 import { peekSession, peekType, typeIsCertain } from '../io/input.js';
 
 const read = promisify(readCallback);
-/**
- * How much is read at a time from the end: 64 KiB first, twice as much at
- * each read after, up to 1 MiB. A log's last line is most often its result,
- * a few KiB; a buffer is written in full by its read, and memory written for
- * the first time costs more than the read (2.6 ms a MiB on the machine of
- * the benchmark).
- */
-const FIRST_CHUNK = 1 << 16;
+/** The most read at a time. */
 const CHUNK = 1 << 20;
 
 /** A line found reading backwards: its bytes (without line end) and where it starts in the file. */
@@ -47,7 +40,14 @@ export interface ReadSizes {
   most: number;
 }
 
-const READ_SIZES: ReadSizes = { first: FIRST_CHUNK, most: CHUNK };
+/**
+ * How much is read at a time from the end: 64 KiB first, twice as much at
+ * each read after, up to 1 MiB. A log's last line is most often its result,
+ * a few KiB; a buffer is written in full by its read, and memory written for
+ * the first time costs more than the read (2.6 ms a MiB on the machine of
+ * the benchmark).
+ */
+const READ_SIZES: ReadSizes = { first: 1 << 16, most: CHUNK };
 
 /** Reads a file's lines from the end, one at a time, lazily. */
 async function* linesFromEnd(fd: number, size: number, sizes: ReadSizes): AsyncGenerator<FoundLine> {
