@@ -19,16 +19,25 @@
  * each: by default at least 8 MiB past what the collection left (a factor
  * of up to 4 on a fast mutator), so a run long enough to get there peaked
  * higher than a run of 100 MB, which ends before (`ndjson-tools` on 2 GiB:
- * 92–101 MiB against 78). V8 has a mode that sets the limit 2 MiB (or 30%)
- * past instead, and reads the flag that asks for it, `--optimize-for-size`,
- * each time it sets one: set at the same time, `ndjson-tools` on 2 GiB
- * peaks at 87–88 MiB, and run times are the same within the noise (given
+ * 92–101 MiB against 78). V8 has a mode for saving memory, and reads the
+ * flag that asks for it, `--optimize-for-size`, each time it sets a limit:
+ * the growth factor is then held at 1.1 to 1.3 (a factor of 1.6 to 4 was
+ * what let a long run grow). Set at the same time, `ndjson-tools` on 2 GiB
+ * peaked at 87–88 MiB, and run times are the same within the noise (given
  * on the command line, the flag also changes what V8 sets up as it starts,
- * and a run took 40% longer). Forcing full collections instead (through
- * `gc()`, 2 MiB past what the last left) held the peak a little lower (85
- * MiB), but each dropped optimized code that had embedded objects it freed,
- * and V8 made that code again: `ndjson-text --all` on 2 GiB took 10–50%
- * longer.
+ * and a run took 40% longer). The least step past what a collection left
+ * stays 8 MiB (plus the young generation's size) for every collection V8
+ * starts itself by incremental marking: in this mode those are
+ * memory-reducing ones, whose step V8 11 does not lower; only a collection
+ * made when an allocation fails sets the limit 2 MiB past
+ * (`--trace-gc-verbose`: `new limit: 9124 KB` after the first of a run,
+ * `15850 KB` from 5644 KB after each later one). Without incremental
+ * marking, V8 lets the old generation pass its limit by far (24 MB before
+ * a collection), so that is the floor a command can set. Forcing full
+ * collections instead (through `gc()`, 2 MiB past what the last left) held
+ * the peak a little lower (85 MiB), but each dropped optimized code that
+ * had embedded objects it freed, and V8 made that code again: `ndjson-text
+ * --all` on 2 GiB took 10–50% longer.
  *
  * Both flags are set when the young generation reaches its cap, not at
  * start: once V8's flags change, Node's own modules loaded after are
