@@ -33,11 +33,12 @@
  * (`--trace-gc-verbose`: `new limit: 9124 KB` after the first of a run,
  * `15850 KB` from 5644 KB after each later one). Without incremental
  * marking, V8 lets the old generation pass its limit by far (24 MB before
- * a collection), so that is the floor a command can set. Forcing full
- * collections instead (through `gc()`, 2 MiB past what the last left) held
- * the peak a little lower (85 MiB), but each dropped optimized code that
- * had embedded objects it freed, and V8 made that code again: `ndjson-text
- * --all` on 2 GiB took 10–50% longer.
+ * a collection): no flag a command can set lowers that 8 MiB step. Forcing
+ * full collections instead (through `gc()`, 2 MiB past what the last left)
+ * held the peak lower (85 MiB then; 80–81 against 84–86 when tried again),
+ * but each dropped optimized code that had embedded objects it freed, and
+ * V8 made that code again: `ndjson-text --all` on 2 GiB took 10–50% longer
+ * (5–9% on 400 MB when tried again, see the README's *Memory*).
  *
  * Both flags are set when the young generation reaches its cap, not at
  * start: once V8's flags change, Node's own modules loaded after are
