@@ -21,8 +21,9 @@
  * higher than a run of 100 MB, which ends before (`ndjson-tools` on 2 GiB:
  * 92–101 MiB against 78). V8 has a mode for saving memory, and reads the
  * flag that asks for it, `--optimize-for-size`, each time it sets a limit:
- * the growth factor is then held at 1.1 to 1.3 (a factor of 1.6 to 4 was
- * what let a long run grow). Set at the same time, `ndjson-tools` on 2 GiB
+ * the growth factor is then held at 1.1 to 1.3, where V8 computed 1.6 to
+ * 4.0 in the same runs (`[HeapController] factor …` under
+ * `--trace-gc-verbose`). Set at the same time, `ndjson-tools` on 2 GiB
  * peaked at 87–88 MiB, and run times are the same within the noise (given
  * on the command line, the flag also changes what V8 sets up as it starts,
  * and a run took 40% longer). The least step past what a collection left
@@ -30,15 +31,18 @@
  * starts itself by incremental marking: in this mode those are
  * memory-reducing ones, whose step V8 11 does not lower; only a collection
  * made when an allocation fails sets the limit 2 MiB past
- * (`--trace-gc-verbose`: `new limit: 9124 KB` after the first of a run,
- * `15850 KB` from 5644 KB after each later one). Without incremental
- * marking, V8 lets the old generation pass its limit by far (24 MB before
- * a collection): no flag a command can set lowers that 8 MiB step. Forcing
- * full collections instead (through `gc()`, 2 MiB past what the last left)
- * held the peak lower (85 MiB then; 80–81 against 84–86 when tried again),
- * but each dropped optimized code that had embedded objects it freed, and
- * V8 made that code again: `ndjson-text --all` on 2 GiB took 10–50% longer
- * (5–9% on 400 MB when tried again, see the README's *Memory*).
+ * (`--trace-gc-verbose`, `ndjson-text --all` on 2 GiB: `new limit: 9124
+ * KB` after the first of a run, `15850 KB` from 5644 KB after the second,
+ * 8 MiB and the young generation past after each later one). Without
+ * incremental marking, V8 lets the old generation pass its limit by far (24
+ * MB before a collection): no flag a command can set lowers that 8 MiB
+ * step. Forcing full collections instead (through `gc()`, 2 MiB past what
+ * the last left) held the peak lower (85 MiB then; 80–81 against 84–86 when
+ * tried again), but they dropped optimized code that had embedded objects
+ * they freed (46 deoptimizations on 400 MB against 5 then, 10 against 7
+ * when tried again), and V8 made that code again: `ndjson-text --all` on 2
+ * GiB took 10–50% longer (5–9% on 400 MB when tried again, see the README's
+ * *Memory*).
  *
  * Both flags are set when the young generation reaches its cap, not at
  * start: once V8's flags change, Node's own modules loaded after are
