@@ -37,7 +37,7 @@
  * incremental marking, V8 lets the old generation pass its limit by far (24
  * MB before a collection): no flag a command can set lowers that 8 MiB
  * step. Forcing full collections instead (through `gc()`, 2 MiB past what
- * the last left) held the peak lower (85 MiB then; 80–81 against 84–86 when
+ * the last left) held the peak lower (85 MiB then; 78–79 against 82–84 when
  * tried again), but they dropped optimized code that had embedded objects
  * they freed (46 deoptimizations on 400 MB against 5 then, 10 against 7
  * when tried again), and V8 made that code again: `ndjson-text --all` on 2
