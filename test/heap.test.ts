@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
-import { canHoldHeap } from '../src/cli/heap.js';
+import { MARKING_START, MARKING_START_LIVE, canHoldHeap } from '../src/cli/heap.js';
 import { ROOT } from './fixtures/lib/run.js';
 
 const HEAP = pathToFileURL(path.join(ROOT, 'dist/cli/heap.js')).href;
@@ -124,5 +124,61 @@ t.test('a binary loads the hold once it reads its input, and not when it answers
     const { loaded, size } = report(args);
     t.equal(loaded, true, `${path.basename(args[0]!)} ${args[1]}: loaded`);
     if (canHoldHeap()) t.ok(size <= 4 * 1024 * 1024, `${path.basename(args[0]!)} ${args[1]}: new space ${size} bytes`);
+  }
+});
+
+/**
+ * In a fresh process, held at once (whatever the young generation's size)
+ * with `options`: round after round, objects kept across a few young
+ * collections (so moved to the old generation) are let go, and, when
+ * `live` is given, that many strings a round are kept to the end. Gives how
+ * far the old generation grew, and how many full collections V8 made.
+ */
+function marking(options: string, live = 0): { held: boolean; grown: number; majors: number } {
+  const script = `
+    import { PerformanceObserver, constants } from 'node:perf_hooks';
+    import { holdHeap, oldGenerationUsed } from ${JSON.stringify(HEAP)};
+    let majors = 0;
+    new PerformanceObserver((list) => {
+      for (const entry of list.getEntries()) if (entry.detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR) majors++;
+    }).observe({ entryTypes: ['gc'] });
+    const held = holdHeap({ cap: 0, ...${options} });
+    const start = oldGenerationUsed();
+    const kept = [];
+    let max = start;
+    let sink = 0;
+    for (let round = 0; round < 100; round++) {
+      const short = [];
+      for (let i = 0; i < 10000; i++) short.push({ i, s: 'short ' + i + ' ' + round });
+      for (let i = 0; i < ${live}; i++) kept.push('kept ' + round + ' ' + i + ' ' + 'x'.repeat(20));
+      for (let i = 0; i < 50000; i++) sink += String(i).length;
+      sink += short.length;
+      await new Promise((resolve) => setImmediate(resolve));
+      max = Math.max(max, oldGenerationUsed());
+    }
+    console.log(JSON.stringify({ held, grown: max - start, majors }));`;
+  const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 120_000 });
+  if (run.status !== 0) throw new Error(run.stderr);
+  return JSON.parse(run.stdout) as { held: boolean; grown: number; majors: number };
+}
+
+t.test("held, V8 starts marking early: the old generation grows less past what a full collection left", async (t) => {
+  const early = marking('{}');
+  const own = marking('{ markingStart: 0 }');
+  t.equal(early.held, canHoldHeap(), 'held only where the V8 is known');
+  // Elsewhere nothing is set: nothing to compare.
+  if (early.held) {
+    t.ok(early.grown < own.grown * 0.85, `marking at ${MARKING_START}% of the room: grown ${early.grown} bytes; at V8's own start: ${own.grown}`);
+    t.ok(early.majors > own.majors, `${early.majors} full collections against ${own.majors}`);
+  }
+});
+
+t.test("held, a run that keeps much goes back to V8's own start of marking", async (t) => {
+  const guarded = marking('{}', 6000);
+  const unguarded = marking('{ markingStartLive: Infinity }', 6000);
+  t.equal(guarded.held, canHoldHeap(), 'held only where the V8 is known');
+  if (guarded.held) {
+    t.ok(guarded.grown > MARKING_START_LIVE, `${guarded.grown} bytes kept: past ${MARKING_START_LIVE}`);
+    t.ok(guarded.majors * 1.15 < unguarded.majors, `${guarded.majors} full collections against ${unguarded.majors} when marking kept starting early`);
   }
 });

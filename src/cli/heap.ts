@@ -33,18 +33,33 @@
  * made when an allocation fails sets the limit 2 MiB past
  * (`--trace-gc-verbose`, `ndjson-text --all` on 2 GiB: `new limit: 9124
  * KB` after the first of a run, `15850 KB` from 5644 KB after the second,
- * 8 MiB and the young generation past after each later one). Without
- * incremental marking, V8 lets the old generation pass its limit by far (24
- * MB before a collection): no flag a command can set lowers that 8 MiB
- * step. Forcing full collections instead (through `gc()`, 2 MiB past what
- * the last left) held the peak lower (85 MiB then; 78–79 against 82–84 when
- * tried again), but they dropped optimized code that had embedded objects
- * they freed (46 deoptimizations on 400 MB against 5 then, 10 against 7
- * when tried again), and V8 made that code again: `ndjson-text --all` on 2
- * GiB took 10–50% longer (5–9% on 400 MB when tried again, see the README's
+ * 8 MiB and the young generation past after each later one).
+ *
+ * When marking starts. The limit is not where V8 has to start: it starts
+ * marking, by default, as the old generation nears its limit, and
+ * `--incremental-marking-soft-trigger` sets that start in percent of the
+ * room between what the last full collection left and the limit. Held at
+ * {@link MARKING_START}, a quarter, V8 collects 2–3 MiB past what the last
+ * collection left, where it went 8–9 MiB past before (`ndjson-tools` on 2
+ * GiB: full collections at 8.1–9.1 MB of heap in use, against 13.9–15.0,
+ * and 19 of them against 6; the peak 78.8 MiB against 83.9). These are V8's
+ * own collections, marked a step at a time, and each marks what is alive,
+ * 5–7 MB: on 100 and 400 MB run times are the same within the noise, on 2
+ * GiB `ndjson-text --all` took 4% longer (9.86 s against 9.50, 26
+ * deoptimizations against 23). A run that keeps much (the distinct paths
+ * of a huge log for `--summary`) would have each collection mark all it
+ * keeps for the little it frees, so past {@link MARKING_START_LIVE} left
+ * by a full collection V8's own start is set back (400,000 distinct paths:
+ * 6% longer without that). Forcing full collections instead (through
+ * `gc()`, 2 MiB past what the last left) held the peak as low (85 MiB
+ * then; 78–79 against 82–84 when tried again), but a forced collection
+ * dropped optimized code that had embedded objects it freed (46
+ * deoptimizations on 400 MB against 5 then, 10 against 7 when tried
+ * again), and V8 made that code again: `ndjson-text --all` on 2 GiB took
+ * 10–50% longer (5–9% on 400 MB when tried again, see the README's
  * *Memory*).
  *
- * Both flags are set when the young generation reaches its cap, not at
+ * The flags are set when the young generation reaches its cap, not at
  * start: once V8's flags change, Node's own modules loaded after are
  * compiled again rather than read from the code cache Node ships (V8 takes
  * a cache only under the flags it was made with), 7–9 ms of a short run.
@@ -56,7 +71,7 @@
  * generation there.
  */
 import v8 from 'node:v8';
-import { PerformanceObserver } from 'node:perf_hooks';
+import { PerformanceObserver, constants } from 'node:perf_hooks';
 
 /** The size of V8's new space (both semi-spaces) at which growth stops: 4 MiB, as `--max-semi-space-size=2`. */
 export const YOUNG_SPACE_CAP = 4 * 1024 * 1024;
@@ -73,21 +88,68 @@ export function canHoldHeap(v8Version: string = process.versions.v8): boolean {
 }
 
 /**
- * Holds the heap (see the module's comment) once the new space reaches `cap`
- * bytes: checked after each collection until then. Does nothing where
- * {@link canHoldHeap} says no. Returns true when the hold is set up.
+ * When V8 starts marking the old generation for its next full collection,
+ * held: in percent of the room its limit leaves past what the last full
+ * collection left (V8's `--incremental-marking-soft-trigger`; 0 is V8's own
+ * start, as the old generation nears the limit).
  */
-export function holdHeap(cap: number = YOUNG_SPACE_CAP): boolean {
+export const MARKING_START = 25;
+
+/**
+ * What a full collection may leave in the old generation for marking to go
+ * on starting early: past it, V8's own start is set back, as each
+ * collection would mark far more than it frees.
+ */
+export const MARKING_START_LIVE = 16 * 1024 * 1024;
+
+const OLD_SPACES: readonly string[] = ['old_space', 'code_space', 'large_object_space', 'code_large_object_space'];
+
+/** The bytes in use in V8's old generation now. */
+export function oldGenerationUsed(): number {
+  let used = 0;
+  for (const space of v8.getHeapSpaceStatistics()) if (OLD_SPACES.includes(space.space_name)) used += space.space_used_size;
+  return used;
+}
+
+/** How {@link holdHeap} holds the heap: the defaults are the module's constants (other values are for tests). */
+export interface HoldOptions {
+  /** {@link YOUNG_SPACE_CAP} */
+  cap?: number;
+  /** {@link MARKING_START} */
+  markingStart?: number;
+  /** {@link MARKING_START_LIVE} */
+  markingStartLive?: number;
+}
+
+/**
+ * Holds the heap (see the module's comment) once the new space reaches its
+ * cap: checked after each collection until then; after it, each full
+ * collection is checked against {@link MARKING_START_LIVE}. Does nothing
+ * where {@link canHoldHeap} says no. Returns true when the hold is set up.
+ */
+export function holdHeap({ cap = YOUNG_SPACE_CAP, markingStart = MARKING_START, markingStartLive = MARKING_START_LIVE }: HoldOptions = {}): boolean {
   if (!canHoldHeap()) return false;
+  let held = false;
   const hold = (): boolean => {
     if (youngSpaceSize() < cap) return false;
     v8.setFlagsFromString('--semi-space-growth-factor=1');
     v8.setFlagsFromString('--optimize-for-size');
+    v8.setFlagsFromString(`--incremental-marking-soft-trigger=${markingStart}`);
     return true;
   };
-  if (hold()) return true;
-  const observer = new PerformanceObserver(() => {
-    if (hold()) observer.disconnect();
+  held = hold();
+  if (held && markingStart === 0) return true;
+  const observer = new PerformanceObserver((list) => {
+    if (!held) {
+      held = hold();
+      if (held && markingStart === 0) observer.disconnect();
+      return;
+    }
+    const full = list.getEntries().some((entry) => (entry as unknown as { detail?: { kind?: number } }).detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR);
+    if (full && oldGenerationUsed() > markingStartLive) {
+      v8.setFlagsFromString('--incremental-marking-soft-trigger=0');
+      observer.disconnect();
+    }
   });
   observer.observe({ entryTypes: ['gc'] });
   return true;
