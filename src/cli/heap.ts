@@ -41,12 +41,13 @@
  * room between what the last full collection left and the limit. Held at
  * {@link MARKING_START}, a quarter, V8 collects 2–3 MiB past what the last
  * collection left, where it went 8–9 MiB past before (`ndjson-tools` on 2
- * GiB: full collections at 8.1–9.1 MB of heap in use, against 13.9–15.0,
- * and 19 of them against 6; the peak 78.8 MiB against 83.9). These are V8's
- * own collections, marked a step at a time, and each marks what is alive,
- * 5–7 MB: on 100 and 400 MB run times are the same within the noise, on 2
- * GiB `ndjson-text --all` took 4% longer (9.86 s against 9.50, 26
- * deoptimizations against 23). A run that keeps much (the distinct paths
+ * GiB: full collections at 8.1–9.5 MB of heap in use, against 13.9–15.0,
+ * and 19–21 of them against 6; the peak 78.8 MiB against 83.4). These are
+ * V8's own collections, marked a step at a time, and each marks what is
+ * alive, 5–7 MB: on 100 and 400 MB run times are the same within the noise; on 2
+ * GiB the jobs that collect most took 3–4% longer (`ndjson-text --all`
+ * 10.91 s against 10.48, 26 deoptimizations against 23; see the README's
+ * *Memory*). A run that keeps much (the distinct paths
  * of a huge log for `--summary`) would have each collection mark all it
  * keeps for the little it frees, so past {@link MARKING_START_LIVE} left
  * by a full collection V8's own start is set back (400,000 distinct paths:
