@@ -44,14 +44,14 @@
  * GiB: full collections at 8.1–9.5 MB of heap in use, against 13.9–15.0,
  * and 19–21 of them against 6; the peak 78.8 MiB against 83.4). These are
  * V8's own collections, marked a step at a time, and each marks what is
- * alive, 5–7 MB: on 100 and 400 MB run times are the same within the noise; on 2
- * GiB the jobs that collect most took 3–4% longer (`ndjson-text --all`
- * 10.91 s against 10.48, 26 deoptimizations against 23; see the README's
- * *Memory*). A run that keeps much (the distinct paths
- * of a huge log for `--summary`) would have each collection mark all it
- * keeps for the little it frees, so past {@link MARKING_START_LIVE} left
- * by a full collection V8's own start is set back (400,000 distinct paths:
- * 6% longer without that). Forcing full collections instead (through
+ * alive, 5–7 MB: on 100 and 400 MB run times are the same within the
+ * noise; on 2 GiB the jobs that collect most took 3–4% longer
+ * (`ndjson-text --all` 10.91 s against 10.48, 26 deoptimizations against
+ * 23; see the README's *Memory*). A run that keeps much (the distinct
+ * paths of a huge log for `--summary`) would have each collection mark all
+ * it keeps for the little it frees, so past {@link MARKING_START_LIVE}
+ * left by a full collection V8's own start is set back (400,000 distinct
+ * paths: 6% longer without that). Forcing full collections instead (through
  * `gc()`, 2 MiB past what the last left) held the peak as low (85 MiB
  * then; 78–79 against 82–84 when tried again), but a forced collection
  * dropped optimized code that had embedded objects it freed (46
@@ -73,6 +73,7 @@
  */
 import v8 from 'node:v8';
 import { PerformanceObserver, constants } from 'node:perf_hooks';
+import type { PerformanceEntry } from 'node:perf_hooks';
 
 /** The size of V8's new space (both semi-spaces) at which growth stops: 4 MiB, as `--max-semi-space-size=2`. */
 export const YOUNG_SPACE_CAP = 4 * 1024 * 1024;
@@ -112,6 +113,11 @@ export function oldGenerationUsed(): number {
   return used;
 }
 
+/** True for the entry of a full collection (Node gives its kind in `detail`). */
+function isFullCollection(entry: PerformanceEntry): boolean {
+  return (entry as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR;
+}
+
 /** How {@link holdHeap} holds the heap: the defaults are the module's constants (other values are for tests). */
 export interface HoldOptions {
   /** {@link YOUNG_SPACE_CAP} */
@@ -146,8 +152,7 @@ export function holdHeap({ cap = YOUNG_SPACE_CAP, markingStart = MARKING_START, 
       if (held && markingStart === 0) observer.disconnect();
       return;
     }
-    const full = list.getEntries().some((entry) => (entry as unknown as { detail?: { kind?: number } }).detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR);
-    if (full && oldGenerationUsed() > markingStartLive) {
+    if (list.getEntries().some(isFullCollection) && oldGenerationUsed() > markingStartLive) {
       v8.setFlagsFromString('--incremental-marking-soft-trigger=0');
       observer.disconnect();
     }
