@@ -47,36 +47,61 @@ t.test('only V8 11 (Node 20) is held', async (t) => {
   t.notOk(canHoldHeap('13.6.233.10-node.27'));
 });
 
+/** How {@link promotion} runs: with the hold (holdHeap's argument, as code) or without it, and how much it does. */
+interface PromotionOptions {
+  /** Calls holdHeap with this argument (`''` for none); without it, no hold. */
+  hold?: string;
+  /** Node's flags. */
+  flags?: string[];
+  rounds: number;
+  /** Short strings made and dropped in each round. */
+  garbage: number;
+  /** Strings kept to the end in each round. */
+  live?: number;
+}
+
 /**
- * In a fresh process: how far the old generation grows while objects kept
- * across a few young collections (so moved to the old one) are let go, round
- * after round, with the hold, or without it and the young generation capped
- * as the hold caps it (by the flag given at start), so that as many objects
- * are moved.
+ * In a fresh process: round after round, objects kept across a few young
+ * collections (so moved to the old generation) are let go, among `garbage`
+ * short-lived strings, and `live` strings a round are kept to the end. Gives
+ * whether the heap was held, how far the old generation grew, and how many
+ * full collections V8 made.
  */
-function promote(hold: boolean): { held: boolean; grown: number } {
+function promotion({ hold, flags = [], rounds, garbage, live = 0 }: PromotionOptions): { held: boolean; grown: number; majors: number } {
   const script = `
-    import v8 from 'node:v8';
-    import { holdHeap } from ${JSON.stringify(HEAP)};
-    const OLD = ['old_space', 'code_space', 'large_object_space', 'code_large_object_space'];
-    const oldGenerationUsed = () => v8.getHeapSpaceStatistics().reduce((sum, s) => sum + (OLD.includes(s.space_name) ? s.space_used_size : 0), 0);
-    const held = ${hold} ? holdHeap() : false;
+    import { PerformanceObserver, constants } from 'node:perf_hooks';
+    import { holdHeap, oldGenerationUsed } from ${JSON.stringify(HEAP)};
+    let majors = 0;
+    new PerformanceObserver((list) => {
+      for (const entry of list.getEntries()) if (entry.detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR) majors++;
+    }).observe({ entryTypes: ['gc'] });
+    const held = ${hold === undefined ? 'false' : `holdHeap(${hold})`};
     const start = oldGenerationUsed();
+    const live = [];
     let max = start;
     let sink = 0;
-    for (let round = 0; round < 300; round++) {
-      const kept = [];
-      for (let i = 0; i < 10000; i++) kept.push({ i, s: 'kept ' + i + ' ' + round });
-      for (let i = 0; i < 200000; i++) sink += String(i).length;
-      sink += kept.length;
+    for (let round = 0; round < ${rounds}; round++) {
+      const short = [];
+      for (let i = 0; i < 10000; i++) short.push({ i, s: 'short ' + i + ' ' + round });
+      for (let i = 0; i < ${live}; i++) live.push('kept ' + round + ' ' + i + ' ' + 'x'.repeat(20));
+      for (let i = 0; i < ${garbage}; i++) sink += String(i).length;
+      sink += short.length;
       await new Promise((resolve) => setImmediate(resolve));
       max = Math.max(max, oldGenerationUsed());
     }
-    console.log(JSON.stringify({ held, grown: max - start }));`;
-  const flags = hold ? [] : ['--max-semi-space-size=2'];
-  const run = spawnSync(process.execPath, [...flags, '--input-type=module', '-e', script], { encoding: 'utf8', timeout: 60_000 });
+    console.log(JSON.stringify({ held, grown: max - start, majors }));`;
+  const run = spawnSync(process.execPath, [...flags, '--input-type=module', '-e', script], { encoding: 'utf8', timeout: 120_000 });
   if (run.status !== 0) throw new Error(run.stderr);
-  return JSON.parse(run.stdout) as { held: boolean; grown: number };
+  return JSON.parse(run.stdout) as { held: boolean; grown: number; majors: number };
+}
+
+/**
+ * How far the old generation grows with the hold, or without it and the
+ * young generation capped as the hold caps it (by the flag given at start),
+ * so that as many objects are moved.
+ */
+function promote(hold: boolean): { held: boolean; grown: number } {
+  return promotion({ hold: hold ? '' : undefined, flags: hold ? [] : ['--max-semi-space-size=2'], rounds: 300, garbage: 200_000 });
 }
 
 t.test('held, the old generation grows far less before V8 collects it, on the V8 it was measured on', async (t) => {
@@ -127,39 +152,9 @@ t.test('a binary loads the hold once it reads its input, and not when it answers
   }
 });
 
-/**
- * In a fresh process, held at once (whatever the young generation's size)
- * with `options`: round after round, objects kept across a few young
- * collections (so moved to the old generation) are let go, and, when
- * `live` is given, that many strings a round are kept to the end. Gives how
- * far the old generation grew, and how many full collections V8 made.
- */
+/** Held at once (whatever the young generation's size) with `options` (code); `live` strings a round kept to the end. */
 function marking(options: string, live = 0): { held: boolean; grown: number; majors: number } {
-  const script = `
-    import { PerformanceObserver, constants } from 'node:perf_hooks';
-    import { holdHeap, oldGenerationUsed } from ${JSON.stringify(HEAP)};
-    let majors = 0;
-    new PerformanceObserver((list) => {
-      for (const entry of list.getEntries()) if (entry.detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR) majors++;
-    }).observe({ entryTypes: ['gc'] });
-    const held = holdHeap({ cap: 0, ...${options} });
-    const start = oldGenerationUsed();
-    const kept = [];
-    let max = start;
-    let sink = 0;
-    for (let round = 0; round < 100; round++) {
-      const short = [];
-      for (let i = 0; i < 10000; i++) short.push({ i, s: 'short ' + i + ' ' + round });
-      for (let i = 0; i < ${live}; i++) kept.push('kept ' + round + ' ' + i + ' ' + 'x'.repeat(20));
-      for (let i = 0; i < 50000; i++) sink += String(i).length;
-      sink += short.length;
-      await new Promise((resolve) => setImmediate(resolve));
-      max = Math.max(max, oldGenerationUsed());
-    }
-    console.log(JSON.stringify({ held, grown: max - start, majors }));`;
-  const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 120_000 });
-  if (run.status !== 0) throw new Error(run.stderr);
-  return JSON.parse(run.stdout) as { held: boolean; grown: number; majors: number };
+  return promotion({ hold: `{ cap: 0, ...${options} }`, rounds: 100, garbage: 50_000, live });
 }
 
 t.test("held, V8 starts marking early: the old generation grows less past what a full collection left", async (t) => {

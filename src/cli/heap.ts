@@ -136,7 +136,6 @@ export interface HoldOptions {
  */
 export function holdHeap({ cap = YOUNG_SPACE_CAP, markingStart = MARKING_START, markingStartLive = MARKING_START_LIVE }: HoldOptions = {}): boolean {
   if (!canHoldHeap()) return false;
-  let held = false;
   const hold = (): boolean => {
     if (youngSpaceSize() < cap) return false;
     v8.setFlagsFromString('--semi-space-growth-factor=1');
@@ -144,15 +143,10 @@ export function holdHeap({ cap = YOUNG_SPACE_CAP, markingStart = MARKING_START, 
     v8.setFlagsFromString(`--incremental-marking-soft-trigger=${markingStart}`);
     return true;
   };
-  held = hold();
-  if (held && markingStart === 0) return true;
+  let held = hold();
   const observer = new PerformanceObserver((list) => {
-    if (!held) {
-      held = hold();
-      if (held && markingStart === 0) observer.disconnect();
-      return;
-    }
-    if (list.getEntries().some(isFullCollection) && oldGenerationUsed() > markingStartLive) {
+    if (!held) held = hold();
+    else if (list.getEntries().some(isFullCollection) && oldGenerationUsed() > markingStartLive) {
       v8.setFlagsFromString('--incremental-marking-soft-trigger=0');
       observer.disconnect();
     }
