@@ -5,7 +5,8 @@ import t from 'tap';
 import { Rng } from '../bench/generate.mjs';
 import { NUMBERS, damage, fullParse, judgeAgainstFullParse, same, stringOf } from './fixtures/lib/json-text.js';
 import { FREQUENT_SHAPES } from '../src/events.js';
-import { compileShapes, parseShape } from '../src/io/shapes.js';
+import { compileShapes, matchShape, parseShape, slotValue } from '../src/io/shapes.js';
+import type { CompiledShape } from '../src/io/shapes.js';
 import { EventReader, peekType } from '../src/io/input.js';
 
 const SHAPES = compileShapes(FREQUENT_SHAPES);
@@ -77,6 +78,41 @@ t.test('a line that differs from the skeleton by a space, a key or its end is le
     t.equal(parseShape(SHAPES, 'thinking', Buffer.from(other)), undefined, other);
   }
   t.equal(parseShape(SHAPES, 'assistant', Buffer.from(base)), undefined, 'a shape of another type');
+});
+
+t.test('a shape that shares its start with the one tried before it matches as it would alone', async (t) => {
+  // The assistant messages' shapes: a delta, a message with neither time nor model call, a flush; the same up to the session.
+  t.same(
+    SHAPES.get('assistant')!.map((shape) => shape.shared),
+    [0, 2, 2],
+    'the second and third start after the text and the session the first matched',
+  );
+  /** The first of `shapes` that `raw` is of, each tried alone (nothing shared), with its slots' values. */
+  const alone = (shapes: readonly CompiledShape[], raw: Buffer): unknown[] | undefined => {
+    for (const shape of shapes) {
+      if (matchShape([{ ...shape, shared: 0 }], raw) !== undefined) return [shape, ...shape.strings.map((_, k) => slotValue(shape, raw, k))];
+    }
+    return undefined;
+  };
+  const together = (shapes: readonly CompiledShape[], raw: Buffer): unknown[] | undefined => {
+    const shape = matchShape(shapes, raw);
+    return shape === undefined ? undefined : [shape, ...shape.strings.map((_, k) => slotValue(shape, raw, k))];
+  };
+  const rng = Rng.fromInt(44);
+  const assistant = FREQUENT_SHAPES.filter((shape) => shape.type === 'assistant');
+  const shapes = SHAPES.get('assistant')!;
+  const count = { matched: 0, none: 0 };
+  for (let n = 0; n < 3000; n++) {
+    const clean = lineOf(rng, rng.pick(assistant).skeleton);
+    const raw = rng.chance(0.5) ? damage(rng, clean) : clean;
+    const want = alone(shapes, raw);
+    const got = together(shapes, raw);
+    if (want === undefined ? got !== undefined : got === undefined || !same(got.slice(1), want.slice(1)) || got[0] !== want[0]) {
+      t.fail(`matched otherwise: ${raw.toString('latin1').slice(0, 200)}`);
+    }
+    count[want === undefined ? 'none' : 'matched']++;
+  }
+  t.ok(count.matched > 1500 && count.none > 300, `${count.matched} lines of a shape, ${count.none} of none, all alike`);
 });
 
 t.test('the reader gives the same records with the shapes as the full parse', async (t) => {

@@ -40,8 +40,23 @@ export interface CompiledShape {
   pieces: Buffer[];
   /** True for a string slot, false for a number. */
   strings: boolean[];
+  /**
+   * How many of its first slots it shares with the shape before it of its
+   * type: the same bytes before each, the same kind of value. A line matched
+   * that far by that shape is not matched again up to there (the assistant
+   * messages' three shapes differ only after the text and the session).
+   */
+  shared: number;
   build(values: unknown[]): AgentEvent;
   delta: boolean;
+}
+
+/** How many first slots `shape` shares with `before` (see CompiledShape.shared). */
+function sharedSlots(before: CompiledShape | undefined, pieces: Buffer[], strings: boolean[]): number {
+  if (before === undefined) return 0;
+  let k = 0;
+  while (k < strings.length && k < before.strings.length && strings[k] === before.strings[k] && pieces[k]!.equals(before.pieces[k]!)) k++;
+  return k;
 }
 
 /** Compiles shapes, by type. */
@@ -56,7 +71,7 @@ export function compileShapes(shapes: readonly LineShape[]): Map<string, Compile
       else strings.push(parts[i] === '%s');
     }
     const list = byType.get(shape.type) ?? [];
-    list.push({ pieces, strings, build: shape.build, delta: shape.delta === true });
+    list.push({ pieces, strings, shared: sharedSlots(list[list.length - 1], pieces, strings), build: shape.build, delta: shape.delta === true });
     byType.set(shape.type, list);
   }
   return byType;
@@ -131,21 +146,26 @@ const slots: number[] = [];
 
 /** The shape of `candidates` the line `raw` is exactly of, its slots' places kept for {@link slotValue}; undefined when none. */
 export function matchShape(candidates: readonly CompiledShape[], raw: Buffer): CompiledShape | undefined {
+  // How many first slots the shape tried before matched: one that shares them starts after them.
+  let matched = 0;
   next: for (const shape of candidates) {
     const { pieces, strings } = shape;
-    let at = 0;
-    for (let k = 0; k < strings.length; k++) {
+    let k = Math.min(shape.shared, matched);
+    let at = k === 0 ? 0 : slots[3 * k - 2]!;
+    for (; k < strings.length; k++) {
       const piece = pieces[k]!;
-      if (!sameBytes(raw, at, piece)) continue next;
-      at += piece.length;
-      const end = strings[k] ? stringEnd(raw, at) : numberEnd(raw, at);
-      if (end === -1) continue next;
+      const end = sameBytes(raw, at, piece) ? (strings[k] ? stringEnd(raw, at + piece.length) : numberEnd(raw, at + piece.length)) : -1;
+      if (end === -1) {
+        matched = k;
+        continue next;
+      }
       // Written in place, never emptied: setting an array's length is a call into the runtime.
-      slots[3 * k] = at;
+      slots[3 * k] = at + piece.length;
       slots[3 * k + 1] = end;
       slots[3 * k + 2] = stringFlags;
       at = end;
     }
+    matched = k;
     const last = pieces[pieces.length - 1]!;
     if (at + last.length !== raw.length || !sameBytes(raw, at, last)) continue;
     return shape;
