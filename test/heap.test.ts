@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
-import { MARKING_START, MARKING_START_LIVE, canHoldHeap } from '../src/cli/heap.js';
+import { MARKING_START, MARKING_START_LIVE, SAVING_AFTER, canHoldHeap } from '../src/cli/heap.js';
 import { ROOT } from './fixtures/lib/run.js';
 
 const HEAP = pathToFileURL(path.join(ROOT, 'dist/cli/heap.js')).href;
@@ -175,5 +175,37 @@ t.test("held, a run that keeps much goes back to V8's own start of marking", asy
   if (guarded.held) {
     t.ok(guarded.grown > MARKING_START_LIVE, `${guarded.grown} bytes kept: past ${MARKING_START_LIVE}`);
     t.ok(guarded.majors * 1.15 < unguarded.majors, `${guarded.majors} full collections against ${unguarded.majors} when marking kept starting early`);
+  }
+});
+
+/** In a fresh process, held with `options` (code): objects kept a few rounds, then let go; the new space's size at the end, and the full collections made. */
+function saving(options: string): { held: boolean; size: number; majors: number } {
+  const script = `
+    import { PerformanceObserver, constants } from 'node:perf_hooks';
+    import { holdHeap, youngSpaceSize } from ${JSON.stringify(HEAP)};
+    let majors = 0;
+    new PerformanceObserver((list) => {
+      for (const entry of list.getEntries()) if (entry.detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR) majors++;
+    }).observe({ entryTypes: ['gc'] });
+    const held = holdHeap(${options});
+    let keep = [];
+    for (let round = 0; round < 400; round++) {
+      for (let i = 0; i < 20000; i++) keep.push({ i, s: 'kept ' + i + ' ' + round });
+      if (keep.length > 150000) keep = [];
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    console.log(JSON.stringify({ held, size: youngSpaceSize(), majors }));`;
+  const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 120_000 });
+  if (run.status !== 0) throw new Error(run.stderr);
+  return JSON.parse(run.stdout) as { held: boolean; size: number; majors: number };
+}
+
+t.test(`held, a run past ${SAVING_AFTER} full collections is held in V8's mode for saving memory: the young generation shrinks`, async (t) => {
+  const long = saving('{ savingAfter: 2 }');
+  const never = saving('{ savingAfter: Infinity }');
+  t.equal(long.held, canHoldHeap(), 'held only where the V8 is known');
+  if (long.held) {
+    t.ok(long.majors > 2, `${long.majors} full collections`);
+    t.ok(long.size < never.size, `new space ${long.size} bytes in that mode, ${never.size} without it`);
   }
 });

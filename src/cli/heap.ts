@@ -19,21 +19,37 @@
  * each: by default at least 8 MiB past what the collection left (a factor
  * of up to 4 on a fast mutator), so a run long enough to get there peaked
  * higher than a run of 100 MB, which ends before (`ndjson-tools` on 2 GiB:
- * 92–101 MiB against 78). V8 has a mode for saving memory, and reads the
- * flag that asks for it, `--optimize-for-size`, each time it sets a limit:
- * the growth factor is then held at 1.1 to 1.3, where V8 computed 1.6 to
- * 4.0 in the same runs (`[HeapController] factor …` under
- * `--trace-gc-verbose`). Set at the same time, `ndjson-tools` on 2 GiB
- * peaked at 87–88 MiB, and run times are the same within the noise (given
- * on the command line, the flag also changes what V8 sets up as it starts,
- * and a run took 40% longer). The least step past what a collection left
- * stays 8 MiB (plus the young generation's size) for every collection V8
- * starts itself by incremental marking: in this mode those are
- * memory-reducing ones, whose step V8 11 does not lower; only a collection
- * made when an allocation fails sets the limit 2 MiB past
- * (`--trace-gc-verbose`, `ndjson-text --all` on 2 GiB: `new limit: 9124
- * KB` after the first of a run, `15850 KB` from 5644 KB after the second,
- * 8 MiB and the young generation past after each later one).
+ * 92–101 MiB against 78). `--heap-growing-percent`, which V8 reads each
+ * time it sets a limit, holds that factor at 1 + {@link OLD_GROWTH}%, where
+ * V8 computed 1.6 to 4.0 in the same runs (`[HeapController] factor …`
+ * under `--trace-gc-verbose`).
+ *
+ * V8's mode for saving memory. The flag that asks for it,
+ * `--optimize-for-size`, is also read at each limit: it holds the factor at
+ * 1.1 to 1.3, makes V8's own full collections memory-reducing ones (they
+ * compact, and shrink the young generation to 2 MiB), and was the hold's
+ * only hold on the old generation until the early start of marking, below
+ * (set at the first collection, `ndjson-tools` on 2 GiB peaked at 87–88 MiB
+ * against 92–101; given on the command line, the flag also changes what V8
+ * sets up as it starts, and a run took 40% longer). It costs a run time at
+ * every size: more scavenges (`ndjson-text --all` on 100 MB: 58 against 35)
+ * and dearer full collections. So it is set only once a held run has made
+ * {@link SAVING_AFTER} full collections, which a run of a few hundred MB
+ * does not reach and one of 2 GiB reaches early: in `npm run stress` on
+ * 2026-12-01, every 2 GiB peak within 1.3 MiB, above or below, of what it
+ * was with the mode from the start, where without it they were up to 4 MiB
+ * higher (`--deny-read … --paths` 85.3 MiB against 81.3; `ndjson-text` 79.2
+ * against 77.6); on 100 MB `ndjson-text --all` took 881 ms against 924,
+ * `ndjson-tools` 870 against 891, `ndjson-dedupe` 766 against 949 (medians
+ * of 11, alternating), and on 2 GiB `ndjson-text --all` 9.7 s against 10.4,
+ * `ndjson-tools` 8.2 against 8.7 (2 runs each). In that
+ * mode the least step past what a collection left stays 8 MiB (plus the
+ * young generation's size) for every collection V8 starts itself by
+ * incremental marking, memory-reducing ones, whose step V8 11 does not
+ * lower; only a collection made when an allocation fails sets the limit 2
+ * MiB past (`--trace-gc-verbose`, `ndjson-text --all` on 2 GiB: `new
+ * limit: 9124 KB` after the first of a run, `15850 KB` from 5644 KB after
+ * the second, 8 MiB and the young generation past after each later one).
  *
  * When marking starts. The limit is not where V8 has to start: it starts
  * marking, by default, as the old generation nears its limit, and
@@ -98,6 +114,21 @@ export function canHoldHeap(v8Version: string = process.versions.v8): boolean {
 export const MARKING_START = 25;
 
 /**
+ * How much V8 lets the old generation grow past what a full collection left
+ * before the next, in percent (`--heap-growing-percent`; V8's own factor is
+ * 1.6 to 4.0 on these runs, 1.1 to 1.3 in its mode for saving memory).
+ */
+export const OLD_GROWTH = 20;
+
+/**
+ * After how many full collections of a held run V8's mode for saving memory
+ * is set too (`--optimize-for-size`, see the module's comment): a run that
+ * long is a long one, whose peak the mode keeps lower, and a shorter one
+ * does not pay for it.
+ */
+export const SAVING_AFTER = 4;
+
+/**
  * What a full collection may leave in the old generation for marking to go
  * on starting early: past it, V8's own start is set back, as each
  * collection would mark far more than it frees.
@@ -122,34 +153,53 @@ function isFullCollection(entry: PerformanceEntry): boolean {
 export interface HoldOptions {
   /** {@link YOUNG_SPACE_CAP} */
   cap?: number;
+  /** {@link OLD_GROWTH} */
+  oldGrowth?: number;
   /** {@link MARKING_START} */
   markingStart?: number;
   /** {@link MARKING_START_LIVE} */
   markingStartLive?: number;
+  /** {@link SAVING_AFTER} */
+  savingAfter?: number;
 }
 
 /**
  * Holds the heap (see the module's comment) once the new space reaches its
  * cap: checked after each collection until then; after it, each full
- * collection is checked against {@link MARKING_START_LIVE}. Does nothing
- * where {@link canHoldHeap} says no. Returns true when the hold is set up.
+ * collection is counted towards {@link SAVING_AFTER} and checked against
+ * {@link MARKING_START_LIVE}. Does nothing where {@link canHoldHeap} says
+ * no. Returns true when the hold is set up.
  */
-export function holdHeap({ cap = YOUNG_SPACE_CAP, markingStart = MARKING_START, markingStartLive = MARKING_START_LIVE }: HoldOptions = {}): boolean {
+export function holdHeap({
+  cap = YOUNG_SPACE_CAP,
+  oldGrowth = OLD_GROWTH,
+  markingStart = MARKING_START,
+  markingStartLive = MARKING_START_LIVE,
+  savingAfter = SAVING_AFTER,
+}: HoldOptions = {}): boolean {
   if (!canHoldHeap()) return false;
   const hold = (): boolean => {
     if (youngSpaceSize() < cap) return false;
     v8.setFlagsFromString('--semi-space-growth-factor=1');
-    v8.setFlagsFromString('--optimize-for-size');
+    v8.setFlagsFromString(`--heap-growing-percent=${oldGrowth}`);
     v8.setFlagsFromString(`--incremental-marking-soft-trigger=${markingStart}`);
     return true;
   };
   let held = hold();
+  let full = 0;
+  let guarded = false;
   const observer = new PerformanceObserver((list) => {
-    if (!held) held = hold();
-    else if (list.getEntries().some(isFullCollection) && oldGenerationUsed() > markingStartLive) {
-      v8.setFlagsFromString('--incremental-marking-soft-trigger=0');
-      observer.disconnect();
+    if (!held) {
+      held = hold();
+      return;
     }
+    if (!list.getEntries().some(isFullCollection)) return;
+    if (++full === savingAfter) v8.setFlagsFromString('--optimize-for-size');
+    if (!guarded && oldGenerationUsed() > markingStartLive) {
+      v8.setFlagsFromString('--incremental-marking-soft-trigger=0');
+      guarded = true;
+    }
+    if (guarded && full >= savingAfter) observer.disconnect();
   });
   observer.observe({ entryTypes: ['gc'] });
   return true;
