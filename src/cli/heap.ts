@@ -153,8 +153,6 @@ function isFullCollection(entry: PerformanceEntry): boolean {
 export interface HoldOptions {
   /** {@link YOUNG_SPACE_CAP} */
   cap?: number;
-  /** {@link OLD_GROWTH} */
-  oldGrowth?: number;
   /** {@link MARKING_START} */
   markingStart?: number;
   /** {@link MARKING_START_LIVE} */
@@ -172,7 +170,6 @@ export interface HoldOptions {
  */
 export function holdHeap({
   cap = YOUNG_SPACE_CAP,
-  oldGrowth = OLD_GROWTH,
   markingStart = MARKING_START,
   markingStartLive = MARKING_START_LIVE,
   savingAfter = SAVING_AFTER,
@@ -181,7 +178,7 @@ export function holdHeap({
   const hold = (): boolean => {
     if (youngSpaceSize() < cap) return false;
     v8.setFlagsFromString('--semi-space-growth-factor=1');
-    v8.setFlagsFromString(`--heap-growing-percent=${oldGrowth}`);
+    v8.setFlagsFromString(`--heap-growing-percent=${OLD_GROWTH}`);
     v8.setFlagsFromString(`--incremental-marking-soft-trigger=${markingStart}`);
     return true;
   };
