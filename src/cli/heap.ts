@@ -34,9 +34,10 @@
  * sets up as it starts, and a run took 40% longer). It costs a run time at
  * every size: more scavenges (`ndjson-text --all` on 100 MB: 58 against 35)
  * and dearer full collections. So it is set only once a held run has made
- * {@link SAVING_AFTER} full collections, which a run of a few hundred MB
- * does not reach and one of 2 GiB reaches early: in `npm run stress` on
- * 2026-12-01, every 2 GiB peak within 1.3 MiB, above or below, of what it
+ * {@link SAVING_AFTER} full collections, which the tools' runs of 100 MB
+ * do not reach (0–3), those of 400 MB reach near their end, and those of 2
+ * GiB early: in `npm run stress` on
+ * 2026-12-02, every 2 GiB peak within 1.3 MiB, above or below, of what it
  * was with the mode from the start, where without it they were up to 4 MiB
  * higher (`--deny-read … --paths` 85.3 MiB against 81.3; `ndjson-text` 79.2
  * against 77.6); on 100 MB `ndjson-text --all` took 881 ms against 924,
