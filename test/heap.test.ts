@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
-import { MARKING_START, MARKING_START_LIVE, SAVING_AFTER, canHoldHeap } from '../src/cli/heap.js';
+import { MARKING_START, MARKING_START_LIVE, canHoldHeap } from '../src/cli/heap.js';
 import { ROOT } from './fixtures/lib/run.js';
 
 const HEAP = pathToFileURL(path.join(ROOT, 'dist/cli/heap.js')).href;
@@ -200,7 +200,7 @@ function saving(options: string): { held: boolean; size: number; majors: number 
   return JSON.parse(run.stdout) as { held: boolean; size: number; majors: number };
 }
 
-t.test(`held, a run past ${SAVING_AFTER} full collections is held in V8's mode for saving memory: the young generation shrinks`, async (t) => {
+t.test("held, a run is put in V8's mode for saving memory after `savingAfter` full collections: the young generation shrinks", async (t) => {
   const long = saving('{ savingAfter: 2 }');
   const never = saving('{ savingAfter: Infinity }');
   t.equal(long.held, canHoldHeap(), 'held only where the V8 is known');

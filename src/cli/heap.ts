@@ -34,23 +34,22 @@
  * sets up as it starts, and a run took 40% longer). It costs a run time at
  * every size: more scavenges (`ndjson-text --all` on 100 MB: 58 against 35)
  * and dearer full collections. So it is set only once a held run has made
- * {@link SAVING_AFTER} full collections, which the tools' runs of 100 MB
- * do not reach (0–3), those of 400 MB reach near their end, and those of 2
- * GiB early: in `npm run stress` on
- * 2026-12-02, every 2 GiB peak within 1.3 MiB, above or below, of what it
- * was with the mode from the start, where without it they were up to 4 MiB
- * higher (`--deny-read … --paths` 85.3 MiB against 81.3; `ndjson-text` 79.2
- * against 77.6); on 100 MB `ndjson-text --all` took 881 ms against 924,
- * `ndjson-tools` 870 against 891, `ndjson-dedupe` 766 against 949 (medians
- * of 11, alternating), and on 2 GiB `ndjson-text --all` 9.7 s against 10.4,
- * `ndjson-tools` 8.2 against 8.7 (2 runs each). In that
+ * {@link SAVING_AFTER} full collections, which the tools' runs of 100 MB do
+ * not reach (0–3), those of 400 MB reach near their end, and those of 2 GiB
+ * early: in `npm run stress` on 2026-12-02, every 2 GiB peak within 1.3 MiB,
+ * above or below, of what it was with the mode from the start, where without
+ * it they were up to 4 MiB higher (`--deny-read … --paths` 85.3 MiB against
+ * 81.3; `ndjson-text` 79.2 against 77.6); on 100 MB `ndjson-text --all` took
+ * 881 ms against 924, `ndjson-tools` 870 against 891, `ndjson-dedupe` 766
+ * against 949 (medians of 11, alternating), and on 2 GiB `ndjson-text --all`
+ * 9.7 s against 10.4, `ndjson-tools` 8.2 against 8.7 (2 runs each). In that
  * mode the least step past what a collection left stays 8 MiB (plus the
  * young generation's size) for every collection V8 starts itself by
  * incremental marking, memory-reducing ones, whose step V8 11 does not
  * lower; only a collection made when an allocation fails sets the limit 2
- * MiB past (`--trace-gc-verbose`, `ndjson-text --all` on 2 GiB: `new
- * limit: 9124 KB` after the first of a run, `15850 KB` from 5644 KB after
- * the second, 8 MiB and the young generation past after each later one).
+ * MiB past (`--trace-gc-verbose`, `ndjson-text --all` on 2 GiB: `new limit:
+ * 9124 KB` after the first of a run, `15850 KB` from 5644 KB after the
+ * second, 8 MiB and the young generation past after each later one).
  *
  * When marking starts. The limit is not where V8 has to start: it starts
  * marking, by default, as the old generation nears its limit, and
