@@ -93,8 +93,6 @@ export class ToolsCore implements ToolCore {
   private readonly tools: ReadonlySet<string>;
   private readonly statuses: ReadonlySet<CallStatus> | undefined;
   private readonly policy: Policy;
-  /** Some check was asked for: without one, calls are not checked. */
-  private readonly checking: boolean;
   private readonly summary: Summary | undefined;
   private readonly pathSet: PathSet | undefined;
   /** Calls kept by the filters. */
@@ -108,7 +106,6 @@ export class ToolsCore implements ToolCore {
     this.tools = new Set((options.tools ?? []).map((t) => t.toLowerCase()));
     this.statuses = options.statuses && options.statuses.length > 0 ? new Set(options.statuses) : undefined;
     this.policy = new Policy(options);
-    this.checking = this.policy.active;
     if (options.summary) this.summary = new Summary(!!options.absolute);
     else if (options.paths) this.pathSet = new PathSet(!!options.absolute);
   }
@@ -296,7 +293,7 @@ export class ToolsCore implements ToolCore {
     if (this.tools.size > 0 && !callIsTool(call, this.tools)) return;
     if (this.statuses !== undefined && !this.statuses.has(call.status)) return;
     this.calls++;
-    if (this.checking) for (const v of this.policy.check(call)) this.violate(v);
+    for (const v of this.policy.check(call)) this.violate(v);
     if (this.summary) {
       this.summary.add(call);
     } else if (this.pathSet) {

@@ -76,23 +76,22 @@ export class Policy {
   private readonly denyWrite: Glob[];
   private readonly denyTool: ReadonlySet<string>;
   private readonly require: Array<Glob & { met: boolean }>;
+  /** True when any check is asked for: without one, no call is checked. */
+  readonly active: boolean;
 
   constructor(private readonly options: PolicyOptions) {
     this.denyRead = (options.denyRead ?? []).map((g) => compile(g, DENY));
     this.denyWrite = (options.denyWrite ?? []).map((g) => compile(g, DENY));
     this.denyTool = new Set((options.denyTool ?? []).map((n) => n.toLowerCase()));
     this.require = (options.requireWrite ?? []).map((g) => ({ ...compile(g, REQUIRE), met: false }));
-  }
-
-  /** True when any check is asked for. */
-  get active(): boolean {
-    const o = this.options;
-    return this.denyRead.length + this.denyWrite.length + this.denyTool.size + this.require.length > 0 || !!o.noWrites || !!o.noPending;
+    this.active =
+      this.denyRead.length + this.denyWrite.length + this.denyTool.size + this.require.length > 0 || !!options.noWrites || !!options.noPending;
   }
 
   /** The rules a call breaks (and notes the required writes it makes). */
   check(call: AuditedCall): Violation[] {
     const out: Violation[] = [];
+    if (!this.active) return out;
     if (call.status === 'pending' && this.options.noPending) out.push({ check: '--no-pending', call });
     const field = call.facts.access === undefined ? undefined : FIELD_OF_ACCESS[call.facts.access];
     if (this.require.length > 0 && call.status === 'success' && field !== undefined && REQUIRED_FIELDS.has(field)) {
