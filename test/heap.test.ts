@@ -64,13 +64,13 @@ interface PromotionOptions {
  * In a fresh process: round after round, objects kept across a few young
  * collections (so moved to the old generation) are let go, among `garbage`
  * short-lived strings, and `live` strings a round are kept to the end. Gives
- * whether the heap was held, how far the old generation grew, and how many
- * full collections V8 made.
+ * whether the heap was held, how far the old generation grew, how many full
+ * collections V8 made, and the new space's size at the end.
  */
-function promotion({ hold, flags = [], rounds, garbage, live = 0 }: PromotionOptions): { held: boolean; grown: number; majors: number } {
+function promotion({ hold, flags = [], rounds, garbage, live = 0 }: PromotionOptions): { held: boolean; grown: number; majors: number; size: number } {
   const script = `
     import { PerformanceObserver, constants } from 'node:perf_hooks';
-    import { holdHeap, oldGenerationUsed } from ${JSON.stringify(HEAP)};
+    import { holdHeap, oldGenerationUsed, youngSpaceSize } from ${JSON.stringify(HEAP)};
     let majors = 0;
     new PerformanceObserver((list) => {
       for (const entry of list.getEntries()) if (entry.detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR) majors++;
@@ -89,10 +89,10 @@ function promotion({ hold, flags = [], rounds, garbage, live = 0 }: PromotionOpt
       await new Promise((resolve) => setImmediate(resolve));
       max = Math.max(max, oldGenerationUsed());
     }
-    console.log(JSON.stringify({ held, grown: max - start, majors }));`;
+    console.log(JSON.stringify({ held, grown: max - start, majors, size: youngSpaceSize() }));`;
   const run = spawnSync(process.execPath, [...flags, '--input-type=module', '-e', script], { encoding: 'utf8', timeout: 120_000 });
   if (run.status !== 0) throw new Error(run.stderr);
-  return JSON.parse(run.stdout) as { held: boolean; grown: number; majors: number };
+  return JSON.parse(run.stdout) as { held: boolean; grown: number; majors: number; size: number };
 }
 
 /**
@@ -178,31 +178,9 @@ t.test("held, a run that keeps much goes back to V8's own start of marking", asy
   }
 });
 
-/** In a fresh process, held with `options` (code): objects kept a few rounds, then let go; the new space's size at the end, and the full collections made. */
-function saving(options: string): { held: boolean; size: number; majors: number } {
-  const script = `
-    import { PerformanceObserver, constants } from 'node:perf_hooks';
-    import { holdHeap, youngSpaceSize } from ${JSON.stringify(HEAP)};
-    let majors = 0;
-    new PerformanceObserver((list) => {
-      for (const entry of list.getEntries()) if (entry.detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR) majors++;
-    }).observe({ entryTypes: ['gc'] });
-    const held = holdHeap(${options});
-    let keep = [];
-    for (let round = 0; round < 400; round++) {
-      for (let i = 0; i < 20000; i++) keep.push({ i, s: 'kept ' + i + ' ' + round });
-      if (keep.length > 150000) keep = [];
-      await new Promise((resolve) => setImmediate(resolve));
-    }
-    console.log(JSON.stringify({ held, size: youngSpaceSize(), majors }));`;
-  const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 120_000 });
-  if (run.status !== 0) throw new Error(run.stderr);
-  return JSON.parse(run.stdout) as { held: boolean; size: number; majors: number };
-}
-
 t.test("held, a run is put in V8's mode for saving memory after `savingAfter` full collections: the young generation shrinks", async (t) => {
-  const long = saving('{ savingAfter: 2 }');
-  const never = saving('{ savingAfter: Infinity }');
+  const long = promotion({ hold: '{ savingAfter: 2 }', rounds: 300, garbage: 200_000 });
+  const never = promotion({ hold: '{ savingAfter: Infinity }', rounds: 300, garbage: 200_000 });
   t.equal(long.held, canHoldHeap(), 'held only where the V8 is known');
   if (long.held) {
     t.ok(long.majors > 2, `${long.majors} full collections`);
