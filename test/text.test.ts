@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { main, useColor } from '../src/cli/text.js';
+import { main as resultMain } from '../src/cli/result.js';
 import type { Io } from '../src/cli/common.js';
 import { EXIT } from '../src/cli/common.js';
 import { text } from '../src/text/stream.js';
@@ -119,8 +120,8 @@ t.test('every example stream reads the same whatever the chunk boundaries', asyn
 t.test('lines read by type and session alone give the output of lines parsed in full', async (t) => {
   t.same(
     ['assistant', 'result', 'tool_call', 'user', 'thinking', 'system'].map((type) => new TextCore({}).needs(type)),
-    [true, true, false, false, false, false],
-    'default: only text and results are parsed',
+    [true, true, false, false, false, true],
+    'default: only text, results and system events (an init starts a run again) are parsed',
   );
   t.same(
     ['tool_call', 'user', 'thinking'].map((type) => new TextCore({ all: true, tools: true, user: false, thinking: true }).needs(type)),
@@ -266,11 +267,83 @@ t.test('a session that ended well and goes on is read as if all its state had be
   t.same(
     sessions,
     [
-      { session: 'a', source: 'stdin', line: 3, failed: false, texts: 1, toolCalls: 0, final: '', written: 2, printed: false, result: place(3) },
-      { session: 'b', source: 'stdin', line: 7, failed: false, texts: 0, toolCalls: 2, final: '', written: 0, printed: false, result: place(7) },
+      { session: 'a', source: 'stdin', line: 3, failed: false, texts: 1, toolCalls: 0, final: '', written: 2, printed: false, ran: true, result: place(3) },
+      { session: 'b', source: 'stdin', line: 7, failed: false, texts: 0, toolCalls: 2, final: '', written: 0, printed: false, ran: true, result: place(7) },
     ],
     'what the core reports of sessions that ended well: counts, and their result by its place',
   );
+});
+
+t.test('a session run again (--resume, or a log appended twice): each run printed apart, and judged as ndjson-result --all judges it', async (t) => {
+  const failed = (textValue: string, s = S) => J({ type: 'result', subtype: 'error_during_execution', is_error: true, result: textValue, session_id: s });
+  const label = `── session ${S} ──`;
+  const cases: Array<{ name: string; input: string; stdout: string; code: number; stderr: RegExp | '' }> = [
+    {
+      name: 'ended well, then a run that stopped without a result',
+      input: lines(init(), asst('First.'), ok('First.'), init(), asst('More.')),
+      stdout: `${label}\nFirst.\n\n${label}\nMore.\n`,
+      code: EXIT.NO_RESULT,
+      stderr: /^ndjson-text: no result event: the agent stopped before finishing \(session sess-1, last event at stdin:5\)\n$/,
+    },
+    {
+      name: 'failed, then run again to success',
+      input: lines(init(), asst('First.'), failed('it broke'), init(), asst('Second.'), ok('Second.')),
+      stdout: `${label}\nFirst.\n\n${label}\nSecond.\n`,
+      code: EXIT.FAILED,
+      stderr: /^ndjson-text: the run failed: error_during_execution: it broke \(session sess-1, result at stdin:3\)\n$/,
+    },
+    {
+      name: 'two results with no init between, the first failed',
+      input: lines(asst('First.'), failed('it broke'), asst('Second.'), ok('Second.')),
+      stdout: `${label}\nFirst.\n\n${label}\nSecond.\n`,
+      code: EXIT.FAILED,
+      stderr: /the run failed: error_during_execution: it broke \(session sess-1, result at stdin:2\)/,
+    },
+    {
+      name: 'two results with no init between, both well',
+      input: lines(asst('First.'), ok('First.'), asst('Second.'), ok('Second.')),
+      stdout: `${label}\nFirst.\n\n${label}\nSecond.\n`,
+      code: EXIT.OK,
+      stderr: '',
+    },
+    {
+      name: 'a run that stopped without a result, taken up by the next',
+      input: lines(init(), asst('Half.'), init(), asst('Whole.'), ok('Whole.')),
+      stdout: `${label}\nHalf.\n\n${label}\nWhole.\n`,
+      code: EXIT.OK,
+      stderr: '',
+    },
+    {
+      name: 'a second session, then the first runs again and stops',
+      input: lines(init('z'), ok('Z.', 'z'), init(), asst('First.'), ok('First.'), init(), asst('More.')),
+      stdout: `── session z ──\nZ.\n\n${label}\nFirst.\n\n${label}\nMore.\n`,
+      code: EXIT.NO_RESULT,
+      stderr: /no result event: the agent stopped before finishing \(session sess-1, last event at stdin:7\)/,
+    },
+  ];
+  for (const c of cases) {
+    const r = await run([], c.input);
+    t.equal(r.stdout, c.stdout, `${c.name}: each run's final message, apart`);
+    t.equal(r.code, c.code, `${c.name}: the status`);
+    if (c.stderr === '') t.equal(r.stderr, '', `${c.name}: nothing to say`);
+    else t.match(r.stderr, c.stderr, `${c.name}: the note`);
+    const all = await run(['--all'], c.input);
+    t.equal(all.code, c.code, `${c.name}: the status with --all`);
+    t.equal(all.stderr, r.stderr, `${c.name}: the notes with --all`);
+    const m = memoryIo(c.input);
+    t.equal(await resultMain(['--all'], m.io), c.code, `${c.name}: the status ndjson-result --all gives`);
+  }
+  // An init after a result starts a run, even one that says nothing more: the agent stopped right after it started.
+  const bare = lines(init(), asst('Once.'), ok('Once.'), init());
+  const again = await run([], bare);
+  t.equal(again.stdout, `${label}\nOnce.\n\n${label}\n`, 'an init after a result starts a run');
+  t.equal(again.code, EXIT.NO_RESULT, 'a run that stopped at its init');
+  t.equal(await resultMain(['--all'], memoryIo(bare).io), EXIT.NO_RESULT, 'as ndjson-result --all judges it');
+  t.equal((await run([], lines(init(), init(), asst('Once.'), ok('Once.')))).stdout, 'Once.\n', 'an init twice before anything else is one run');
+  // --all: the calls of a run that stopped are shown as not completed when the session starts again.
+  const stopped = await run(['--all'], lines(init(), shell('c1', 'make'), init(), asst('Again.'), ok('Again.')));
+  t.equal(stopped.stdout, '→ shell make (not completed)\n\nAgain.\n', 'a call the run never completed, when the next run starts');
+  t.equal(stopped.code, EXIT.OK);
 });
 
 t.test('control characters are visible unless raw; newline and tab stay', async (t) => {

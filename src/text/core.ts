@@ -20,6 +20,7 @@ import { TextTracker } from '../assistant-text.js';
 import {
   eventSubtype,
   hasToolUseBlock,
+  isSystemInit,
   messageText,
   resultFailed,
   resultText,
@@ -73,6 +74,10 @@ interface SessionState extends SessionText {
   printed: boolean;
   /** Tool calls started and not yet completed, by call id (made with the first). */
   pending?: Map<string, StartedCall>;
+  /** The run has had an event besides its `init`. */
+  ran: boolean;
+  /** Earlier runs of the session that failed, in order: the verdict still speaks of them. */
+  earlier?: SessionText[];
 }
 
 /**
@@ -108,7 +113,7 @@ class SettledSession extends Settled<SessionState> {
   /** The session's state, as it was when it settled. */
   state(session: string): SessionState {
     const { source, line, texts, toolCalls, written, printed } = this;
-    return { session, source, line, failed: false, texts, toolCalls, final: '', written, printed, result: placeRecord(source, line, 'result') };
+    return { session, source, line, failed: false, texts, toolCalls, final: '', written, printed, ran: true, result: placeRecord(source, line, 'result') };
   }
 }
 
@@ -425,6 +430,8 @@ export class TextCore implements ToolCore {
   private transcript: Transcript | null = null;
   /** Default mode: something has been printed (a blank line goes before the next label). */
   private printedAny = false;
+  /** Default mode: a session ran again after its events (see {@link runAgain}): every run is printed under a label. */
+  private resumed = false;
   private readonly safe: (s: string) => string;
   private readonly safeLine: (s: string) => string;
 
@@ -435,18 +442,25 @@ export class TextCore implements ToolCore {
 
   /** Every session seen, in the order it was first seen. */
   get sessions(): SessionText[] {
-    return Array.from(this.states, ([id, s]) => (s instanceof SettledSession ? s.state(id) : s));
+    const all: SessionText[] = [];
+    for (const [id, s] of this.states) {
+      if (s instanceof SettledSession) all.push(s.state(id));
+      else all.push(...(s.earlier ?? []), s);
+    }
+    return all;
   }
 
   /**
-   * Which events are read in full: assistant text and results always; tool
-   * calls, prompts and thinking only when the transcript shows them. Other
-   * lines count by their type and session alone, unparsed.
+   * Which events are read in full: assistant text, results and `system`
+   * events (a session's `init` starts a run again) always; tool calls,
+   * prompts and thinking only when the transcript shows them. Other lines
+   * count by their type and session alone, unparsed.
    */
   needs(type: string): boolean {
     switch (type) {
       case 'assistant':
       case 'result':
+      case 'system':
         return true;
       case 'tool_call':
         return this.options.all === true && this.options.tools === true;
@@ -477,6 +491,12 @@ export class TextCore implements ToolCore {
     // Events without a session id belong to the session being read.
     const id = field ?? this.currentId;
     let s = this.current !== null && this.currentId === id ? this.current : sessionState(this.states, id);
+    const type = recordType(rec);
+    if (s !== undefined && type === 'system' && isSystemInit(rec.event)) {
+      if (s.ran) this.runAgain(s, emit);
+    } else if (s !== undefined) {
+      s.ran = true;
+    }
     if (s === undefined) {
       s = {
         session: id,
@@ -488,6 +508,7 @@ export class TextCore implements ToolCore {
         final: '',
         written: 0,
         printed: false,
+        ran: type !== 'system' || !isSystemInit(rec.event),
       };
       this.states.set(id, s);
       if (this.states.size === 2 && !this.options.all) this.labelFirst(emit);
@@ -499,7 +520,7 @@ export class TextCore implements ToolCore {
     this.currentId = id;
     this.current = s;
     const out = this.options.all ? (this.transcript ??= this.makeTranscript(emit)) : null;
-    switch (recordType(rec)) {
+    switch (type) {
       case 'assistant': {
         const event = rec.event;
         const text = messageText(event);
@@ -510,6 +531,8 @@ export class TextCore implements ToolCore {
             s.written += text.length;
             out.text(id, text, verdict === 'delta');
           } else {
+            // Text after the run's result, while that run waits unprinted (a lone session): the runs are told apart, under labels.
+            if (s.result !== undefined && !this.labelled) this.runsApart(s, emit);
             s.final += text;
           }
         }
@@ -534,6 +557,8 @@ export class TextCore implements ToolCore {
         return;
       case 'result': {
         const event = rec.event;
+        // A second result with no `init` between: the first stays part of the verdict, as in ndjson-result --all.
+        this.keepFailedRun(s);
         this.tracker.result(event);
         s.failed = resultFailed(event);
         // Read later only for a failed run's message, or as the text of a lone result (json output).
@@ -571,7 +596,7 @@ export class TextCore implements ToolCore {
    * final message printed (or none to print).
    */
   private settle(s: SessionState): void {
-    if (s.failed || saidNothing(s) || s.pending !== undefined || s.final.length > 0) return;
+    if (s.failed || saidNothing(s) || s.pending !== undefined || s.final.length > 0 || s.earlier !== undefined) return;
     if (!this.options.all && !s.printed) return;
     this.states.set(s.session, new SettledSession(s.source, s.line, s.texts, s.toolCalls, s.written, s.printed));
     this.current = null;
@@ -583,7 +608,45 @@ export class TextCore implements ToolCore {
    * first one's message waits, so that a lone session is printed bare.
    */
   private get labelled(): boolean {
-    return this.states.size > 1;
+    return this.states.size > 1 || this.resumed;
+  }
+
+  /**
+   * A session's `init` after its events: the session runs again (`--resume`,
+   * or the same log appended twice). The run before it is done with: what it
+   * left unprinted is printed (by default under a label, as each run is from
+   * now on), its calls never completed are shown (`--all`), a failed run is
+   * kept for the verdict, and the run's state starts afresh (the counts are
+   * the session's, over all its runs). A run that stopped without a result
+   * is judged by the run that takes it up, as ndjson-result judges it.
+   */
+  private runAgain(s: SessionState, emit: Emit): void {
+    if (this.options.all) {
+      if (this.transcript !== null) this.unfinished(s, this.transcript);
+    } else {
+      this.runsApart(s, emit);
+    }
+    this.keepFailedRun(s);
+    this.tracker.result({ session_id: s.session });
+    s.result = undefined;
+    s.failed = false;
+    s.final = '';
+    s.printed = false;
+    s.pending = undefined;
+    s.ran = false;
+  }
+
+  /** Default mode: from now on every run is printed under a label; what `s`'s run left unprinted is printed now. */
+  private runsApart(s: SessionState, emit: Emit): void {
+    this.resumed = true;
+    if (!s.printed || s.final.length > 0) this.print(s, emit);
+  }
+
+  /** Before a session's run is done with: if it ended in failure, its verdict is kept for the end. */
+  private keepFailedRun(s: SessionState): void {
+    if (s.result === undefined || !s.failed) return;
+    const { session, source, line, failed, result, texts, toolCalls, written } = s;
+    (s.earlier ??= []).push({ session, source, line, failed, result, texts, toolCalls, final: '', written });
   }
 
   /** Default mode: a second session was seen, so the first is labelled, and printed now if its run has ended. */
