@@ -366,6 +366,9 @@ t.test('tool lines', async (t) => {
   t.equal(line('delete', { path: 'a' }, 'error', { error: 'No such file' }), '✗ delete a error: No such file');
   t.equal(line('shell', { command: 'nope' }, 'spawnError', { error: 'ENOENT' }), '✗ shell nope spawn error: ENOENT');
   t.equal(line('mcp', { providerIdentifier: 'gh', toolName: 'create_issue' }, 'rejected', { reason: 'denied' }), '✗ mcp gh/create_issue rejected: denied');
+  t.equal(line('shell', { command: 'npm run lint' }, 'failure', { exitCode: 2, stderr: 'x' }), '✗ shell npm run lint failed: exit 2', 'a failure gives its exit code');
+  t.equal(line('shell', { command: 'make' }, 'failure', { reason: 'out of memory', signal: 'SIGKILL' }), '✗ shell make failed: out of memory, killed by SIGKILL');
+  t.equal(line('shell', { command: 'make' }, 'error', { error: 'timed out', exitCode: 124 }), '✗ shell make error: timed out, exit 124');
   t.equal(line('web_search', { query: 'x y' }), '→ web_search x y');
   t.equal(line('grep', { pattern: 'TODO', path: 'src' }, 'success', {}), '→ grep TODO');
   t.match(line('shell', { command: 'x'.repeat(500) }), /^→ shell x{200}…$/, 'long targets are clipped');

@@ -195,7 +195,9 @@ export function toolCallLine(name: string, args: JsonObject | undefined, result:
   const line: ToolCallLine = { name, target, status: result?.status };
   if (result === undefined) return line;
   if (FAILED_WORD[result.status] !== undefined) {
-    line.detail = facts.reason;
+    // Why, and how a command that ran ended, when the event says.
+    const how = facts.exitCode !== undefined ? `exit ${facts.exitCode}` : facts.signal !== undefined ? `killed by ${facts.signal}` : undefined;
+    line.detail = facts.reason !== undefined && how !== undefined ? `${facts.reason}, ${how}` : (facts.reason ?? how);
   } else if (facts.exitCode !== undefined) {
     line.detail = `exit ${facts.exitCode}`;
   } else if (facts.signal !== undefined) {
@@ -212,8 +214,9 @@ export function toolCallLine(name: string, args: JsonObject | undefined, result:
 
 /**
  * One line for a tool call: `→ read src/app.ts (54 lines)`, `→ shell npm test
- * (exit 1)`, `✗ write .env rejected`. The arrow says the call ran (a command
- * that exits 1 did run); the cross says it did not do its work.
+ * (exit 1)`, `✗ write .env rejected`, `✗ shell npm run lint failed: exit 2`.
+ * The arrow says the call ran (a command that exits 1 did run); the cross
+ * says it did not do its work.
  */
 export function formatToolLine(line: ToolCallLine, safeLine: (s: string) => string): string {
   const failed = line.status !== undefined ? FAILED_WORD[line.status] : undefined;
