@@ -12,7 +12,19 @@ function isStackOverflow(error: unknown): boolean {
   return error instanceof RangeError && /call stack/i.test(error.message);
 }
 
-/** A value as `JSON.stringify` writes it (`null` where it would write nothing), keys sorted when asked. */
+/**
+ * A value that is neither array nor object, as canonical JSON writes it: as
+ * `JSON.stringify` does, but for a number too large for a double (`1e400`,
+ * which `JSON.parse` reads as Infinity), written `1e999` (`-1e999`) rather
+ * than `null`, so that it is not taken for `null`.
+ */
+function canonicalLeaf(value: unknown): string {
+  if (value === Infinity) return '1e999';
+  if (value === -Infinity) return '-1e999';
+  return JSON.stringify(value) ?? 'null';
+}
+
+/** A value as `JSON.stringify` writes it (`null` where it would write nothing), or as canonical JSON: keys sorted, see {@link canonicalLeaf}. */
 function recursive(value: unknown, sortKeys: boolean): string {
   if (!sortKeys) return JSON.stringify(value) ?? 'null';
   if (Array.isArray(value)) return `[${value.map((v) => recursive(v, true)).join(',')}]`;
@@ -20,7 +32,7 @@ function recursive(value: unknown, sortKeys: boolean): string {
     const keys = Object.keys(value).sort();
     return `{${keys.map((k) => `${JSON.stringify(k)}:${recursive(value[k], true)}`).join(',')}}`;
   }
-  return JSON.stringify(value) ?? 'null';
+  return canonicalLeaf(value);
 }
 
 interface Frame {
@@ -45,7 +57,7 @@ function iterative(root: unknown, sortKeys: boolean): string {
       if (sortKeys) keys.sort();
       stack.push({ object: value, keys, next: 0 });
     } else {
-      out.push(JSON.stringify(value) ?? 'null');
+      out.push(sortKeys ? canonicalLeaf(value) : (JSON.stringify(value) ?? 'null'));
     }
     // The next value to write, closing the containers that are done.
     for (;;) {
@@ -88,7 +100,7 @@ export function jsonText(value: unknown): string {
   return anyDepth(value, false);
 }
 
-/** A parsed value as canonical JSON (object keys sorted), at any depth. */
+/** A parsed value as canonical JSON (object keys sorted, Infinity not `null`: see {@link canonicalLeaf}), at any depth. */
 export function canonicalJsonText(value: unknown): string {
   return anyDepth(value, true);
 }

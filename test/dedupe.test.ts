@@ -50,6 +50,10 @@ t.test('keys for --key', async (t) => {
   t.not(eventKey({ a: 1 }, ['a', 'b']), eventKey({ b: 1 }, ['a', 'b']), 'which path holds the value matters');
   t.equal(eventKey({ a: { x: 1, y: 2 } }, ['a']), eventKey({ a: { y: 2, x: 1 } }, ['a']), 'object key order does not matter');
   t.not(eventKey({ a: 2 }, ['a']), eventKey({ a: '2' }, ['a']), 'a number is not a string');
+  // `1e400` and `-1e400` are Infinity and -Infinity to JSON.parse, which JSON.stringify writes `null`.
+  const [big, minus, nul] = ['{"a":1e400}', '{"a":-1e400}', '{"a":null}'].map((line) => eventKey(JSON.parse(line), ['a']));
+  t.same([big, minus, nul], ['1e999', '-1e999', 'null'], 'a number too large for a double is no null, whatever its sign');
+  t.equal(eventKey(JSON.parse('{"a":[{"x":1e500}]}'), ['a']), '[{"x":1e999}]', 'at any depth, as JSON.parse reads it (1e500 is 1e400)');
   const long1 = eventKey({ a: 'y'.repeat(1000) }, ['a'])!;
   const long2 = eventKey({ a: `${'y'.repeat(999)}z` }, ['a'])!;
   t.ok(long1.length < 64, 'a long key is stored as a digest');

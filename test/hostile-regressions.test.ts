@@ -104,6 +104,9 @@ t.test('jsonText writes what JSON.stringify writes, at any depth', async (t) => 
   const text = canonicalJsonText(deepObject);
   t.ok(text.startsWith('{"b":49999,"k":{"b":49998,"k":'), 'keys sorted at every depth');
   t.ok(text.includes('{"a":2,"z":1}'));
+  let deepInfinity: unknown = [Infinity, -Infinity, null];
+  for (let i = 0; i < 50000; i++) deepInfinity = [deepInfinity];
+  t.ok(canonicalJsonText(deepInfinity).includes('[1e999,-1e999,null]'), 'Infinity is no null, past the recursion too');
 });
 
 t.test('ndjson-dedupe drops a line it found not to be JSON, as it drops every line that is no event', async (t) => {
