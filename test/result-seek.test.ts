@@ -116,3 +116,14 @@ t.test('reading from the end finds the same, whatever the size of each read', as
     }
   }
 });
+
+t.test('a bad line before the last result: not read from the end, so not reported; a pipe and --strict read it', async (t) => {
+  const file = inputs.find(([n]) => n === 'noise in the middle')![1];
+  const seek = await run(`node "${bin}" "${file}"`);
+  t.same([seek.stdout, seek.stderr, seek.status], ['r\n', '', 0], 'from its end: the answer, and nothing said of a line never read');
+  const pipe = await run(`cat "${file}" | node "${bin}"`);
+  t.same([pipe.stdout, pipe.stderr, pipe.status], ['r\n', 'ndjson-result: stdin:2: not JSON: Update available\n', 0], 'from a pipe: read, and reported');
+  const strict = await run(`node "${bin}" --strict "${file}"`);
+  t.equal(strict.status, 2, '--strict reads the whole file');
+  t.match(strict.stderr, /:2: not JSON: Update available/);
+});
