@@ -127,3 +127,16 @@ t.test('a bad line before the last result: not read from the end, so not reporte
   t.equal(strict.status, 2, '--strict reads the whole file');
   t.match(strict.stderr, /:2: not JSON: Update available/);
 });
+
+t.test('standard input: a file read in part before is read from where it was left, not from its end', async (t) => {
+  const file = inputs.find(([n]) => n === 'other session after a result')![1];
+  const rest = await run(`{ cat >/dev/null; node "${bin}"; } < "${file}"`);
+  t.equal(rest.status, 4, 'nothing left to read: no result');
+  t.match(rest.stderr, /the input held no events/);
+  const lines = fs.readFileSync(file, 'utf8').split('\n').length - 1;
+  for (let skip = 1; skip <= lines; skip++) {
+    const reads = 'IFS= read -r _; '.repeat(skip);
+    const [left, piped] = await Promise.all([run(`{ ${reads}node "${bin}"; } < "${file}"`), run(`tail -n +${skip + 1} "${file}" | node "${bin}"`)]);
+    t.same([left.stdout, left.status], [piped.stdout, piped.status], `${skip} lines read before: the answer of the lines left`);
+  }
+});

@@ -10,7 +10,7 @@ import { fstatSync, statSync } from 'node:fs';
 import { ResultCore, formatVerdict } from '../result/core.js';
 import { lineNumberAt, verdictFromEnd } from '../result/seek.js';
 import { guardOutput, writeAll } from '../io/output.js';
-import { STDIN, closeFd, fstatFd, openFd } from '../io/sources.js';
+import { STDIN, closeFd, descriptorOffset, fstatFd, openFd } from '../io/sources.js';
 import type { SessionVerdict } from '../result/core.js';
 import { resultFailed } from '../events.js';
 
@@ -153,7 +153,8 @@ async function openSeekable(files: string[], io: Io): Promise<{ fd: number; size
   const fd = io.stdinFd;
   try {
     const stat = fstatSync(fd);
-    if (stat.isFile()) return { fd, size: stat.size, source: STDIN, close: async () => {} };
+    // Only from its start: what was read of it before is no longer the input (where that cannot be known, it is read as it comes).
+    if (stat.isFile() && descriptorOffset(fd) === 0) return { fd, size: stat.size, source: STDIN, close: async () => {} };
   } catch {
     // not a file
   }

@@ -3,7 +3,7 @@
  * of chunks tagged with their source. `-` (or no file at all) is stdin. A file
  * that cannot be read is reported through `onError` and skipped, like cat(1).
  */
-import { close, createReadStream, fstat, fstatSync, open, read } from 'node:fs';
+import { close, createReadStream, fstat, fstatSync, open, read, readFileSync } from 'node:fs';
 import { Socket } from 'node:net';
 import { Readable } from 'node:stream';
 import { promisify } from 'node:util';
@@ -11,6 +11,22 @@ import { promisify } from 'node:util';
 // node:fs's calls as promises: node:fs/promises would take 3 ms of every start to load.
 export const openFd = promisify(open);
 export const fstatFd = promisify(fstat);
+
+/**
+ * Where the next read of `fd` starts (its offset), as Linux tells it in
+ * /proc/self/fdinfo; undefined where that cannot be read. Node reads a file
+ * at a given offset or at the descriptor's own, but cannot ask for the latter:
+ * a file on standard input may have been read in part before (`{ head -n 1;
+ * tool; } < file`).
+ */
+export function descriptorOffset(fd: number): number | undefined {
+  try {
+    const pos = /^pos:\s*(\d+)$/m.exec(readFileSync(`/proc/self/fdinfo/${fd}`, 'latin1'));
+    return pos === null ? undefined : Number(pos[1]);
+  } catch {
+    return undefined;
+  }
+}
 export const closeFd = promisify(close);
 
 /**
