@@ -467,6 +467,22 @@ t.test('exit statuses and notes', async (t) => {
   t.same([r.code, r.stderr.split('\n')[0]], [EXIT.USAGE, 'ndjson-text: --user needs --all (-a)']);
   r = await run(['--color'], '');
   t.equal(r.code, EXIT.USAGE, '--color needs a value');
+  r = await run(['-xyz', '--bogus', '--no-such-thing'], '');
+  t.same([r.code, r.stderr.split('\n')[0]], [EXIT.USAGE, 'ndjson-text: unknown options: -x, -y, -z, --bogus, --no-such-thing'], 'options named as typed');
+  // A file whose name starts with a dash is read as letters of options (-d and -s are none): the message says how to name it.
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ndjson-text-dash-'));
+  const cwd = process.cwd();
+  try {
+    process.chdir(dir);
+    fs.writeFileSync('-dash.ndjson', lines(init(), asst('Dash.'), ok('Dash.')));
+    r = await run(['-dash.ndjson'], '');
+    t.same([r.code, r.stderr.split('\n')[0]], [EXIT.USAGE, 'ndjson-text: unknown options: -d, -s (to read the file -dash.ndjson, name it ./-dash.ndjson)']);
+    r = await run(['./-dash.ndjson'], '');
+    t.same([r.code, r.stdout], [EXIT.OK, 'Dash.\n'], 'named so, it is read');
+  } finally {
+    process.chdir(cwd);
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 t.test('the live path: each chunk is pushed before the next is written', async (t) => {

@@ -6,6 +6,7 @@
 import yargs from 'yargs';
 import type { Argv, Options } from 'yargs';
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { formatProblem, scanReadBuffers } from '../io/input.js';
 import type { InputProblem } from '../io/input.js';
 import { ReadPool, openSources, describeError } from '../io/sources.js';
@@ -172,7 +173,7 @@ export function parseArgs<O extends Record<string, Options>, A>(spec: CommandSpe
   let failure: string | null = null;
   let output = '';
   const y = configure(spec, argv).fail((msg, err) => {
-    failure = msg ?? err?.message ?? 'bad usage';
+    failure = msg === null || msg === undefined ? (err?.message ?? 'bad usage') : unknownOptions(msg, argv);
   });
   let parsed: Record<string, unknown>;
   try {
@@ -216,6 +217,27 @@ export function parseArgs<O extends Record<string, Options>, A>(spec: CommandSpe
     return { code: EXIT.USAGE };
   }
   return { args: { ...(parsed as A & CommonArgs), files }, rest };
+}
+
+/**
+ * yargs's `Unknown arguments: deny-reads, denyReads` as the options were
+ * typed: `unknown option: --deny-reads` (yargs names each without its
+ * dashes, and once more in camel case; `--no-x` it names x). A word of the command line that
+ * starts with one dash and names a file is read as letters of options: the
+ * message says how to name that file. Any other message is left as it is.
+ */
+function unknownOptions(msg: string, argv: readonly string[]): string {
+  const found = /^Unknown arguments?: (.*)$/.exec(msg);
+  if (found === null) return msg;
+  const names = found[1]!.split(', ');
+  const dashed = names.filter((n) => n.length === 1 || !/[A-Z]/.test(n) || !names.includes(n.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)));
+  const typedAs = (long: string): boolean => argv.some((a) => a === long || a.startsWith(`${long}=`));
+  // yargs reads `--no-x` as x set to false, and names it x.
+  const typed = dashed.map((n) => (n.length === 1 ? `-${n}` : !typedAs(`--${n}`) && typedAs(`--no-${n}`) ? `--no-${n}` : `--${n}`));
+  let out = `unknown option${typed.length === 1 ? '' : 's'}: ${typed.join(', ')}`;
+  const file = argv.find((a) => /^-[^-]/.test(a) && existsSync(a));
+  if (file !== undefined) out += ` (to read the file ${visibleOneLine(file)}, name it ./${visibleOneLine(file)})`;
+  return out;
 }
 
 /**
