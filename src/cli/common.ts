@@ -211,6 +211,7 @@ export function parseArgs<O extends Record<string, Options>, A>(spec: CommandSpe
   const files = (parsed._ as unknown[]).map(String);
   const rest = ((parsed['--'] as unknown[] | undefined) ?? []).map(String);
   if (rest.length > 0 && !spec.runsCommand) failure = `unexpected arguments after --: ${rest.join(' ')}`;
+  else if (rest.length === 0 && spec.runsCommand && argv.includes('--')) failure = 'no command after --';
   else if (rest.length > 0 && files.length > 0) failure = 'give either files or -- command, not both';
   if (failure !== null) {
     io.stderr.write(`${spec.name}: ${failure}\nTry '${spec.name} --help' for more information.\n`);
