@@ -56,6 +56,30 @@ t.test('| head -1: status 0, nothing on stderr, for every tool and its main outp
   }
 });
 
+t.test('| head -1 with a command run after --: the command is stopped, not left running', async (t) => {
+  // The agent writes a line of text every 10 ms and survives its reader going away (it ignores EPIPE), as a shell loop
+  // that starts its writer again would: only the tool can tell it no one reads any more.
+  const pidFile = path.join(dir, 'agent.pid');
+  const delta = JSON.stringify({ type: 'assistant', message: { role: 'assistant', content: [{ type: 'text', text: 'hello\n' }] }, session_id: 's', timestamp_ms: 1 });
+  const agent = `require('fs').writeFileSync(${JSON.stringify(pidFile)}, String(process.pid)); process.stdout.on('error', () => {}); setInterval(() => process.stdout.write(${JSON.stringify(delta + '\n')}), 10)`;
+  const command = `env -u NODE_OPTIONS ${JSON.stringify(process.execPath)} ${JSON.stringify(path.join(BIN, 'ndjson-text.js'))} -a -- ${JSON.stringify(process.execPath)} -e ${JSON.stringify(agent)}`;
+  const ran = spawnSync('bash', ['-c', `${command} | head -1; echo "\${PIPESTATUS[@]}"`], { env: PLAIN_ENV, encoding: 'utf8', timeout: 20_000 });
+  t.equal(ran.stdout, 'hello\n0 0\n', 'the first line, then status 0 for both');
+  const pid = Number(fs.readFileSync(pidFile, 'utf8'));
+  const alive = (): boolean => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  const start = Date.now();
+  while (alive() && Date.now() - start < 5000) await sleep(20);
+  t.notOk(alive(), 'the agent is gone');
+  if (alive()) process.kill(pid, 'SIGKILL');
+});
+
 t.test('a stdout reader that stops reading: memory does not grow with the input', async (t) => {
   const small = LARGE;
   const big = path.join(dir, 'big.ndjson');

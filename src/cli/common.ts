@@ -403,8 +403,11 @@ export async function runTool(
     case 'done':
       return { code: inputError ? EXIT.INPUT : EXIT.OK, closed: false, problems };
     case 'closed':
+      // Nothing it writes can go anywhere now: the command run after `--` is stopped, not left running unseen.
+      command?.kill('SIGTERM');
       return { code: EXIT.OK, closed: true, problems };
     case 'write-error':
+      command?.kill('SIGTERM');
       warn(io, name, `write error: ${outcome.message}`);
       return { code: EXIT.INPUT, closed: true, problems };
     case 'failed':
