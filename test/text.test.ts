@@ -346,6 +346,11 @@ t.test('a session run again (--resume, or a log appended twice): each run printe
   t.equal(stopped.code, EXIT.OK);
 });
 
+t.test('--all: text of nothing but newlines starts no block, so no label stands over nothing', async (t) => {
+  const input = lines(init('a'), init('b'), delta('A1.', 'a'), delta('\n\n', 'b'), delta('A2.', 'a'), think('\n', 'b'), delta('B.', 'b'), ok('x', 'a'), ok('y', 'b'));
+  t.equal(await through(input, { all: true, thinking: true }), 'A1.A2.\n\n── session b ──\nB.\n');
+});
+
 t.test('control characters are visible unless raw; newline and tab stay', async (t) => {
   const input = lines(init(), asst('a\u001b]52;c;ZXZpbA==\u0007b\tc\nd\re\u009b'), ok('x'));
   t.equal(await through(input), 'a\\x1b]52;c;ZXZpbA==\\x07b\tc\nd\\x0de\\x9b\n');

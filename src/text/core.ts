@@ -274,6 +274,12 @@ function flatString(s: string): string {
   return Buffer.from(s, 'utf8').toString('utf8');
 }
 
+/** True when `s` is nothing but newlines. */
+function onlyNewlines(s: string): boolean {
+  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) !== 10) return false;
+  return true;
+}
+
 /** Counts the newlines at the end of `s`, up to 2 (all a layout decision needs). */
 function trailingNewlines(s: string, before: number): number {
   let n = 0;
@@ -387,14 +393,21 @@ export class Transcript {
   /** Assistant text: continues the open text block of the session, or starts a new one. */
   text(session: string, text: string, continues: boolean): void {
     if (text.length === 0) return;
-    if (!(continues && this.isOpen('text', session))) this.begin('text', session);
+    if (!(continues && this.isOpen('text', session))) {
+      // Only newlines would be dropped as a new block's leading ones: no block, nor a label with nothing under it.
+      if (onlyNewlines(text)) return;
+      this.begin('text', session);
+    }
     this.body('text', text);
   }
 
   /** Thinking text: continues the open thinking block of the session, or starts one. */
   thinking(session: string, text: string): void {
     if (text.length === 0) return;
-    if (!this.isOpen('thinking', session)) this.begin('thinking', session);
+    if (!this.isOpen('thinking', session)) {
+      if (onlyNewlines(text)) return;
+      this.begin('thinking', session);
+    }
     this.body('thinking', text);
   }
 
