@@ -63,6 +63,8 @@ t.test('reads every quirk of real input', async (t) => {
   );
   t.equal(seen.events[0]!.raw, '{"type":"system","subtype":"init","session_id":"s"}', 'raw bytes without BOM or CR');
   t.equal(seen.events[2]!.raw, '{"a":1}', 'glued values become compact lines');
+  const glued = read(Buffer.from('{"type":"result","result":"ok","session_id":"s"} [1,\n 2] "x"\n'));
+  t.same(glued.problems, ['in.ndjson:1: not an object: [1,2]', 'in.ndjson:2: not an object: "x"'], 'a value glued after an object: the excerpt is of the value');
   t.same(seen.problems, [
     'in.ndjson:4: not JSON: Update available: 1.2.3 → 1.2.4',
     'in.ndjson:11: not an object: 42',

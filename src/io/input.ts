@@ -611,7 +611,7 @@ export interface InputProblem {
   source: string;
   line: number;
   reason: ProblemReason;
-  /** The start of the offending line, made safe to print. */
+  /** The start of the offending line (of the value, for a value that is not an object), made safe to print. */
   excerpt: string;
   /** The offending line's bytes (without its line end). */
   raw: Buffer;
@@ -1144,8 +1144,8 @@ export class EventReader {
     this.problem('not an object', raw, no);
   }
 
-  private problem(reason: ProblemReason, raw: Buffer, no: number): void {
-    this.sink.problem({ source: this.source, line: no, reason, excerpt: excerptOf(raw), raw });
+  private problem(reason: ProblemReason, raw: Buffer, no: number, shown: Buffer = raw): void {
+    this.sink.problem({ source: this.source, line: no, reason, excerpt: excerptOf(shown), raw });
   }
 
   private slowStart(raw: Buffer, no: number): void {
@@ -1213,7 +1213,8 @@ export class EventReader {
             line: slow.valueLine,
           });
         } else {
-          this.problem('not an object', first.buf, slow.valueLine);
+          // The excerpt is of the value itself: on its line, an object glued before it would hide it.
+          this.problem('not an object', first.buf, slow.valueLine, Buffer.from(jsonText(value)));
         }
         slow.lines = [{ buf: slow.lines[slow.lines.length - 1]!.buf, no }];
       }
