@@ -534,7 +534,18 @@ const PATH_KEYS = [
   'relative_workspace_path',
   'directory',
   'dir',
+  'filepath',
+  'notebook_path',
+  'notebookPath',
+  'oldPath',
+  'newPath',
+  'old_path',
+  'new_path',
 ];
+// The files a patch in the apply_patch format names: `*** Update File: a.ts`, `*** Add File:`, `*** Delete File:`, `*** Move to:`.
+const PATCH_FILE = /^\*\*\* (?:Update File|Add File|Delete File|Move to): (.+?)\s*$/gm;
+// Argument keys a patch's text is given under.
+const PATCH_KEYS = ['input', 'patch'];
 // Keys of a result variant that name the path acted on (often made absolute by the agent).
 const RESULT_PATH_KEYS = ['path', 'filePath', 'file_path', 'deletedFile'];
 
@@ -629,6 +640,15 @@ export function toolCallFacts(
     for (const key of PATH_KEYS) pushPath(facts.argPaths, args[key]);
     const paths = args.paths;
     if (Array.isArray(paths)) for (const p of paths) pushPath(facts.argPaths, p);
+    // An MCP call's own arguments are one level down.
+    const inner = kind === 'mcp' ? (obj(args, 'args') ?? obj(args, 'arguments')) : undefined;
+    if (inner !== undefined) for (const key of PATH_KEYS) pushPath(facts.argPaths, inner[key]);
+    if (kind === 'edit') {
+      for (const key of PATCH_KEYS) {
+        const patch = args[key];
+        if (typeof patch === 'string' && patch.includes('*** ')) for (const m of patch.matchAll(PATCH_FILE)) pushPath(facts.argPaths, m[1]);
+      }
+    }
     const command = str(args, 'command') ?? str(args, 'cmd');
     if (kind === 'shell' && command !== undefined) facts.command = command;
     const wd = str(args, 'workingDirectory') ?? str(args, 'cwd');

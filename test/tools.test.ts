@@ -9,7 +9,7 @@ import { ROOT, memoryIo } from './fixtures/lib/run.js';
 import { main, toolsOptions, toolsSpec } from '../src/cli/tools.js';
 import { helpText } from '../src/cli/common.js';
 import { matchForms, normalizePath, resolvePath, samePath, insidePath } from '../src/tools/paths.js';
-import { Policy } from '../src/tools/policy.js';
+import { Policy, formatViolation } from '../src/tools/policy.js';
 import type { PolicyOptions, Violation } from '../src/tools/policy.js';
 import { ToolsCore } from '../src/tools/core.js';
 import type { ToolsOptions } from '../src/tools/core.js';
@@ -90,6 +90,69 @@ t.test('deny globs are not fooled by path tricks', async (t) => {
   t.notOk(violates(oneCall('read', 'src/env.ts', cwd), deny));
   t.notOk(violates(oneCall('read', 'secrets/k.pem', cwd), { denyWrite: ['secrets/**'] }), 'a read is not a write');
   t.notOk(violates(oneCall('write', 'dist/../src/a.ts', cwd), { denyWrite: ['dist/**'] }), '.. leaves the directory');
+});
+
+// One completed call of the tool `key` (a `…ToolCall` key, or `function` with its name), with these args.
+function callOf(key: string, args: Record<string, unknown>, cwd = '/home/u/p', name?: string) {
+  const init = { type: 'system', subtype: 'init', session_id: 's', cwd };
+  const body = name === undefined ? { args, result: { success: {} } } : { name, arguments: JSON.stringify(args), result: { success: {} } };
+  const done = { type: 'tool_call', subtype: 'completed', call_id: 'c', session_id: 's', tool_call: { [key]: body } };
+  return [init, done].map((e) => JSON.stringify(e)).join('\n') + '\n';
+}
+
+t.test('a directory a deny glob names is denied itself: deleting or searching it acts on every file under it', async (t) => {
+  const cwd = '/home/u/p';
+  t.ok(violates(oneCall('delete', '.github', cwd), { denyWrite: ['.github/**'] }), 'deleting the directory');
+  for (const p of ['secrets', 'secrets/', './secrets', '/home/u/p/secrets']) {
+    t.ok(violates(callOf('grepToolCall', { pattern: 'password', path: p }), { denyRead: ['secrets/**'] }), `searching ${p}`);
+  }
+  t.notOk(violates(oneCall('delete', 'lib/.github', cwd), { denyWrite: ['.github/**'] }), 'the directory is the one named, not any of its name');
+  t.notOk(violates(oneCall('delete', '.githubx', cwd), { denyWrite: ['.github/**'] }));
+  t.notOk(violates(callOf('grepToolCall', { pattern: 'x', path: 'src' }), { denyRead: ['secrets/**'] }), 'another directory');
+  t.ok(violates(oneCall('write', 'docs', cwd), { requireWrite: ['docs/**'] }), 'a required write is matched as its glob is: docs is no file of docs/**');
+});
+
+t.test('a call that changes or reads files by its kind, with no path the audit can read, fails the checks that ask which files', async (t) => {
+  const noPath = callOf('editToolCall', { streamContent: 'x' });
+  const { violations } = runCore(noPath, { noWrites: true, denyWrite: ['.github/**'] });
+  t.same(
+    violations.map((v) => [v.check, v.noPath]),
+    [
+      ['--no-writes', true],
+      ['--deny-write', true],
+    ],
+  );
+  t.match(formatViolation(violations[0]!), /--no-writes: edit, which names no path the audit can read \(call c, success\)$/);
+  t.ok(violates(callOf('readToolCall', { offset: 3 }), { denyRead: ['**/.env'] }), 'a read of no known path');
+  t.notOk(violates(callOf('readToolCall', { offset: 3 }), { denyWrite: ['**'] }), 'a read is no write');
+  t.notOk(violates(noPath, { denyRead: ['**'] }), 'an edit is no read');
+  t.notOk(violates(callOf('grepToolCall', { pattern: 'x' }), { denyRead: ['**/.env'], noWrites: true }), 'a search of the whole project is left to the shell-like trust it has');
+  t.notOk(violates(callOf('shellToolCall', { command: 'ls' }), { noWrites: true }), 'a shell call names no path, and is no write of its own');
+  // A tool of unknown kind that names a path may write it: --no-writes fails as --deny-write '**' does.
+  t.ok(violates(callOf('frobnicateToolCall', { path: 'assets/logo.svg' }), { noWrites: true }));
+});
+
+t.test('paths the audit finds in more places: an apply_patch text, an MCP call\'s own arguments, more argument names', async (t) => {
+  const patch = '*** Begin Patch\n*** Update File: .github/workflows/ci.yml\n@@\n-a\n+b\n*** Add File: new.txt\n+x\n*** Delete File: old.txt\n*** Update File: a.ts\n*** Move to: b.ts\n*** End Patch';
+  const { out } = runCore(callOf('function', { input: patch }, '/home/u/p', 'apply_patch'));
+  t.same(records(out)[0]!.edited, ['.github/workflows/ci.yml', 'new.txt', 'old.txt', 'a.ts', 'b.ts']);
+  t.ok(violates(callOf('function', { input: patch }, '/home/u/p', 'apply_patch'), { denyWrite: ['.github/**'] }));
+  t.ok(violates(callOf('mcpToolCall', { name: 'fs', toolName: 'read_file', providerIdentifier: 'fs', args: { path: '.env' } }), { denyRead: ['**/.env'] }), 'MCP args');
+  for (const key of ['filepath', 'notebook_path', 'notebookPath', 'oldPath', 'newPath', 'old_path', 'new_path']) {
+    t.ok(violates(callOf('function', { [key]: '.env' }, '/home/u/p', 'read_file'), { denyRead: ['**/.env'] }), key);
+  }
+});
+
+t.test('a session whose cwd is a Windows path: backslashes separate, in its paths and its cwd', async (t) => {
+  const cwd = 'C:\\proj';
+  t.ok(violates(oneCall('read', 'C:\\proj\\secrets\\k.pem', cwd), { denyRead: ['secrets/**'] }), 'absolute path, relative glob');
+  t.ok(violates(oneCall('read', 'src\\a.ts', cwd), { denyRead: ['C:/proj/src/**'] }), 'relative path, absolute glob');
+  t.equal(resolvePath('src\\a.ts', cwd), 'C:/proj/src/a.ts');
+  t.equal(resolvePath('..\\b\\c', '\\\\host\\share\\a'), '/host/share/b/c', 'a share (its leading slashes collapsed, as in every form compared)');
+  t.ok(samePath('.env', 'C:\\proj\\.env', cwd), 'a result\'s absolute path is the relative one the args named');
+  t.equal(resolvePath('src\\a.ts', '/home/u/p'), '/home/u/p/src\\a.ts', 'in a POSIX session a backslash is part of a name');
+  const { out } = runCore(oneCall('read', 'src\\a.ts', cwd), { absolute: true });
+  t.same(records(out)[0]!.read, ['C:/proj/src/a.ts'], '--absolute');
 });
 
 t.test('required writes must be successful and exact', async (t) => {

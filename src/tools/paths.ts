@@ -26,8 +26,19 @@ export function normalizePath(p: string): string {
   return n;
 }
 
-/** The path made absolute against `cwd` (itself absolute), normalized; a relative path stays relative without one. */
+// A Windows `cwd`: a drive (`C:\\proj`, `C:/proj`) or a share (`\\\\host\\share`). In such a session a backslash separates.
+const WINDOWS_CWD = /^(?:[A-Za-z]:[\\/]|\\\\)/;
+
+/**
+ * The path made absolute against `cwd` (itself absolute), normalized; a
+ * relative path stays relative without one. In a session whose `cwd` is a
+ * Windows path, backslashes are read as slashes, in both.
+ */
 export function resolvePath(p: string, cwd: string | undefined): string {
+  if (cwd !== undefined && WINDOWS_CWD.test(cwd)) {
+    p = p.replace(/\\/g, '/');
+    cwd = cwd.replace(/\\/g, '/');
+  }
   if (isAbsolute(p) || cwd === undefined || !isAbsolute(cwd)) return normalizePath(p);
   return normalizePath(`${cwd}/${p}`);
 }
@@ -74,8 +85,8 @@ export function matchForms(p: string, cwd: string | undefined, broad: boolean): 
     const n = normalizePath(written);
     forms.add(n);
     if (broad && (n.startsWith('../') || n === '..')) forms.add(n.replace(/^(\.\.\/)+/, '').replace(/^\.\.$/, '.'));
-    if (cwd !== undefined && isAbsolute(cwd)) {
-      const cwdSlashed = cwd.replace(/\\/g, '/');
+    const cwdSlashed = cwd?.replace(/\\/g, '/');
+    if (cwdSlashed !== undefined && isAbsolute(cwdSlashed)) {
       const abs = resolvePath(written, cwdSlashed);
       forms.add(abs);
       const inside = insidePath(abs, cwdSlashed, broad);

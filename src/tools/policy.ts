@@ -32,11 +32,14 @@ export interface Violation {
   call?: AuditedCall;
   /** The path concerned, if any. */
   path?: string;
+  /** The call changes or reads files by its kind, yet names no path the audit can read: the check cannot clear it. */
+  noPath?: boolean;
 }
 
 interface Glob {
   text: string;
-  matcher: Minimatch;
+  /** Whether a path (one of its forms) matches. */
+  match: (path: string) => boolean;
 }
 
 // Matching is lexical and the same on every platform: `/` separates, `\` escapes.
@@ -46,15 +49,26 @@ const DENY: MinimatchOptions = { ...BASE, nocase: true, matchBase: true };
 // Required writes: the path must be the one asked for.
 const REQUIRE: MinimatchOptions = { ...BASE };
 
-/** A glob as given, with a leading `./` dropped (paths are compared in that form too). */
-function compile(text: string, options: MinimatchOptions): Glob {
+/**
+ * A glob as given, with a leading `./` dropped (paths are compared in that
+ * form too). With `dirItself` (the deny checks), a glob that ends in `/**`
+ * also matches the directory it names: deleting `secrets`, or searching it,
+ * acts on every file of `secrets/**`, yet minimatch's `secrets/**` does not
+ * match `secrets`.
+ */
+function compile(text: string, options: MinimatchOptions, dirItself = false): Glob {
   const pattern = text.replace(/^(\.\/)+/, '');
-  return { text, matcher: new Minimatch(pattern === '' ? '.' : pattern, options) };
+  const matcher = new Minimatch(pattern === '' ? '.' : pattern, options);
+  // The directory alone names one place: not a base name to match in any directory.
+  const dir = dirItself && /.\/\*\*$/.test(pattern) ? new Minimatch(pattern.slice(0, -3), { ...options, matchBase: false }) : undefined;
+  return { text, match: dir === undefined ? (p) => matcher.match(p) : (p) => matcher.match(p) || dir.match(p) };
 }
 
 const READ_FIELDS: ReadonlySet<PathField> = new Set(['read', 'searched', 'touched']);
 const WRITE_FIELDS: ReadonlySet<PathField> = new Set(['written', 'edited', 'deleted', 'touched']);
-const CHANGE_FIELDS: ReadonlySet<PathField> = new Set(['written', 'edited', 'deleted']);
+// Kinds of tool that change files, and that read them, whatever paths the audit finds in their calls.
+const CHANGE_KINDS: ReadonlySet<string> = new Set(['write', 'edit', 'delete']);
+const READ_KINDS: ReadonlySet<string> = new Set(['read']);
 const REQUIRED_FIELDS: ReadonlySet<PathField> = new Set(['written', 'edited']);
 
 /** A usage problem with the checks' arguments, or undefined. */
@@ -80,8 +94,8 @@ export class Policy {
   readonly active: boolean;
 
   constructor(private readonly options: PolicyOptions) {
-    this.denyRead = (options.denyRead ?? []).map((g) => compile(g, DENY));
-    this.denyWrite = (options.denyWrite ?? []).map((g) => compile(g, DENY));
+    this.denyRead = (options.denyRead ?? []).map((g) => compile(g, DENY, true));
+    this.denyWrite = (options.denyWrite ?? []).map((g) => compile(g, DENY, true));
     this.denyTool = new Set((options.denyTool ?? []).map((n) => n.toLowerCase()));
     this.require = (options.requireWrite ?? []).map((g) => ({ ...compile(g, REQUIRE), met: false }));
     this.active =
@@ -96,7 +110,7 @@ export class Policy {
     const field = call.facts.access === undefined ? undefined : FIELD_OF_ACCESS[call.facts.access];
     if (this.require.length > 0 && call.status === 'success' && field !== undefined && REQUIRED_FIELDS.has(field)) {
       for (const glob of this.require) {
-        if (!glob.met && call.allPaths.some((p) => matchForms(p, call.cwd, false).some((f) => glob.matcher.match(f)))) glob.met = true;
+        if (!glob.met && call.allPaths.some((p) => matchForms(p, call.cwd, false).some((f) => glob.match(f)))) glob.met = true;
       }
     }
     if (!callCounts(call)) return out;
@@ -104,8 +118,19 @@ export class Policy {
       const byName = call.tool !== undefined && this.denyTool.has(call.tool.toLowerCase());
       out.push({ check: '--deny-tool', pattern: byName ? call.tool : call.kind, call });
     }
-    if (field === undefined) return out;
-    if (this.options.noWrites && CHANGE_FIELDS.has(field)) {
+    // A call that names no path the audit can read (a patch's files are in its text, a tool's in keys it does not know)
+    // cannot be cleared by a check that asks which files: it fails it.
+    if (field === undefined) {
+      if (CHANGE_KINDS.has(call.kind)) {
+        if (this.options.noWrites) out.push({ check: '--no-writes', call, noPath: true });
+        for (const glob of this.denyWrite) out.push({ check: '--deny-write', pattern: glob.text, call, noPath: true });
+      } else if (READ_KINDS.has(call.kind)) {
+        for (const glob of this.denyRead) out.push({ check: '--deny-read', pattern: glob.text, call, noPath: true });
+      }
+      return out;
+    }
+    // A tool of unknown kind may write the paths it names, as `--deny-write '**'` has it.
+    if (this.options.noWrites && WRITE_FIELDS.has(field)) {
       for (const path of call.paths) out.push({ check: '--no-writes', call, path });
     }
     if (READ_FIELDS.has(field)) this.deny('--deny-read', this.denyRead, call, out);
@@ -123,7 +148,7 @@ export class Policy {
     const reported = new Set<string>();
     for (const path of call.allPaths) {
       const forms = matchForms(path, call.cwd, true);
-      const glob = globs.find((g) => forms.some((f) => g.matcher.match(f)));
+      const glob = globs.find((g) => forms.some((f) => g.match(f)));
       if (glob === undefined) continue;
       // One line per file: a result's absolute path is reported as the path the arguments named.
       const shown = call.paths.find((p) => samePath(p, path, call.cwd)) ?? path;
@@ -147,7 +172,8 @@ export function formatViolation(v: Violation): string {
   const where = `${visibleOneLine(call.source)}:${call.line}`;
   const tool = visibleOneLine(call.tool ?? '(no tool)');
   let what: string;
-  if (v.path !== undefined) what = `${tool} ${visibleOneLine(v.path)}`;
+  if (v.noPath) what = `${tool}, which names no path the audit can read`;
+  else if (v.path !== undefined) what = `${tool} ${visibleOneLine(v.path)}`;
   else if (call.facts.command !== undefined) what = `${tool} ${visibleOneLine(call.facts.command)}`;
   else if (call.facts.path !== undefined) what = `${tool} ${visibleOneLine(call.facts.path)}`;
   else what = tool;
