@@ -2,6 +2,8 @@
 import t from 'tap';
 import fs from 'node:fs';
 import path from 'node:path';
+import os from 'node:os';
+import { spawnSync } from 'node:child_process';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { dedupe, readEvents, result, text, tools, messageText, EXIT, VERSION, type EventRecord, type InputProblem } from 'ndjson-agent';
@@ -50,4 +52,35 @@ t.test('readEvents: records with their origin, problems as events', async (t) =>
 t.test('the exit table and version are exported', async (t) => {
   t.equal(EXIT.NO_RESULT, 4);
   t.match(VERSION, /^\d+\.\d+\.\d+/);
+});
+
+t.test('a strict TypeScript program can name every type the streams and their options speak of', async (t) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ndjson-agent-types-'));
+  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
+  fs.mkdirSync(path.join(dir, 'node_modules'));
+  fs.symlinkSync(ROOT, path.join(dir, 'node_modules', 'ndjson-agent'), 'dir');
+  fs.writeFileSync(path.join(dir, 'package.json'), '{"type":"module"}');
+  fs.writeFileSync(
+    path.join(dir, 'use.ts'),
+    [
+      "import { tools, dedupe, result, text } from 'ndjson-agent';",
+      "import type { AuditedCall, CallStatus, DedupeCore, Emit, PathField, PathsChoice, PolicyOptions, ResultCore, SessionText, TextCore, ToolCore, ToolsCore, ToolsOptions, Violation } from 'ndjson-agent';",
+      "const statuses: CallStatus[] = ['success', 'pending'];",
+      "const paths: PathsChoice = 'written';",
+      "const field: PathField = 'touched';",
+      "const policy: PolicyOptions = { denyRead: ['**/.env'], noWrites: true };",
+      "const seen: Violation[] = [];",
+      'const options: ToolsOptions = { ...policy, statuses, paths, onViolation: (v: Violation) => seen.push(v) };',
+      'const cores: [ToolsCore, DedupeCore, ResultCore, TextCore] = [tools(options).core, dedupe().core, result().core, text().core];',
+      'const generic: ToolCore = cores[0];',
+      'const emit: Emit = () => {};',
+      'const calls: AuditedCall[] = [];',
+      'const sessions: SessionText[] = cores[3].sessions;',
+      'export { field, generic, emit, calls, sessions };',
+    ].join('\n'),
+  );
+  const tsc = path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+  const ran = spawnSync(process.execPath, [tsc, '--noEmit', '--strict', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', '--types', 'node', '--typeRoots', path.join(ROOT, 'node_modules', '@types'), 'use.ts'], { cwd: dir, encoding: 'utf8' });
+  t.equal(ran.stdout + ran.stderr, '', 'tsc finds nothing to say');
+  t.equal(ran.status, 0);
 });
