@@ -251,6 +251,12 @@ t.test('main: statuses and messages', async (t) => {
   t.equal(m.stdout(), 'README.md\nsummary.txt\n');
   m = memoryIo('');
   t.equal(await main(['--writes'], m.io), 1);
+  m = memoryIo(stream('tools-kinds.ndjson'));
+  t.equal(await main(['--status', 'SPAWNERROR', '--status', 'Rejected', '--summary'], m.io), 0, '--status in any case');
+  t.match(m.stdout(), /^5 tool calls: 4 rejected, 1 spawnError\n/);
+  m = memoryIo('');
+  t.equal(await main(['--status', 'nope'], m.io), 1);
+  t.equal(m.stderr().split('\n')[0], 'ndjson-tools: --status must be one of "success", "error", "rejected", "spawnError", "failure", "pending", "unknown", not "nope"');
   m = memoryIo(stream('tools-doc-example.ndjson'));
   t.equal(await main(['--no-writes', '--deny-write', 'x', '--deny-read', 'y'], m.io), 3);
   t.equal(m.stderr(), 'ndjson-tools: stdin:1: --no-writes: write summary.txt (call toolu_01WriteSummaryBbbbbbbbbb, success)\n');

@@ -173,7 +173,7 @@ export function parseArgs<O extends Record<string, Options>, A>(spec: CommandSpe
   let failure: string | null = null;
   let output = '';
   const y = configure(spec, argv).fail((msg, err) => {
-    failure = msg === null || msg === undefined ? (err?.message ?? 'bad usage') : unknownOptions(msg, argv);
+    failure = msg === null || msg === undefined ? (err?.message ?? 'bad usage') : usageMessage(msg, argv);
   });
   let parsed: Record<string, unknown>;
   try {
@@ -221,13 +221,17 @@ export function parseArgs<O extends Record<string, Options>, A>(spec: CommandSpe
 }
 
 /**
- * yargs's `Unknown arguments: deny-reads, denyReads` as the options were
+ * yargs's usage messages in one line each, as a user reads them. `Unknown
+ * arguments: deny-reads, denyReads` as the options were
  * typed: `unknown option: --deny-reads` (yargs names each without its
  * dashes, and once more in camel case; `--no-x` it names x). A word of the command line that
  * starts with one dash and names a file is read as letters of options: the
  * message says how to name that file. Any other message is left as it is.
  */
-function unknownOptions(msg: string, argv: readonly string[]): string {
+function usageMessage(msg: string, argv: readonly string[]): string {
+  // yargs's `Invalid values:\n  Argument: status, Given: "nope", Choices: "success", …` on one line.
+  const invalid = /^Invalid values:\s+Argument: (.+?), Given: (.+?), Choices: (.+)$/s.exec(msg);
+  if (invalid !== null) return `--${invalid[1]} must be one of ${invalid[3]!.replace(/\s+/g, ' ')}, not ${invalid[2]}`;
   const found = /^Unknown arguments?: (.*)$/.exec(msg);
   if (found === null) return msg;
   const names = found[1]!.split(', ');

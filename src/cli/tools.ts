@@ -7,6 +7,12 @@ import { list, parseArgs, processIo, runTool, warn, EXIT } from './common.js';
 import type { CommandSpec, Io } from './common.js';
 import { ToolsCore } from '../tools/core.js';
 import { CALL_STATUSES } from '../tools/call.js';
+
+/** A status as given on the command line, in its own case when it is one (`spawnerror` is `spawnError`). */
+function canonicalStatus(given: string): string {
+  const lower = String(given).toLowerCase();
+  return CALL_STATUSES.find((s) => s.toLowerCase() === lower) ?? given;
+}
 import type { CallStatus } from '../tools/call.js';
 import { formatViolation, policyProblem } from '../tools/policy.js';
 import type { PathsChoice } from '../tools/summary.js';
@@ -51,7 +57,9 @@ export const toolsOptions = {
     type: 'string',
     requiresArg: true,
     choices: CALL_STATUSES as unknown as string[],
-    describe: 'Keep only calls with this status; repeatable',
+    // Any case, as --tool takes names: `spawnerror` is spawnError.
+    coerce: (value: string | string[]) => (Array.isArray(value) ? value.map(canonicalStatus) : canonicalStatus(value)),
+    describe: 'Keep only calls with this status (any case); repeatable',
   },
   'deny-read': {
     type: 'string',
