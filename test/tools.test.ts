@@ -90,6 +90,14 @@ t.test('deny globs are not fooled by path tricks', async (t) => {
   t.notOk(violates(oneCall('read', 'src/env.ts', cwd), deny));
   t.notOk(violates(oneCall('read', 'secrets/k.pem', cwd), { denyWrite: ['secrets/**'] }), 'a read is not a write');
   t.notOk(violates(oneCall('write', 'dist/../src/a.ts', cwd), { denyWrite: ['dist/**'] }), '.. leaves the directory');
+  // Spellings a file system takes for the same file.
+  t.ok(violates(oneCall('read', 'cle\u0301.env', cwd), { denyRead: ['clé.env'] }), 'a name decomposed (macOS), a glob composed');
+  t.ok(violates(oneCall('read', 'clé.env', cwd), { denyRead: ['cle\u0301.env'] }), 'a glob decomposed');
+  for (const p of ['.env.', '.env. .', '.env ', '.env::$DATA', '.ENV:stream:$data', 'C:\\proj\\.env::$DATA']) {
+    t.ok(violates(oneCall('read', p, 'C:\\proj'), deny), `as Windows reads ${p}`);
+  }
+  t.notOk(violates(oneCall('read', '.envx.', cwd), deny));
+  t.ok(violates(oneCall('write', 'CHANGELOG.md.', cwd), { requireWrite: ['CHANGELOG.md'] }), 'required writes are matched as written');
 });
 
 // One completed call of the tool `key` (a `…ToolCall` key, or `function` with its name), with these args.

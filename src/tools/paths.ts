@@ -75,8 +75,9 @@ export function samePath(a: string, b: string, cwd: string | undefined): boolean
  * path slips past a check: normalized (as written, and with backslashes as
  * slashes); resolved against `cwd`; and relative to `cwd` when inside it.
  * `broad` (for deny checks) adds the path with any leading `../` segments
- * dropped (`../../x/.env` is also tried as `x/.env`, whatever `cwd` is), and
- * compares against `cwd` ignoring case.
+ * dropped (`../../x/.env` is also tried as `x/.env`, whatever `cwd` is),
+ * compares against `cwd` ignoring case, and adds each form in composed
+ * Unicode (NFC) and as Windows reads its names (see {@link windowsName}).
  */
 export function matchForms(p: string, cwd: string | undefined, broad: boolean): string[] {
   const forms = new Set<string>();
@@ -93,6 +94,22 @@ export function matchForms(p: string, cwd: string | undefined, broad: boolean): 
       if (inside !== undefined) forms.add(inside);
     }
   }
+  if (broad) {
+    // Spellings a file system takes for the same file: composed Unicode (macOS stores names decomposed), and Windows's
+    // names with trailing dots or spaces, or naming a file's data stream (`.env::$DATA`).
+    for (const form of [...forms]) {
+      const composed = form.normalize('NFC');
+      forms.add(composed);
+      forms.add(composed.split('/').map(windowsName).join('/'));
+    }
+  }
   forms.delete('');
   return [...forms];
+}
+
+/** A path segment as Windows reads it: `.env. ` and `.env::$DATA` are `.env`. */
+function windowsName(segment: string): string {
+  if (segment === '.' || segment === '..') return segment;
+  const name = segment.replace(/:[^:]*:\$DATA$/i, '').replace(/[. ]+$/, '');
+  return name === '' ? segment : name;
 }

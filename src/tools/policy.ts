@@ -51,16 +51,17 @@ const REQUIRE: MinimatchOptions = { ...BASE };
 
 /**
  * A glob as given, with a leading `./` dropped (paths are compared in that
- * form too). With `dirItself` (the deny checks), a glob that ends in `/**`
+ * form too). For the deny checks (`deny`), a glob that ends in `/**`
  * also matches the directory it names: deleting `secrets`, or searching it,
  * acts on every file of `secrets/**`, yet minimatch's `secrets/**` does not
  * match `secrets`.
  */
-function compile(text: string, options: MinimatchOptions, dirItself = false): Glob {
-  const pattern = text.replace(/^(\.\/)+/, '');
+function compile(text: string, options: MinimatchOptions, deny = false): Glob {
+  // A deny glob in composed Unicode, as the paths are tried (see matchForms).
+  const pattern = (deny ? text.normalize('NFC') : text).replace(/^(\.\/)+/, '');
   const matcher = new Minimatch(pattern === '' ? '.' : pattern, options);
   // The directory alone names one place: not a base name to match in any directory.
-  const dir = dirItself && /.\/\*\*$/.test(pattern) ? new Minimatch(pattern.slice(0, -3), { ...options, matchBase: false }) : undefined;
+  const dir = deny && /.\/\*\*$/.test(pattern) ? new Minimatch(pattern.slice(0, -3), { ...options, matchBase: false }) : undefined;
   return { text, match: dir === undefined ? (p) => matcher.match(p) : (p) => matcher.match(p) || dir.match(p) };
 }
 
