@@ -12,8 +12,9 @@ export type PathsChoice = 'all' | 'read' | 'written';
 
 const PATHS_FIELDS: Record<PathsChoice, ReadonlySet<PathField>> = {
   all: new Set(PATH_FIELDS),
-  read: new Set(['read', 'searched']),
-  written: new Set(['written', 'edited', 'deleted']),
+  // A tool of unknown kind may read or write the paths it names: both lists keep them, as the checks do.
+  read: new Set(['read', 'searched', 'touched']),
+  written: new Set(['written', 'edited', 'deleted', 'touched']),
 };
 
 /**
