@@ -221,10 +221,10 @@ export function parseArgs<O extends Record<string, Options>, A>(spec: CommandSpe
 }
 
 /**
- * yargs's usage messages in one line each, as a user reads them. `Unknown
- * arguments: deny-reads, denyReads` as the options were
- * typed: `unknown option: --deny-reads` (yargs names each without its
- * dashes, and once more in camel case; `--no-x` it names x). A word of the command line that
+ * yargs's usage messages as a user reads them, each on one line. `Unknown
+ * arguments: deny-reads, denyReads` names the options as they were typed:
+ * `unknown option: --deny-reads` (yargs names each without its dashes, once
+ * more in camel case, and `--no-x` as x). A word of the command line that
  * starts with one dash and names a file is read as letters of options: the
  * message says how to name that file. Any other message is left as it is.
  */

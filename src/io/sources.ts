@@ -11,6 +11,7 @@ import { promisify } from 'node:util';
 // node:fs's calls as promises: node:fs/promises would take 3 ms of every start to load.
 export const openFd = promisify(open);
 export const fstatFd = promisify(fstat);
+export const closeFd = promisify(close);
 
 /**
  * Where the next read of `fd` starts (its offset), as Linux tells it in
@@ -27,7 +28,6 @@ export function descriptorOffset(fd: number): number | undefined {
     return undefined;
   }
 }
-export const closeFd = promisify(close);
 
 /**
  * A chunk of one input, or the end of one input. A chunk with `release` was

@@ -446,7 +446,7 @@ export class TextCore implements ToolCore {
   private transcript: Transcript | null = null;
   /** Default mode: something has been printed (a blank line goes before the next label). */
   private printedAny = false;
-  /** Default mode: a session ran again after its events (see {@link runAgain}): every run is printed under a label. */
+  /** Default mode: a session ran again (see {@link runsApart}): every run is printed under a label. */
   private resumed = false;
   private readonly safe: (s: string) => string;
   private readonly safeLine: (s: string) => string;

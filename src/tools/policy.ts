@@ -119,7 +119,7 @@ export class Policy {
       const byName = call.tool !== undefined && this.denyTool.has(call.tool.toLowerCase());
       out.push({ check: '--deny-tool', pattern: byName ? call.tool : call.kind, call });
     }
-    // A call that names no path the audit can read (a patch's files are in its text, a tool's in keys it does not know)
+    // A call that names no path the audit can read (under argument keys it does not know, in a patch of another format)
     // cannot be cleared by a check that asks which files: it fails it.
     if (field === undefined) {
       if (CHANGE_KINDS.has(call.kind)) {
