@@ -24,6 +24,16 @@ const TOOLS = ['ndjson-result', 'ndjson-dedupe', 'ndjson-text', 'ndjson-tools'] 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ndjson-pipes-'));
 t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
 
+/** True while the process `pid` exists. */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 // Enough output to fill any pipe long before the end (LARGE: even the text alone).
 const MANY = path.join(dir, 'many.ndjson');
 fs.writeFileSync(MANY, manySessions(4e6));
@@ -66,18 +76,8 @@ t.test('| head -1 with a command run after --: the command is stopped, not left 
   const ran = spawnSync('bash', ['-c', `${command} | head -1; echo "\${PIPESTATUS[@]}"`], { env: PLAIN_ENV, encoding: 'utf8', timeout: 20_000 });
   t.equal(ran.stdout, 'hello\n0 0\n', 'the first line, then status 0 for both');
   const pid = Number(fs.readFileSync(pidFile, 'utf8'));
-  const alive = (): boolean => {
-    try {
-      process.kill(pid, 0);
-      return true;
-    } catch {
-      return false;
-    }
-  };
-  const start = Date.now();
-  while (alive() && Date.now() - start < 5000) await sleep(20);
-  t.notOk(alive(), 'the agent is gone');
-  if (alive()) process.kill(pid, 'SIGKILL');
+  t.ok(await waitFor(() => !alive(pid), 5000), 'the agent is gone');
+  if (alive(pid)) process.kill(pid, 'SIGKILL');
 });
 
 t.test('a stdout reader that stops reading: memory does not grow with the input', async (t) => {
@@ -200,16 +200,8 @@ t.test('SIGTERM with a command after --: the command is ended too', async (t) =>
     clearTimeout(timer);
     t.equal(end.code, 143, `${tool} -- agent: 143`);
     const pid = Number(fs.readFileSync(pidFile, 'utf8'));
-    const alive = (): boolean => {
-      try {
-        process.kill(pid, 0);
-        return true;
-      } catch {
-        return false;
-      }
-    };
-    t.ok(await waitFor(() => !alive(), 2000), 'the agent got the signal and ended');
-    if (alive()) process.kill(pid, 'SIGKILL');
+    t.ok(await waitFor(() => !alive(pid), 2000), 'the agent got the signal and ended');
+    if (alive(pid)) process.kill(pid, 'SIGKILL');
   }
 });
 
