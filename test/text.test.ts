@@ -314,6 +314,13 @@ t.test('a session run again (--resume, or a log appended twice): each run printe
       stderr: '',
     },
     {
+      name: 'a lone session run twice, both failed, then a second session',
+      input: lines(init(), asst('A.'), failed('a'), init(), asst('B.'), failed('b'), init('z'), asst('Z.', {}, 'z'), ok('Z.', 'z')),
+      stdout: `${label}\nA.\n\n${label}\nB.\n\n── session z ──\nZ.\n`,
+      code: EXIT.FAILED,
+      stderr: /execution: a \(session sess-1, result at stdin:3\)\n.*execution: b \(session sess-1, result at stdin:6\)\n$/,
+    },
+    {
       name: 'a second session, then the first runs again and stops',
       input: lines(init('z'), ok('Z.', 'z'), init(), asst('First.'), ok('First.'), init(), asst('More.')),
       stdout: `── session z ──\nZ.\n\n${label}\nFirst.\n\n${label}\nMore.\n`,

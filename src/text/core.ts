@@ -667,6 +667,8 @@ export class TextCore implements ToolCore {
 
   /** Default mode: a second session was seen, so the first is labelled, and printed now if its run has ended. */
   private labelFirst(emit: Emit): void {
+    // Once a session has run again, every run has been printed under its label as it ended.
+    if (this.resumed) return;
     const first = this.states.values().next().value;
     if (first !== undefined && !(first instanceof SettledSession) && first.result !== undefined) this.print(first, emit);
   }
