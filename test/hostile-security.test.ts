@@ -264,15 +264,18 @@ interface Watched {
 }
 
 /** Runs a binary with the watcher loaded; what it did, by the watcher's log. */
-function watched(tool: string, args: string[], input: Buffer | string = ''): { status: number | null; log: Watched[]; stderr: string } {
+/** Runs a tool under the watcher; `input` is written to its stdin, or, given as `{ file }`, its stdin is that file. */
+function watched(tool: string, args: string[], input: Buffer | string | { file: string } = ''): { status: number | null; log: Watched[]; stderr: string } {
   const log = path.join(dir, `watch-${process.hrtime.bigint()}.ndjson`);
+  const stdinFd = typeof input === 'object' && 'file' in input ? fs.openSync(input.file, 'r') : undefined;
   const ran = spawnSync('env', ['-u', 'NODE_OPTIONS', process.execPath, '--import', path.join(ROOT, 'test/fixtures/hostile/watch-io.mjs'), path.join(ROOT, 'bin', `${tool}.js`), ...args], {
     env: { ...PLAIN_ENV, WATCH_IO_LOG: log },
-    input,
+    ...(stdinFd === undefined ? { input: input as Buffer | string } : { stdio: [stdinFd, 'pipe', 'pipe'] }),
     cwd: dir,
     encoding: 'utf8',
     timeout: 60000,
   });
+  if (stdinFd !== undefined) fs.closeSync(stdinFd);
   const entries = fs.existsSync(log) ? fs.readFileSync(log, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Watched) : [];
   return { status: ran.status, log: entries, stderr: ran.stderr };
 }
@@ -314,6 +317,16 @@ t.test('at run time: no code evaluated, no file but those named, no process but 
     if (args.includes(named)) t.ok(ran.log.some((e) => e.kind === 'open' && e.path === named), `${what}: the watcher saw the named file opened`);
   }
   t.equal(ready, runs.length, 'the watcher was loaded in every run');
+  // A file on stdin: ndjson-result asks where it stands (/proc/self/fdinfo/0), and opens nothing else.
+  const fromStdin = watched('ndjson-result', [], { file: named });
+  t.equal(fromStdin.status, 0, 'ndjson-result < FILE: status 0');
+  const opened = fromStdin.log.filter((e) => e.kind !== 'ready' && !(e.kind === 'open' && e.path !== undefined && moduleFile(e.path) && (e.flags === 'r' || e.flags === undefined)));
+  // (readFileSync is watched, and so is the openSync it calls: one read may be logged twice.)
+  t.same(
+    [...new Set(opened.map((e) => JSON.stringify([e.kind, e.path, e.flags ?? 'r'])))],
+    [JSON.stringify(['open', '/proc/self/fdinfo/0', 'r'])],
+    'ndjson-result < FILE: only where stdin stands is read besides',
+  );
   t.notOk(fs.existsSync(path.join(dir, 'pwned')) || fs.existsSync(path.join(dir, 'pwned.txt')), 'no file made');
   // The watcher sees what it should: the command after -- is the one process started.
   const agent = watched('ndjson-text', ['--', process.execPath, '-e', `process.stdout.write(${JSON.stringify(bait)})`]);

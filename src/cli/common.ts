@@ -6,10 +6,9 @@
 import yargs from 'yargs';
 import type { Argv, Options } from 'yargs';
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { formatProblem, scanReadBuffers } from '../io/input.js';
 import type { InputProblem } from '../io/input.js';
-import { ReadPool, openSources, describeError } from '../io/sources.js';
+import { ReadPool, openSources, describeError, pathExists } from '../io/sources.js';
 import { toolStream, StrictError } from '../io/tool-stream.js';
 import type { ToolCore } from '../io/tool-stream.js';
 import { runOutput, guardOutput } from '../io/output.js';
@@ -240,7 +239,7 @@ function usageMessage(msg: string, argv: readonly string[]): string {
   // yargs reads `--no-x` as x set to false, and names it x.
   const typed = dashed.map((n) => (n.length === 1 ? `-${n}` : !typedAs(`--${n}`) && typedAs(`--no-${n}`) ? `--no-${n}` : `--${n}`));
   let out = `unknown option${typed.length === 1 ? '' : 's'}: ${typed.join(', ')}`;
-  const file = argv.find((a) => /^-[^-]/.test(a) && existsSync(a));
+  const file = argv.find((a) => /^-[^-]/.test(a) && pathExists(a));
   if (file !== undefined) out += ` (to read the file ${visibleOneLine(file)}, name it ./${visibleOneLine(file)})`;
   return out;
 }

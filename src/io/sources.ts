@@ -3,7 +3,7 @@
  * of chunks tagged with their source. `-` (or no file at all) is stdin. A file
  * that cannot be read is reported through `onError` and skipped, like cat(1).
  */
-import { close, createReadStream, fstat, fstatSync, open, read, readFileSync } from 'node:fs';
+import { close, createReadStream, existsSync, fstat, fstatSync, open, read, readFileSync } from 'node:fs';
 import { Socket } from 'node:net';
 import { Readable } from 'node:stream';
 import { promisify } from 'node:util';
@@ -12,6 +12,11 @@ import { promisify } from 'node:util';
 export const openFd = promisify(open);
 export const fstatFd = promisify(fstat);
 export const closeFd = promisify(close);
+
+/** True when `path` names something that exists (a usage message says how to read a file named like an option). */
+export function pathExists(path: string): boolean {
+  return existsSync(path);
+}
 
 /**
  * Where the next read of `fd` starts (its offset), as Linux tells it in
