@@ -114,7 +114,7 @@ t.test('a directory a deny glob names is denied itself: deleting or searching it
   for (const p of ['secrets', 'secrets/', './secrets', '/home/u/p/secrets']) {
     t.ok(violates(callOf('grepToolCall', { pattern: 'password', path: p }), { denyRead: ['secrets/**'] }), `searching ${p}`);
   }
-  t.notOk(violates(oneCall('delete', 'lib/.github', cwd), { denyWrite: ['.github/**'] }), 'the directory is the one named, not any of its name');
+  t.notOk(violates(oneCall('delete', 'lib/.github', cwd), { denyWrite: ['.github/**'] }), 'the directory named, not any directory of that name');
   t.notOk(violates(oneCall('delete', '.githubx', cwd), { denyWrite: ['.github/**'] }));
   t.notOk(violates(callOf('grepToolCall', { pattern: 'x', path: 'src' }), { denyRead: ['secrets/**'] }), 'another directory');
   t.ok(violates(oneCall('write', 'docs', cwd), { requireWrite: ['docs/**'] }), 'a required write is matched as its glob is: docs is no file of docs/**');
@@ -134,7 +134,7 @@ t.test('a call that changes or reads files by its kind, with no path the audit c
   t.ok(violates(callOf('readToolCall', { offset: 3 }), { denyRead: ['**/.env'] }), 'a read of no known path');
   t.notOk(violates(callOf('readToolCall', { offset: 3 }), { denyWrite: ['**'] }), 'a read is no write');
   t.notOk(violates(noPath, { denyRead: ['**'] }), 'an edit is no read');
-  t.notOk(violates(callOf('grepToolCall', { pattern: 'x' }), { denyRead: ['**/.env'], noWrites: true }), 'a search of the whole project is left to the shell-like trust it has');
+  t.notOk(violates(callOf('grepToolCall', { pattern: 'x' }), { denyRead: ['**/.env'], noWrites: true }), 'a search that names no path (the whole project) fails no check: it would fail every one');
   t.notOk(violates(callOf('shellToolCall', { command: 'ls' }), { noWrites: true }), 'a shell call names no path, and is no write of its own');
   // A tool of unknown kind that names a path may write it: --no-writes fails as --deny-write '**' does.
   t.ok(violates(callOf('frobnicateToolCall', { path: 'assets/logo.svg' }), { noWrites: true }));
