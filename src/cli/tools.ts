@@ -7,16 +7,16 @@ import { list, parseArgs, processIo, runTool, warn, EXIT } from './common.js';
 import type { CommandSpec, Io } from './common.js';
 import { ToolsCore } from '../tools/core.js';
 import { CALL_STATUSES } from '../tools/call.js';
+import type { CallStatus } from '../tools/call.js';
+import { formatViolation, policyProblem } from '../tools/policy.js';
+import type { PathsChoice } from '../tools/summary.js';
+import { visibleOneLine } from '../safe-text.js';
 
 /** A status as given on the command line, in its own case when it is one (`spawnerror` is `spawnError`). */
 function canonicalStatus(given: string): string {
   const lower = String(given).toLowerCase();
   return CALL_STATUSES.find((s) => s.toLowerCase() === lower) ?? given;
 }
-import type { CallStatus } from '../tools/call.js';
-import { formatViolation, policyProblem } from '../tools/policy.js';
-import type { PathsChoice } from '../tools/summary.js';
-import { visibleOneLine } from '../safe-text.js';
 
 /** ndjson-tools' own options (with the common ones, the whole of its `--help`). */
 export const toolsOptions = {

@@ -508,10 +508,10 @@ export class TextCore implements ToolCore {
     const id = field ?? this.currentId;
     let s = this.current !== null && this.currentId === id ? this.current : sessionState(this.states, id);
     const type = recordType(rec);
-    if (s !== undefined && type === 'system' && isSystemInit(rec.event)) {
-      if (s.ran) this.runAgain(s, emit);
-    } else if (s !== undefined) {
-      s.ran = true;
+    const init = type === 'system' && isSystemInit(rec.event);
+    if (s !== undefined) {
+      if (!init) s.ran = true;
+      else if (s.ran) this.runAgain(s, emit);
     }
     if (s === undefined) {
       s = {
@@ -524,7 +524,7 @@ export class TextCore implements ToolCore {
         final: '',
         written: 0,
         printed: false,
-        ran: type !== 'system' || !isSystemInit(rec.event),
+        ran: !init,
       };
       this.states.set(id, s);
       if (this.states.size === 2 && !this.options.all) this.labelFirst(emit);

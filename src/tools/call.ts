@@ -27,6 +27,10 @@ export const FIELD_OF_ACCESS: Record<ToolAccess, PathField> = {
   other: 'touched',
 };
 
+/** The path fields of calls that read, and that write, what they name: a tool of unknown kind (`touched`) may do either. */
+export const READ_FIELDS: ReadonlySet<PathField> = new Set(['read', 'searched', 'touched']);
+export const WRITE_FIELDS: ReadonlySet<PathField> = new Set(['written', 'edited', 'deleted', 'touched']);
+
 /** A tool call, completed or pending. */
 export interface AuditedCall {
   /** The session ('' for events without one). */

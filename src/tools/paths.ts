@@ -82,11 +82,11 @@ export function samePath(a: string, b: string, cwd: string | undefined): boolean
 export function matchForms(p: string, cwd: string | undefined, broad: boolean): string[] {
   const forms = new Set<string>();
   const slashed = p.includes('\\') ? p.replace(/\\/g, '/') : p;
+  const cwdSlashed = cwd?.replace(/\\/g, '/');
   for (const written of slashed === p ? [p] : [p, slashed]) {
     const n = normalizePath(written);
     forms.add(n);
     if (broad && (n.startsWith('../') || n === '..')) forms.add(n.replace(/^(\.\.\/)+/, '').replace(/^\.\.$/, '.'));
-    const cwdSlashed = cwd?.replace(/\\/g, '/');
     if (cwdSlashed !== undefined && isAbsolute(cwdSlashed)) {
       const abs = resolvePath(written, cwdSlashed);
       forms.add(abs);

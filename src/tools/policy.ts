@@ -8,7 +8,7 @@
 import { Minimatch } from 'minimatch';
 import type { MinimatchOptions } from 'minimatch';
 import { matchForms, samePath } from './paths.js';
-import { callCounts, callIsTool, FIELD_OF_ACCESS } from './call.js';
+import { callCounts, callIsTool, FIELD_OF_ACCESS, READ_FIELDS, WRITE_FIELDS } from './call.js';
 import type { AuditedCall, PathField } from './call.js';
 import { visibleOneLine } from '../safe-text.js';
 
@@ -65,11 +65,8 @@ function compile(text: string, options: MinimatchOptions, deny = false): Glob {
   return { text, match: dir === undefined ? (p) => matcher.match(p) : (p) => matcher.match(p) || dir.match(p) };
 }
 
-const READ_FIELDS: ReadonlySet<PathField> = new Set(['read', 'searched', 'touched']);
-const WRITE_FIELDS: ReadonlySet<PathField> = new Set(['written', 'edited', 'deleted', 'touched']);
-// Kinds of tool that change files, and that read them, whatever paths the audit finds in their calls.
+// Kinds of tool that change files, whatever paths the audit finds in their calls.
 const CHANGE_KINDS: ReadonlySet<string> = new Set(['write', 'edit', 'delete']);
-const READ_KINDS: ReadonlySet<string> = new Set(['read']);
 const REQUIRED_FIELDS: ReadonlySet<PathField> = new Set(['written', 'edited']);
 
 /** A usage problem with the checks' arguments, or undefined. */
@@ -125,7 +122,7 @@ export class Policy {
       if (CHANGE_KINDS.has(call.kind)) {
         if (this.options.noWrites) out.push({ check: '--no-writes', call, noPath: true });
         for (const glob of this.denyWrite) out.push({ check: '--deny-write', pattern: glob.text, call, noPath: true });
-      } else if (READ_KINDS.has(call.kind)) {
+      } else if (call.kind === 'read') {
         for (const glob of this.denyRead) out.push({ check: '--deny-read', pattern: glob.text, call, noPath: true });
       }
       return out;

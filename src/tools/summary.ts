@@ -3,7 +3,7 @@
  * summary shows is kept: counts, each path once, each command run.
  */
 import type { AuditedCall, CallStatus, PathField } from './call.js';
-import { CALL_STATUSES, PATH_FIELDS, callCounts, pathField } from './call.js';
+import { CALL_STATUSES, PATH_FIELDS, READ_FIELDS, WRITE_FIELDS, callCounts, pathField } from './call.js';
 import { normalizePath, resolvePath } from './paths.js';
 import { visibleOneLine } from '../safe-text.js';
 
@@ -12,9 +12,9 @@ export type PathsChoice = 'all' | 'read' | 'written';
 
 const PATHS_FIELDS: Record<PathsChoice, ReadonlySet<PathField>> = {
   all: new Set(PATH_FIELDS),
-  // A tool of unknown kind may read or write the paths it names: both lists keep them, as the checks do.
-  read: new Set(['read', 'searched', 'touched']),
-  written: new Set(['written', 'edited', 'deleted', 'touched']),
+  // As the checks count them: a tool of unknown kind may read or write the paths it names.
+  read: READ_FIELDS,
+  written: WRITE_FIELDS,
 };
 
 /**
