@@ -601,6 +601,28 @@ function pushPath(list: string[], value: unknown): void {
   if (typeof value === 'string' && value !== '' && !list.includes(value)) list.push(value);
 }
 
+/** Each of {@link PATH_KEYS} by its place in the list. */
+const PATH_KEY_RANK: ReadonlyMap<string, number> = new Map(PATH_KEYS.map((key, rank) => [key, rank]));
+
+/**
+ * Pushes the paths `o` names under {@link PATH_KEYS}, in the order of that
+ * list: its own keys are looked up in the list (an object has a few keys;
+ * the list has many, and `o` may be any of a hundred shapes).
+ */
+function pushPathKeys(list: string[], o: JsonObject): void {
+  let first: string | undefined;
+  let more: string[] | undefined;
+  for (const key in o) {
+    if (!PATH_KEY_RANK.has(key)) continue;
+    if (first === undefined) first = key;
+    else (more ??= [first]).push(key);
+  }
+  if (more !== undefined) {
+    more.sort((a, b) => PATH_KEY_RANK.get(a)! - PATH_KEY_RANK.get(b)!);
+    for (const key of more) pushPath(list, o[key]);
+  } else if (first !== undefined) pushPath(list, o[first]);
+}
+
 function reasonOf(body: unknown): string | undefined {
   if (typeof body === 'string') return body || undefined;
   if (!isObject(body)) return undefined;
@@ -637,12 +659,12 @@ export function toolCallFacts(
     }
   }
   if (args !== undefined) {
-    for (const key of PATH_KEYS) pushPath(facts.argPaths, args[key]);
+    pushPathKeys(facts.argPaths, args);
     const paths = args.paths;
     if (Array.isArray(paths)) for (const p of paths) pushPath(facts.argPaths, p);
     // An MCP call's own arguments are one level down.
     const inner = kind === 'mcp' ? (obj(args, 'args') ?? obj(args, 'arguments')) : undefined;
-    if (inner !== undefined) for (const key of PATH_KEYS) pushPath(facts.argPaths, inner[key]);
+    if (inner !== undefined) pushPathKeys(facts.argPaths, inner);
     if (kind === 'edit') {
       for (const key of PATCH_KEYS) {
         const patch = args[key];

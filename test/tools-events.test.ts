@@ -94,6 +94,24 @@ t.test('facts per kind', async (t) => {
   t.equal(facts({ rejected: 1, readToolCall: { args: { path: 1 } } }).path, undefined, 'a path that is not a string is no path');
 });
 
+t.test('paths named under several keys are listed in one order, whatever the order of the keys', async (t) => {
+  const facts = (tc: Record<string, unknown>) => {
+    const entry = toolCallEntry(ev(tc))!;
+    return toolCallFacts(entry.name, toolCallArgs(entry).args, toolCallResult(entry));
+  };
+  // The order of the path keys (path, filePath, …, oldPath, newPath), not that of the object: the first is the one shown.
+  const a = facts({ moveToolCall: { args: { newPath: 'b.ts', oldPath: 'a.ts', mode: 'x', path: 'dir' } } });
+  const b = facts({ moveToolCall: { args: { path: 'dir', oldPath: 'a.ts', newPath: 'b.ts' } } });
+  t.same(a.argPaths, ['dir', 'a.ts', 'b.ts']);
+  t.same(b.argPaths, a.argPaths);
+  t.equal(a.path, 'dir');
+  t.same(facts({ editToolCall: { args: { new_path: 'n', file: 'f', targetFile: 't' } } }).argPaths, ['t', 'f', 'n']);
+  // The same path under two keys is listed once.
+  t.same(facts({ readToolCall: { args: { file_path: 'x', filePath: 'x', content: 'y' } } }).argPaths, ['x']);
+  // An MCP call's own arguments, one level down, in the same order.
+  t.same(facts({ mcpToolCall: { args: { name: 'fs', args: { dir: 'd', path: 'p' } } } }).argPaths, ['p', 'd']);
+});
+
 t.test('tool kinds by name', async (t) => {
   t.equal(toolKind('read'), 'read');
   t.equal(toolKind('run_terminal_cmd'), 'shell');
