@@ -12,6 +12,11 @@ import {
 } from '../src/events.js';
 
 const ev = (toolCall: unknown, extra: Record<string, unknown> = {}) => ({ type: 'tool_call', subtype: 'completed', call_id: 'c1', tool_call: toolCall, ...extra });
+/** The facts of the call of a completed event whose `tool_call` is `tc`. */
+const facts = (tc: Record<string, unknown>) => {
+  const entry = toolCallEntry(ev(tc))!;
+  return toolCallFacts(entry.name, toolCallArgs(entry).args, toolCallResult(entry));
+};
 
 t.test('the tool is the key ending in ToolCall, whatever comes before it', async (t) => {
   const e = ev({ toolCallId: 'c1', startedAtMs: 5, completedAtMs: 9, hookAdditionalContexts: [], readToolCall: { args: { path: 'a.ts' } } });
@@ -67,10 +72,6 @@ t.test('result variants, with siblings ignored', async (t) => {
 });
 
 t.test('facts per kind', async (t) => {
-  const facts = (tc: Record<string, unknown>) => {
-    const entry = toolCallEntry(ev(tc))!;
-    return toolCallFacts(entry.name, toolCallArgs(entry).args, toolCallResult(entry));
-  };
   t.match(facts({ readToolCall: { args: { path: 'README.md' }, result: { success: { content: 'x', totalLines: 54, totalChars: 1254 } } } }), {
     kind: 'read', access: 'read', path: 'README.md', linesRead: 54, charsRead: 1254,
   });
@@ -95,10 +96,6 @@ t.test('facts per kind', async (t) => {
 });
 
 t.test('paths named under several keys are listed in one order, whatever the order of the keys', async (t) => {
-  const facts = (tc: Record<string, unknown>) => {
-    const entry = toolCallEntry(ev(tc))!;
-    return toolCallFacts(entry.name, toolCallArgs(entry).args, toolCallResult(entry));
-  };
   // The order of the path keys (path, filePath, …, oldPath, newPath), not that of the object: the first is the one shown.
   const a = facts({ moveToolCall: { args: { newPath: 'b.ts', oldPath: 'a.ts', mode: 'x', path: 'dir' } } });
   const b = facts({ moveToolCall: { args: { path: 'dir', oldPath: 'a.ts', newPath: 'b.ts' } } });
