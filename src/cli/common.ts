@@ -231,6 +231,9 @@ function usageMessage(msg: string, argv: readonly string[]): string {
   // yargs's `Invalid values:\n  Argument: status, Given: "nope", Choices: "success", …` on one line.
   const invalid = /^Invalid values:\s+Argument: (.+?), Given: (.+?), Choices: (.+)$/s.exec(msg);
   if (invalid !== null) return `--${invalid[1]} must be one of ${invalid[3]!.replace(/\s+/g, ' ')}, not ${invalid[2]}`;
+  // yargs's `Not enough arguments following: f`, for an option given last without its value.
+  const bare = /^Not enough arguments following: (.+)$/.exec(msg);
+  if (bare !== null) return `${bare[1]!.length === 1 ? '-' : '--'}${bare[1]} needs a value`;
   const found = /^Unknown arguments?: (.*)$/.exec(msg);
   if (found === null) return msg;
   const names = found[1]!.split(', ');

@@ -64,7 +64,13 @@ export const resultSpec: CommandSpec<typeof resultOptions> = {
     ['ndjson-result -- agent -p --output-format stream-json "fix the tests"', 'run the agent, judge its stream and its exit status together'],
   ],
   runsCommand: true,
-  check: (argv) => (argv.tsv && !list(argv.field)?.length ? '--tsv needs --field' : undefined),
+  check: (argv) => {
+    const fields = list(argv.field);
+    if (fields?.some((f) => f === '')) return '--field needs a path';
+    if (argv.tsv && !fields?.length) return '--tsv needs --field';
+    if (argv.json && fields?.length) return 'give either --json or --field, not both';
+    return undefined;
+  },
 };
 
 /** Runs ndjson-result; returns its exit status. */
