@@ -18,7 +18,7 @@ export const EXIT = {
 export const EXIT_TABLE: ReadonlyArray<readonly [number, string]> = [
   [EXIT.OK, 'success'],
   [EXIT.USAGE, 'bad usage (unknown option, bad value)'],
-  [EXIT.INPUT, 'input or output failed, --strict met a bad line, or a result was not kept'],
+  [EXIT.INPUT, 'input or output failed, or --strict met a bad line'],
   [EXIT.FAILED, 'failure reported: a failed result, a failed check'],
   [EXIT.NO_RESULT, 'no result: the stream ended before a terminal result event'],
   [EXIT.COMMAND, 'the command after -- failed, though its stream reported no failure'],

@@ -46,14 +46,19 @@ for (const bin of Object.keys(pkg.bin).sort()) {
       t.skip('groff is not installed: rendering not checked');
     }
 
+    const source = fs.readFileSync(path.join(ROOT, 'man/src', `${bin}.1.md`), 'utf8');
     const help = await runBin(bin, ['--help']);
     t.equal(help.code, 0, '--help exits 0');
     t.match(help.stdout, /Exit status:/, '--help lists the exit statuses');
+    // The statuses --help lists are those the man page gives the tool (not those it marks as not used).
+    const statusSection = /## EXIT STATUS\n([\s\S]*?)\n## /.exec(source)?.[1] ?? '';
+    const manStatuses = [...statusSection.matchAll(/^\* `(\d+)`(?:, `\d+`)?:\n\s+(.*)$/gm)].filter((m) => !/^Not used/.test(m[2]!)).map((m) => m[1]);
+    const helpStatuses = [...(help.stdout.split('\nExit status:\n')[1] ?? '').matchAll(/^ {2}(\d+) /gm)].map((m) => m[1]);
+    t.same(helpStatuses, manStatuses, '--help lists the exit statuses the man page gives');
     t.match(help.stdout, /Examples:/, '--help ends with examples');
     const version = await runBin(bin, ['--version']);
     t.equal(version.stdout.trim(), pkg.version, '--version prints the version');
 
-    const source = fs.readFileSync(path.join(ROOT, 'man/src', `${bin}.1.md`), 'utf8');
     const optionsSection = /## OPTIONS\n([\s\S]*?)\n## /.exec(source)?.[1] ?? '';
     const manOptions = new Set([...optionsSection.matchAll(/^\* `(?:-\w`, `)?--([a-z][a-z0-9-]*)/gm)].map((m) => m[1]!));
     const optionsPart = help.stdout.split(/\nOptions:\n/)[1]?.split(/\n\n/)[0] ?? '';

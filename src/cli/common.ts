@@ -103,16 +103,21 @@ export interface CommandSpec<O extends Record<string, Options>> {
   check?: (argv: Record<string, unknown>) => string | undefined;
   /** The command can run an agent given after `--` and read its output. */
   runsCommand?: boolean;
+  /** The statuses of {@link EXIT_TABLE} the command can end with, when not all: its `--help` lists these. */
+  statuses?: readonly number[];
+  /** The command's own words for some statuses in its `--help`, where the table's do not say all. */
+  statusText?: Readonly<Partial<Record<number, string>>>;
 }
 
-/** The epilogue of every `--help`: the examples, one command a line, and the exit-status table. */
-function epilogue(examples: CommandSpec<Record<string, Options>>['examples']): string {
+/** The epilogue of every `--help`: the examples, one command a line, and the statuses of the exit-status table the command can end with. */
+function epilogue<O extends Record<string, Options>>(spec: CommandSpec<O>): string {
+  const rows = EXIT_TABLE.filter(([code]) => spec.statuses === undefined || spec.statuses.includes(code));
   return [
     'Examples:',
-    ...examples.flatMap(([command, text]) => [`  ${command}`, `      ${text}`]),
+    ...spec.examples.flatMap(([command, text]) => [`  ${command}`, `      ${text}`]),
     '',
     'Exit status:',
-    ...EXIT_TABLE.map(([code, text]) => `  ${String(code).padEnd(4)}${text}`),
+    ...rows.map(([code, text]) => `  ${String(code).padEnd(4)}${spec.statusText?.[code] ?? text}`),
   ].join('\n');
 }
 
@@ -133,7 +138,7 @@ function configure<O extends Record<string, Options>>(spec: CommandSpec<O>, args
     .alias('h', 'help')
     .parserConfiguration({ 'populate--': true, 'boolean-negation': true })
     .completion(COMPLETION_COMMAND, false)
-    .epilogue(epilogue(spec.examples))
+    .epilogue(epilogue(spec))
     .wrap(Math.min(100, process.stdout.columns ?? 80));
   return y;
 }

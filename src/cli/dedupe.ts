@@ -47,6 +47,12 @@ export const dedupeSpec: CommandSpec<typeof dedupeOptions> = {
     ['ndjson-dedupe --verify --stats run.ndjson > /dev/null', 'check the kept text against the result'],
     ['cat old.ndjson new.ndjson | ndjson-dedupe --key uuid', 'drop repeated events, like sort -u without sorting'],
   ],
+  // 3 and 4 come only with --verify; no command is run.
+  statuses: [EXIT.OK, EXIT.USAGE, EXIT.INPUT, EXIT.FAILED, EXIT.NO_RESULT, 130],
+  statusText: {
+    [EXIT.FAILED]: 'with --verify: kept text differs from its result, or a flush from its deltas',
+    [EXIT.NO_RESULT]: "with --verify: a session's input ended before its result",
+  },
   check: (argv) => {
     const keys = list(argv.key);
     if (keys?.some((k) => String(k) === '')) return '--key needs a path';

@@ -124,6 +124,9 @@ export const toolsSpec: CommandSpec<typeof toolsOptions> = {
     ['agent -p --output-format stream-json "fix it" | tee run.ndjson | ndjson-tools --summary', 'what the agent did, for people'],
     ["ndjson-tools --paths=written --absolute run.ndjson | xargs git diff --", 'the files the agent changed'],
   ],
+  // A stream without a result is audited like any other; no command is run.
+  statuses: [EXIT.OK, EXIT.USAGE, EXIT.INPUT, EXIT.FAILED, 130],
+  statusText: { [EXIT.FAILED]: 'a check failed (one line per violation on stderr)' },
   check: (argv) => {
     if (argv.json && !argv.summary) return '--json needs --summary';
     if (argv.summary && argv.paths !== undefined) return '--summary and --paths do not go together';
