@@ -243,11 +243,12 @@ t.test('with needs, glued lines among others are found in every chunking', async
     '{"type":"assistant","text":"}"}',
     '{"type":"assistant","text":"v"}\t {"type":"result","result":"3"}',
     '{"type":"assistant","text":"} \\t"}',
+    '{"type":"assistant","text":"u"} 7 {"type":"result","result":"5"}',
     '{"type":"result","result":"4"}',
   ];
   const input = Buffer.from(lines.join('\n'));
   const expected = read(input.toString(), 0, 'x').events.map((e) => e.event);
-  t.equal(expected.length, 12);
+  t.equal(expected.length, 14);
   for (let size = 1; size <= input.length; size++) {
     const seen: unknown[] = [];
     const reader = new EventReader({ record: (r) => seen.push(r.event), problem: () => {} }, { needs: (type) => type === 'result', reuseLines: true });
@@ -290,6 +291,13 @@ t.test('typeIsCertain: the first key is the type unless a later top-level key ma
     ['{"type":"assistant"} \t{"type":"result"}', false, 'glued with spaces'],
     ['{"type":"assistant","text":"} {"}', false, 'what looks glued inside a string: not certain'],
     ['{"type":"assistant","text":"} else","n":{}}', true, 'a brace and a space, not glued'],
+    ['{"type":"assistant"} 42 {"type":"result"}', false, 'a number glued between, with spaces'],
+    ['{"type":"assistant"}\t"x" {"type":"result"}', false, 'a string glued between'],
+    ['{"type":"assistant"} [1] {"type":"result"}', false, 'an array glued between'],
+    ['{"type":"assistant"}  true{"type":"result"}', false, 'a literal glued between'],
+    ['{"type":"assistant","text":"} 42"}', false, 'what looks like a value glued, inside a string: not certain'],
+    ['{"type":"assistant","text":"} nothing } false"}', false, 'a literal after a brace and a space, inside a string: not certain'],
+    ['{"type":"assistant","text":"} nothing } tr"}', true, 'words that start like literals: not glued'],
   ];
   for (const [line, want, why] of cases) {
     t.equal(certain(line), want, why);

@@ -184,6 +184,24 @@ t.test('which lines of a run are handed over', async (t) => {
   t.same(sessions, ['a', 'a', 'a', 'a', 'b', 'c', 'c', 'c', 'c', 'c', 'c', 'c']);
 });
 
+t.test('a run ends at a line with a value glued after it, spaces between: the values after it are read', async (t) => {
+  const e = (type: string, more = ''): string => `{"type":"${type}"${more},"session_id":"a","timestamp_ms":1}`;
+  const failed = e('result', ',"subtype":"error_during_execution","is_error":true,"result":"boom"');
+  for (const between of [' 42 ', ' "x" ', '\t[1] ', ' -1 ', ' true ', ' null\t', ' false ']) {
+    const input = Buffer.from([e('system', ',"subtype":"init"'), e('thinking'), e('thinking'), `${e('thinking')}${between}${failed}`, e('thinking'), ''].join('\n'));
+    for (const runs of [true, false]) {
+      const core = new ResultCore({ all: true, keepResults: false });
+      const { problems } = drive(core, input, 0, runs);
+      t.same(
+        core.verdicts.map((v) => [v.failed, v.line]),
+        [[true, 4]],
+        `${JSON.stringify(between)}${runs ? ', in a run' : ''}: the failed result is read`,
+      );
+      t.equal(problems.length, 1, 'and the value between is reported');
+    }
+  }
+});
+
 t.test('which deltas are joined: one session in a row, within one write', async (t) => {
   const d = (text: string, session = 'a', time = 1): string =>
     `{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":${JSON.stringify(text)}}]},"session_id":"${session}","timestamp_ms":${time}}`;

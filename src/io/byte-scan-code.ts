@@ -702,7 +702,16 @@ const CONCERN_BODY = (() => {
     loop,
     [localGet(I), localGet(E), i32GeU, if_, i32Const(1), return_, end],
     [localGet(I), i32Load8U, localTee(B), i32Const(0x7b), i32Eq, if_, i32Const(1), return_, end],
-    [localGet(B), i32Const(0x20), i32Eq, localGet(B), i32Const(0x09), i32Eq, i32Or, localGet(B), i32Const(0x0d), i32Eq, i32Or, i32Eqz, if_, i32Const(0), return_, end],
+    // After the spaces, a byte that may start another value (`[`, `"`, `-`, a digit, `tr`, `fa`, `nu`) is a concern too.
+    [localGet(B), i32Const(0x20), i32Eq, localGet(B), i32Const(0x09), i32Eq, i32Or, localGet(B), i32Const(0x0d), i32Eq, i32Or, i32Eqz, if_],
+    [0x5b, 0x22, 0x2d].map((b, k) => [localGet(B), i32Const(b), i32Eq, (k > 0 ? i32Or : [])]),
+    [localGet(B), i32Const(0x30), i32Sub, i32Const(10), i32LtU, i32Or],
+    [
+      [0x74, 0x72],
+      [0x66, 0x61],
+      [0x6e, 0x75],
+    ].map(([first, second]) => [localGet(B), i32Const(first!), i32Eq, localGet(I), i32Load8UAt(1), i32Const(second!), i32Eq, i32And, i32Or]),
+    [return_, end],
     [localGet(I), i32Const(1), i32Add, localSet(I), br(0)],
     end,
     end,

@@ -268,13 +268,24 @@ export function holdsBytes(raw: Buffer, needle: Buffer, pivot: number): boolean 
   return false;
 }
 
-/** True when the `}` at `raw[close]` is followed by `{`, with only spaces, tabs and carriage returns between. */
+// The literals a value may be, glued after an object.
+const LITERALS = [Buffer.from('true'), Buffer.from('false'), Buffer.from('null')];
+
+/**
+ * True when the `}` at `raw[close]` is followed by `{`, with only spaces,
+ * tabs and carriage returns between; or by those and what starts another
+ * value (`[`, `"`, `-`, a digit, `true`, `false`, `null`), which in one
+ * object can follow a `}` only inside a string.
+ */
 function gluedAt(raw: Buffer, close: number): boolean {
   const n = raw.length;
   for (let i = close + 1; i < n; i++) {
-    const b = raw[i];
+    const b = raw[i]!;
     if (b === 0x7b) return true;
-    if (b !== 0x20 && b !== 0x09 && b !== 0x0d) return false;
+    if (b === 0x20 || b === 0x09 || b === 0x0d) continue;
+    if (i === close + 1) return false;
+    if (b === 0x5b || b === 0x22 || b === 0x2d || (b >= 0x30 && b <= 0x39)) return true;
+    return LITERALS.some((literal) => sameBytes(raw, i, literal));
   }
   return false;
 }
