@@ -349,8 +349,14 @@ t.test('a session run again (--resume, or a log appended twice): each run printe
   t.equal((await run([], lines(init(), init(), asst('Once.'), ok('Once.')))).stdout, 'Once.\n', 'an init twice before anything else is one run');
   // --all: the calls of a run that stopped are shown as not completed when the session starts again.
   const stopped = await run(['--all'], lines(init(), shell('c1', 'make'), init(), asst('Again.'), ok('Again.')));
-  t.equal(stopped.stdout, '→ shell make (not completed)\n\nAgain.\n', 'a call the run never completed, when the next run starts');
+  t.equal(stopped.stdout, `→ shell make (not completed)\n\n${label}\nAgain.\n`, 'a call the run never completed, when the next run starts, under its label');
   t.equal(stopped.code, EXIT.OK);
+  // --all: a session's next run is written under its label, as another session's text would be.
+  const twice = await run(['--all'], lines(init(), asst('First.'), ok('First.'), init(), asst('More.'), ok('More.')));
+  t.equal(twice.stdout, `First.\n\n${label}\nMore.\n`, '--all: the second run under a label');
+  const third = await run(['--all'], lines(init(), asst('A.'), ok('A.'), init('z'), asst('Z.', {}, 'z'), ok('Z.', 'z'), init(), asst('B.'), ok('B.')));
+  t.equal(third.stdout, `A.\n\n── session z ──\nZ.\n\n${label}\nB.\n`, '--all: after another session, one label');
+  t.equal((await run(['--all'], lines(init(), init(), asst('Once.'), ok('Once.')))).stdout, 'Once.\n', '--all: an init twice before anything else is one run, no label');
 });
 
 t.test('--all: text of nothing but newlines starts no block, so no label stands over nothing', async (t) => {

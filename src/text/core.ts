@@ -323,6 +323,13 @@ export class Transcript {
     if (this.blockSession === session) this.open = false;
   }
 
+  /** `session` runs again: its next block starts under its label, as another session's would. */
+  newRun(session: string): void {
+    if (this.blockSession !== session) return;
+    this.blockSession = null;
+    this.open = false;
+  }
+
   /** Starts a block: a label when the session changed, then the separator the two blocks need. */
   private begin(kind: Block, session: string): void {
     if (this.started && this.blockSession !== session) {
@@ -638,7 +645,10 @@ export class TextCore implements ToolCore {
    */
   private runAgain(s: SessionState, emit: Emit): void {
     if (this.options.all) {
-      if (this.transcript !== null) this.unfinished(s, this.transcript);
+      if (this.transcript !== null) {
+        this.unfinished(s, this.transcript);
+        this.transcript.newRun(s.session);
+      }
     } else {
       this.runsApart(s, emit);
     }
