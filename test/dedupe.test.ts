@@ -199,7 +199,7 @@ t.test('main()', async (t) => {
       [lines(delta('a'), final('a'), result('a')), 0, null],
       [lines(delta('a'), final('a'), result('b')), 3, /^ndjson-dedupe: stdin:3: verify: session s: kept text differs from the result at offset 0 \(kept 1 chars, result 1\): kept "a", result "b"\n$/],
       [lines(delta('a'), flush('b'), result('a')), 3, /^ndjson-dedupe: stdin:2: session s: flush differs from the 1 delta before it at offset 0, dropped: flush "b", deltas "a"\n$/],
-      [lines(delta('a'), final('a')), 4, /^ndjson-dedupe: stdin:1: verify: session s: no result to check the kept text against: the stream ended first\n$/],
+      [lines(delta('a'), final('a')), 4, /^ndjson-dedupe: stdin:2: verify: session s: no result to check the kept text against: the stream ended first\n$/],
     ];
     for (const [input, code, stderr] of cases) {
       const m = memoryIo(input);

@@ -122,7 +122,7 @@ interface VerifySession {
   claude: boolean;
   /** An assistant event of the run was read. */
   assistant: boolean;
-  /** Where the run was first seen. */
+  /** Where the run was last seen: its last event, as ndjson-result names it. */
   source: string;
   line: number;
 }
@@ -228,6 +228,7 @@ export class DedupeCore implements ToolCore {
       this.byKey(rec, type, emit);
       return;
     }
+    if (this.options.verify && type !== 'result') this.lastSeen(rec);
     switch (type) {
       case 'assistant':
         this.assistant(rec, emit);
@@ -290,6 +291,14 @@ export class DedupeCore implements ToolCore {
       this.sessions.set(id, state);
     }
     return state;
+  }
+
+  /** Under `verify`: `rec` is where its session, if its run is followed, was last seen. */
+  private lastSeen(rec: EventRecord): void {
+    const state = this.sessions.get(recordSession(rec));
+    if (state === undefined) return;
+    state.source = rec.source;
+    state.line = rec.line;
   }
 
   private assistant(rec: EventRecord, emit: Emit): void {
