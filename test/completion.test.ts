@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { BIN, runBin } from './fixtures/lib/run.js';
+import { BIN, TEST_ENV, runBin } from './fixtures/lib/run.js';
 
 const tools = ['ndjson-result', 'ndjson-dedupe', 'ndjson-text', 'ndjson-tools'];
 const hasBash = spawnSync('bash', ['--version']).status === 0;
@@ -28,6 +28,12 @@ for (const tool of tools) {
     t.match(zsh.stdout, new RegExp(`^#compdef ${tool}\\n`));
     const bad = await runBin(tool, ['--completion=fish']);
     t.equal(bad.code, 1, 'an unknown shell is a usage error');
+    // A bare --completion: the shell of $SHELL, bash when there is none; another shell is said, not answered with bash's script.
+    const bare = async (shell: string | undefined) => runBin(tool, ['--completion'], '', { env: { ...TEST_ENV, SHELL: shell } });
+    t.match((await bare('/usr/local/bin/zsh')).stdout, new RegExp(`^#compdef ${tool}\\n`), '$SHELL zsh: the zsh script');
+    t.match((await bare(undefined)).stdout, /_yargs_completions/, 'no $SHELL: the bash script');
+    const fish = await bare('/usr/bin/fish');
+    t.same([fish.code, fish.stdout, fish.stderr.split('\n')[0]], [1, '', `${tool}: --completion takes bash or zsh, not fish (the shell $SHELL names)`], '$SHELL fish: a usage error');
 
     if (!hasBash) {
       t.skip('bash is not installed: the script is not run');

@@ -199,9 +199,11 @@ export function parseArgs<O extends Record<string, Options>, A>(spec: CommandSpe
     return { code: EXIT.OK };
   }
   if (failure === null && parsed.completion !== undefined) {
-    const shell = String(parsed.completion) || (/zsh/.test(io.env.SHELL ?? '') ? 'zsh' : 'bash');
+    // A bare --completion: the shell $SHELL names (`/bin/zsh`, `/usr/local/bin/bash5`), bash when it names none.
+    const login = (io.env.SHELL ?? '').split('/').pop() ?? '';
+    const shell = String(parsed.completion) || (login.startsWith('zsh') ? 'zsh' : login.startsWith('bash') || login === '' ? 'bash' : login);
     if (shell !== 'bash' && shell !== 'zsh') {
-      failure = `--completion takes bash or zsh, not ${shell}`;
+      failure = `--completion takes bash or zsh, not ${visibleOneLine(shell)}${String(parsed.completion) === '' ? ' (the shell $SHELL names)' : ''}`;
     } else {
       io.stdout.write(completionScript(spec, shell));
       return { code: EXIT.OK };
