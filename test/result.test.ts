@@ -227,7 +227,7 @@ t.test('a result let go is said, with status 2; the file itself is read from its
   t.equal(piped.stdout.toString(), '');
   t.equal(
     piped.stderr.toString(),
-    'ndjson-result: the result was not kept: too many sessions ended after it (session s0, result at stdin:1); read the file itself, or use --all\n',
+    'ndjson-result: the result was not kept: too many sessions ended after it (session s0, result at stdin:1); name the file alone, which is read from its end, or use --all\n',
   );
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ndjson-held-'));
   t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));

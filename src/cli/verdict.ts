@@ -52,7 +52,7 @@ export function judgeSessions<S extends SessionEnd>(
   for (const s of sessions) {
     if (s.dropped) {
       // Read, but let go before the end: the answer is not printed, and that is said, not hidden behind its status.
-      warn(io, name, `the result was not kept: too many sessions ended after it (${describeSessionEnd(s)}); read the file itself, or use --all`);
+      warn(io, name, `the result was not kept: too many sessions ended after it (${describeSessionEnd(s)}); name the file alone, which is read from its end, or use --all`);
       code = EXIT.INPUT;
     } else if (s.result === undefined) {
       warn(io, name, `no result event: the agent stopped before finishing (${describeSessionEnd(s)})`);
