@@ -211,11 +211,22 @@ t.test('main()', async (t) => {
     t.equal(await main([], m.io), 0, 'without --verify a mismatched flush is reported, status 0');
     t.match(m.stderr(), /flush differs/);
   });
-  t.test('a broken line shaped like an event of a type dedupe does not read passes unparsed; --strict parses it', async (t) => {
+  t.test('a broken line shaped like an event of a type dedupe does not read is checked, reported and dropped; --strict stops at it', async (t) => {
     const broken = '{"type":"thinking","subtype":"delta","text":"a" "b"}';
     const m = memoryIo(lines(broken, delta('a')));
     t.equal(await main([], m.io), 0);
-    t.equal(m.stdout(), lines(broken, delta('a')));
+    t.equal(m.stdout(), lines(delta('a')));
+    t.match(m.stderr(), /^ndjson-dedupe: stdin:1: not JSON: /);
+    // Every line copied out is JSON, whatever its size and wherever the flaw: a raw control character in a large value,
+    // a byte flipped in a small call; lines the scan cannot vouch for (a \u0000 escape, deep nesting) are parsed.
+    const big = 'x'.repeat(10_000);
+    const call = (extra: string) => `{"type":"tool_call","subtype":"completed","call_id":"c","tool_call":{"readToolCall":{"args":{"path":"a"},"result":{"success":{"content":"${extra}"}}}},"session_id":"s"}`;
+    const good = [call(big), call('\\u0000 nul'), `{"type":"system","deep":${'['.repeat(2000)}${']'.repeat(2000)},"session_id":"s"}`, call('small')];
+    const bad = [call(`${big}\u0001${big}`), call('small').replace('"path":', '"path";'), `{"type":"user","message":{"content":[1,]},"session_id":"s"}`];
+    const mixed = memoryIo(lines(...good, ...bad, delta('a')));
+    t.equal(await main([], mixed.io), 0);
+    t.equal(mixed.stdout(), lines(...good, delta('a')), 'the good lines, as read; the broken ones dropped');
+    t.same(mixed.stderr().split('\n').filter(Boolean).map((l) => /^ndjson-dedupe: stdin:(\d+): not JSON/.exec(l)?.[1]), ['5', '6', '7'], 'each broken line reported');
     const strict = memoryIo(lines(broken, delta('a')));
     t.equal(await main(['--strict'], strict.io), 2);
     t.match(strict.stderr(), /^ndjson-dedupe: stdin:1: not JSON: /);

@@ -12,7 +12,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { EventRecord, InputProblem } from '../io/input.js';
-import { recordBroken, recordSession, recordSessionField, recordType } from '../io/input.js';
+import { recordChecked, recordSession, recordSessionField, recordType } from '../io/input.js';
 import type { ToolCore, Emit } from '../io/tool-stream.js';
 import { assistantKind, getPath, isClaudeCodeEvent, messageText, resultFailed, resultText, sessionId } from '../events.js';
 import { TextTracker } from '../assistant-text.js';
@@ -249,8 +249,8 @@ export class DedupeCore implements ToolCore {
         break;
       }
     }
-    // Parsed for its session, it was found not to be JSON: reported, and dropped like any line that is no event.
-    if (recordBroken(rec)) return;
+    // Copied as read, a line must be JSON: one that is not is reported, and dropped like any line that is no event.
+    if (!recordChecked(rec)) return;
     this.keep(rec, statKind(type), emit);
   }
 

@@ -19,7 +19,7 @@ import { jsonParser } from 'stream-json/parser.js';
 import Assembler from 'stream-json/assembler.js';
 import type { AgentEvent } from '../events.js';
 import { eventType, FREQUENT_SHAPES, isObject, str } from '../events.js';
-import { SKIM_THRESHOLD, skimParse } from './skim.js';
+import { SKIM_THRESHOLD, isJsonObject, skimParse } from './skim.js';
 import { compileShapes, matchShape, numberValue, parseShape, slotEnd, slotStart, slotValue, stringValue } from './shapes.js';
 import type { CompiledShape } from './shapes.js';
 import { sameBytes } from './json-bytes.js';
@@ -188,6 +188,24 @@ export function placeRecord(source: string, line: number, type: string): EventRe
  */
 export function recordBroken(rec: EventRecord): boolean {
   return rec instanceof SkimmedRecord && rec.failed;
+}
+
+/**
+ * For a tool that copies the lines it does not read: true when `rec` is an
+ * event, its whole line checked as strictly as `JSON.parse` checks it. A
+ * record handed over unparsed is checked by the skim's scan of its bytes
+ * (see skim.ts), and parsed when the scan cannot vouch for it: a line that
+ * is not JSON is then reported, as any record is when parsed, and false is
+ * given.
+ */
+export function recordChecked(rec: EventRecord): boolean {
+  if (!(rec instanceof SkimmedRecord) || rec.parsed) return !recordBroken(rec);
+  // A line exactly of a frequent shape (a delta of thinking) is JSON: the match checks its strings as JSON.parse does.
+  const shapes = SHAPES.get(rec.type);
+  if (shapes !== undefined && matchShape(shapes, rec.raw) !== undefined) return true;
+  if (isJsonObject(rec.raw)) return true;
+  void rec.event;
+  return !rec.failed;
 }
 
 /** Options of an {@link EventReader}. */

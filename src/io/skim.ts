@@ -283,6 +283,18 @@ export function largeValues(raw: Buffer, threshold: number = SKIM_THRESHOLD, sca
   return spans;
 }
 
+/**
+ * True when `raw` is exactly one JSON object the skim's scan vouches for, as
+ * `JSON.parse` would read it; false when it is not, or when the scan cannot
+ * say (a `\u0000` escape): parse such a line to know.
+ */
+export function isJsonObject(raw: Buffer): boolean {
+  return raw.length > 0 && largeValues(raw, NO_THRESHOLD) !== undefined;
+}
+
+/** A threshold no value reaches: the scan only checks. */
+const NO_THRESHOLD = 0x7fffffff;
+
 function lazyValue(target: JsonObject | unknown[], key: string | number, raw: Buffer, start: number, end: number): void {
   const settle = (value: unknown): void => {
     Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
