@@ -174,7 +174,7 @@ export type Parsed<A> = { args: A & CommonArgs; rest: string[] } | { code: numbe
  * a usage error is one line on stderr and status 1.
  */
 export function parseArgs<O extends Record<string, Options>, A>(spec: CommandSpec<O>, argv: string[], io: Io): Parsed<A> {
-  let failure: string | null = null;
+  let failure: string | null = flagGivenValue({ ...spec.options, ...commonOptions }, argv) ?? null;
   let output = '';
   const y = configure(spec, argv).fail((msg, err) => {
     failure = msg === null || msg === undefined ? (err?.message ?? 'bad usage') : usageMessage(msg, argv);
@@ -252,6 +252,28 @@ function usageMessage(msg: string, argv: readonly string[]): string {
   const file = argv.find((a) => /^-[^-]/.test(a) && pathExists(a));
   if (file !== undefined) out += ` (to read the file ${visibleOneLine(file)}, name it ./${visibleOneLine(file)})`;
   return out;
+}
+
+/**
+ * A usage error for `--flag=value` where the flag takes no value (or
+ * `--no-flag=value`): yargs would read the value as the flag's truth, so
+ * that `--no-pending=true` turned the check off. Undefined when there is none.
+ */
+function flagGivenValue(options: Record<string, Options>, argv: readonly string[]): string | undefined {
+  const flags = new Set(['help', 'version']);
+  for (const [name, option] of Object.entries(options)) {
+    if (option.type !== 'boolean') continue;
+    flags.add(name);
+    for (const alias of [option.alias ?? []].flat()) flags.add(alias);
+  }
+  for (const arg of argv) {
+    if (arg === '--') break;
+    const name = /^--([^=]+)=/.exec(arg)?.[1];
+    if (name !== undefined && (flags.has(name) || (name.startsWith('no-') && flags.has(name.slice(3))))) {
+      return `--${name} takes no value (given ${visibleOneLine(arg)})`;
+    }
+  }
+  return undefined;
 }
 
 /**
