@@ -487,7 +487,21 @@ const KIND_BY_NAME: ReadonlyMap<string, ToolKind> = new Map<string, ToolKind>([
     (n) => [n, 'edit'] as const,
   ),
   ...['delete', 'deletefile', 'remove', 'removefile', 'rm'].map((n) => [n, 'delete'] as const),
-  ...['shell', 'bash', 'terminal', 'runterminalcmd', 'runterminalcommand', 'runcommand', 'exec', 'command'].map(
+  ...[
+    'shell',
+    'bash',
+    'terminal',
+    'runterminalcmd',
+    'runterminalcommand',
+    'runcommand',
+    'exec',
+    'command',
+    'executecommand',
+    'runshellcommand',
+    'executebash',
+    'shellexec',
+    'localshell',
+  ].map(
     (n) => [n, 'shell'] as const,
   ),
   ...['ls', 'list', 'listdir', 'listdirectory'].map((n) => [n, 'ls'] as const),
@@ -597,6 +611,12 @@ export interface ToolCallFacts {
   reason?: string;
 }
 
+/** A command given as its words (`["bash", "-lc", "cat .env"]`, as some agents run one), joined by spaces; undefined for anything else. */
+function commandWords(value: unknown): string | undefined {
+  if (!Array.isArray(value) || value.length === 0 || !value.every((w) => typeof w === 'string')) return undefined;
+  return value.join(' ');
+}
+
 function pushPath(list: string[], value: unknown): void {
   if (typeof value === 'string' && value !== '' && !list.includes(value)) list.push(value);
 }
@@ -664,14 +684,17 @@ export function toolCallFacts(
     if (Array.isArray(paths)) for (const p of paths) pushPath(facts.argPaths, p);
     // An MCP call's own arguments are one level down.
     const inner = kind === 'mcp' ? (obj(args, 'args') ?? obj(args, 'arguments')) : undefined;
-    if (inner !== undefined) pushPathKeys(facts.argPaths, inner);
+    if (inner !== undefined) {
+      pushPathKeys(facts.argPaths, inner);
+      if (Array.isArray(inner.paths)) for (const p of inner.paths) pushPath(facts.argPaths, p);
+    }
     if (kind === 'edit') {
       for (const key of PATCH_KEYS) {
         const patch = args[key];
         if (typeof patch === 'string' && patch.includes('*** ')) for (const m of patch.matchAll(PATCH_FILE)) pushPath(facts.argPaths, m[1]);
       }
     }
-    const command = str(args, 'command') ?? str(args, 'cmd');
+    const command = str(args, 'command') ?? str(args, 'cmd') ?? commandWords(args.command);
     if (kind === 'shell' && command !== undefined) facts.command = command;
     const wd = str(args, 'workingDirectory') ?? str(args, 'cwd');
     if (kind === 'shell' && wd) facts.workingDirectory = wd;
@@ -686,7 +709,7 @@ export function toolCallFacts(
   if (result !== undefined && isObject(body)) {
     for (const key of RESULT_PATH_KEYS) pushPath(facts.resultPaths, body[key]);
     if (kind === 'shell') {
-      facts.command ??= str(body, 'command');
+      facts.command ??= str(body, 'command') ?? commandWords(body.command);
       facts.workingDirectory ??= str(body, 'workingDirectory') || undefined;
       facts.exitCode = num(body, 'exitCode');
       facts.signal = str(body, 'signal') || undefined;
@@ -707,6 +730,17 @@ export function toolCallFacts(
   if (kind !== 'shell' && (facts.argPaths.length > 0 || facts.resultPaths.length > 0)) facts.access = ACCESS_BY_KIND[kind];
   facts.path = facts.argPaths[0] ?? facts.resultPaths[0];
   return facts;
+}
+
+/**
+ * Adds to `facts` the argument paths `more` (of another event of the same
+ * call: a call started again with other arguments, or completed with other
+ * ones than it started with): every path a call was given counts.
+ */
+export function addArgPaths(facts: ToolCallFacts, more: readonly string[]): void {
+  for (const p of more) pushPath(facts.argPaths, p);
+  if (facts.kind !== 'shell' && facts.argPaths.length > 0) facts.access ??= ACCESS_BY_KIND[facts.kind];
+  facts.path ??= facts.argPaths[0];
 }
 
 /** Times a `tool_call` event carries, in milliseconds since the epoch. */

@@ -120,6 +120,52 @@ t.test('a directory a deny glob names is denied itself: deleting or searching it
   t.ok(violates(oneCall('write', 'docs', cwd), { requireWrite: ['docs/**'] }), 'a required write is matched as its glob is: docs is no file of docs/**');
 });
 
+t.test('a glob ending in a slash names every file of its directory', async (t) => {
+  const cwd = '/home/u/p';
+  t.ok(violates(oneCall('write', '.github/workflows/ci.yml', cwd), { denyWrite: ['.github/'] }), '.github/ is .github/**');
+  t.ok(violates(oneCall('read', 'secrets/api.key', cwd), { denyRead: ['./secrets//'] }));
+  t.ok(violates(oneCall('delete', '.github', cwd), { denyWrite: ['.github/'] }), 'and the directory itself, as .github/** does');
+  t.notOk(violates(oneCall('write', 'docs/a.md', cwd), { denyWrite: ['.github/'] }));
+  t.notOk(violates(oneCall('write', 'docs/a.md', cwd), { requireWrite: ['docs/'] }), 'a required write under the directory is met');
+  t.ok(violates(oneCall('write', 'src/a.ts', cwd), { requireWrite: ['docs/'] }));
+});
+
+t.test('--tool and --deny-tool compare names as kinds are found: without case, _ or -', async (t) => {
+  for (const [given, name] of [
+    ['web_fetch', 'webFetch'],
+    ['editFile', 'edit_file'],
+    ['READ-FILE', 'read_file'],
+  ]) {
+    t.ok(violates(callOf('function', { url: 'x' }, '/home/u/p', name), { denyTool: [given!] }), `--deny-tool ${given} catches ${name}`);
+    t.equal(runCore(callOf('function', { url: 'x' }, '/home/u/p', name), { tools: [given!] }).core.calls, 1, `--tool ${given} keeps ${name}`);
+  }
+  t.notOk(violates(callOf('function', { url: 'x' }, '/home/u/p', 'webfetcher'), { denyTool: ['web_fetch'] }));
+});
+
+t.test('shell calls by other names, and commands given as words', async (t) => {
+  for (const name of ['execute_command', 'run_shell_command', 'execute_bash', 'shell_exec', 'local_shell']) {
+    const call = callOf('function', { command: 'cat .env' }, '/home/u/p', name);
+    t.ok(violates(call, { denyTool: ['shell'] }), `${name} is a shell call`);
+    t.equal(records(runCore(call).out)[0]!.command, 'cat .env');
+  }
+  const words = callOf('shellToolCall', { command: ['bash', '-lc', 'cat .env'] });
+  t.equal(records(runCore(words).out)[0]!.command, 'bash -lc cat .env', 'a command given as its words');
+  t.match(runCore(words, { summary: true }).out, /bash -lc cat \.env/, 'and listed by --summary');
+});
+
+t.test('a call started again, or completed, with other arguments: every path it was given counts', async (t) => {
+  const e = (subtype: string, p: string, extra: Record<string, unknown> = {}) =>
+    JSON.stringify({ type: 'tool_call', subtype, call_id: 'x', session_id: 's', tool_call: { readToolCall: { args: { path: p }, ...extra } } });
+  const init = JSON.stringify({ type: 'system', subtype: 'init', session_id: 's', cwd: '/p' });
+  const restarted = [init, e('started', '.env'), e('started', 'README.md'), e('completed', 'README.md', { result: { success: {} } })].join('\n') + '\n';
+  t.ok(violates(restarted, { denyRead: ['.env'] }), 'started again with other arguments');
+  t.same(records(runCore(restarted).out)[0]!.read, ['README.md', '.env']);
+  const changed = [init, e('started', '.env'), e('completed', 'README.md', { result: { success: {} } })].join('\n') + '\n';
+  t.ok(violates(changed, { denyRead: ['.env'] }), 'completed with other arguments');
+  const same = [init, e('started', 'a.ts'), e('completed', 'a.ts', { result: { success: {} } })].join('\n') + '\n';
+  t.same(records(runCore(same).out)[0]!.read, ['a.ts'], 'the same arguments: one path');
+});
+
 t.test('a call that changes or reads files by its kind, with no path the audit can read, fails the checks that ask which files', async (t) => {
   const noPath = callOf('editToolCall', { streamContent: 'x' });
   const { violations } = runCore(noPath, { noWrites: true, denyWrite: ['.github/**'] });
@@ -146,6 +192,7 @@ t.test('paths the audit finds in more places: an apply_patch text, an MCP call\'
   t.same(records(out)[0]!.edited, ['.github/workflows/ci.yml', 'new.txt', 'old.txt', 'a.ts', 'b.ts']);
   t.ok(violates(callOf('function', { input: patch }, '/home/u/p', 'apply_patch'), { denyWrite: ['.github/**'] }));
   t.ok(violates(callOf('mcpToolCall', { name: 'fs', toolName: 'read_file', providerIdentifier: 'fs', args: { path: '.env' } }), { denyRead: ['**/.env'] }), 'MCP args');
+  t.ok(violates(callOf('mcpToolCall', { name: 'fs', toolName: 'read', args: { paths: ['a', '.env'] } }), { denyRead: ['**/.env'] }), 'MCP args: paths');
   for (const key of ['filepath', 'notebook_path', 'notebookPath', 'oldPath', 'newPath', 'old_path', 'new_path']) {
     t.ok(violates(callOf('function', { [key]: '.env' }, '/home/u/p', 'read_file'), { denyRead: ['**/.env'] }), key);
   }

@@ -81,8 +81,18 @@ export function pathField(call: AuditedCall): PathField | undefined {
   return call.facts.access === undefined || call.paths.length === 0 ? undefined : FIELD_OF_ACCESS[call.facts.access];
 }
 
-/** True when the call names a tool or kind of `names` (compared without case). */
+/** A tool name as `--tool` and `--deny-tool` compare it, and as its kind is found: without case, `_` or `-` (`web_fetch` is `webFetch`). */
+export function toolNameKey(name: string): string {
+  return name.toLowerCase().replace(/[-_]/g, '');
+}
+
+/** The names given to `--tool` or `--deny-tool`, as {@link callIsTool} takes them. */
+export function toolNameSet(names: readonly string[] | undefined): ReadonlySet<string> {
+  return new Set((names ?? []).map(toolNameKey));
+}
+
+/** True when the call names a tool or kind of `names` (a {@link toolNameSet}). */
 export function callIsTool(call: AuditedCall, names: ReadonlySet<string>): boolean {
   if (names.size === 0) return false;
-  return (call.tool !== undefined && names.has(call.tool.toLowerCase())) || names.has(call.kind);
+  return (call.tool !== undefined && names.has(toolNameKey(call.tool))) || names.has(call.kind);
 }

@@ -11,6 +11,7 @@ import type { EventRecord } from '../io/input.js';
 import { holdsBytes, recordType } from '../io/input.js';
 import type { ToolCore, Emit } from '../io/tool-stream.js';
 import {
+  addArgPaths,
   hasToolUseBlock,
   isSystemInit,
   str,
@@ -25,7 +26,7 @@ import {
 } from '../events.js';
 import type { JsonObject, ToolCallFacts, ToolCallResult } from '../events.js';
 import type { AuditedCall, CallStatus } from './call.js';
-import { callIsTool } from './call.js';
+import { callIsTool, toolNameSet } from './call.js';
 import { samePath } from './paths.js';
 import { Policy } from './policy.js';
 import type { PolicyOptions, Violation } from './policy.js';
@@ -103,7 +104,7 @@ export class ToolsCore implements ToolCore {
   violations = 0;
 
   constructor(private readonly options: ToolsOptions = {}) {
-    this.tools = new Set((options.tools ?? []).map((t) => t.toLowerCase()));
+    this.tools = toolNameSet(options.tools);
     this.statuses = options.statuses && options.statuses.length > 0 ? new Set(options.statuses) : undefined;
     this.policy = new Policy(options);
     if (options.summary) this.summary = new Summary(!!options.absolute);
@@ -186,11 +187,13 @@ export class ToolsCore implements ToolCore {
     const key = this.key(callId);
     const known = this.pending.get(key);
     if (known !== undefined) {
-      // The same call started again: one call, with the newest arguments it was given.
+      // The same call started again: one call, with the newest arguments it was given, and the paths of those before.
       known.events++;
       if (entry !== undefined) known.tool = entry.name;
       if (args !== undefined) {
+        const before = known.facts;
         known.facts = toolCallFacts(known.tool ?? '', args, undefined);
+        addArgPaths(known.facts, before.argPaths);
         known.argsError = error;
         if (this.options.full) known.args = args;
       }
@@ -225,6 +228,8 @@ export class ToolsCore implements ToolCore {
     const tool = entry?.name ?? state?.tool;
     // A completion without args takes them (and their facts) from its start.
     const facts = toolCallFacts(tool ?? '', own.args, result, own.args === undefined ? state?.facts : undefined);
+    // Arguments of its own do not hide those it started with from the checks.
+    if (own.args !== undefined && state !== undefined) addArgPaths(facts, state.facts.argPaths);
     const times = toolCallTimes(rec.event);
     const startMs = times.startedAtMs ?? state?.startMs;
     const endMs = times.completedAtMs ?? times.eventMs;

@@ -8,7 +8,7 @@
 import { Minimatch } from 'minimatch';
 import type { MinimatchOptions } from 'minimatch';
 import { matchForms, samePath } from './paths.js';
-import { callCounts, callIsTool, FIELD_OF_ACCESS, READ_FIELDS, WRITE_FIELDS } from './call.js';
+import { callCounts, callIsTool, FIELD_OF_ACCESS, READ_FIELDS, WRITE_FIELDS, toolNameKey, toolNameSet } from './call.js';
 import type { AuditedCall, PathField } from './call.js';
 import { visibleOneLine } from '../safe-text.js';
 
@@ -51,14 +51,16 @@ const REQUIRE: MinimatchOptions = { ...BASE };
 
 /**
  * A glob as given, with a leading `./` dropped (paths are compared in that
- * form too). For the deny checks (`deny`), a glob that ends in `/**`
- * also matches the directory it names: deleting `secrets`, or searching it,
- * acts on every file of `secrets/**`, yet minimatch's `secrets/**` does not
- * match `secrets`.
+ * form too), and one that ends in `/` read as the directory's every file
+ * (`.github/` is `.github/**`: minimatch's `.github/` matches no file). For
+ * the deny checks (`deny`), a glob that ends in `/**` also matches the
+ * directory it names: deleting `secrets`, or searching it, acts on every
+ * file of `secrets/**`, yet minimatch's `secrets/**` does not match
+ * `secrets`.
  */
 function compile(text: string, options: MinimatchOptions, deny = false): Glob {
   // A deny glob in composed Unicode, as the paths are tried (see matchForms).
-  const pattern = (deny ? text.normalize('NFC') : text).replace(/^(\.\/)+/, '');
+  const pattern = (deny ? text.normalize('NFC') : text).replace(/^(\.\/)+/, '').replace(/(.)\/+$/, '$1/**');
   const matcher = new Minimatch(pattern === '' ? '.' : pattern, options);
   // The directory alone names one place: not a base name to match in any directory.
   const dir = deny && /.\/\*\*$/.test(pattern) ? new Minimatch(pattern.slice(0, -3), { ...options, matchBase: false }) : undefined;
@@ -94,7 +96,7 @@ export class Policy {
   constructor(private readonly options: PolicyOptions) {
     this.denyRead = (options.denyRead ?? []).map((g) => compile(g, DENY, true));
     this.denyWrite = (options.denyWrite ?? []).map((g) => compile(g, DENY, true));
-    this.denyTool = new Set((options.denyTool ?? []).map((n) => n.toLowerCase()));
+    this.denyTool = toolNameSet(options.denyTool);
     this.require = (options.requireWrite ?? []).map((g) => ({ ...compile(g, REQUIRE), met: false }));
     this.active =
       this.denyRead.length + this.denyWrite.length + this.denyTool.size + this.require.length > 0 || !!options.noWrites || !!options.noPending;
@@ -113,7 +115,7 @@ export class Policy {
     }
     if (!callCounts(call)) return out;
     if (callIsTool(call, this.denyTool)) {
-      const byName = call.tool !== undefined && this.denyTool.has(call.tool.toLowerCase());
+      const byName = call.tool !== undefined && this.denyTool.has(toolNameKey(call.tool));
       out.push({ check: '--deny-tool', pattern: byName ? call.tool : call.kind, call });
     }
     // A call that names no path the audit can read (under argument keys it does not know, in a patch of another format)
