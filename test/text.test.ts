@@ -307,6 +307,13 @@ t.test('a session run again (--resume, or a log appended twice): each run printe
       stderr: '',
     },
     {
+      name: 'a tool call after the result (a lone session): the final message is kept',
+      input: lines(init(), asst('First.'), ok('First.'), shell('c9', 'ls')),
+      stdout: `${label}\nFirst.\n`,
+      code: EXIT.OK,
+      stderr: '',
+    },
+    {
       name: 'a run that stopped without a result, taken up by the next',
       input: lines(init(), asst('Half.'), init(), asst('Whole.'), ok('Whole.')),
       stdout: `${label}\nHalf.\n\n${label}\nWhole.\n`,
@@ -470,6 +477,10 @@ t.test('exit statuses and notes', async (t) => {
   t.equal(r.stdout, '');
   t.match(r.stderr, /no result event: the agent stopped before finishing \(session sess-1, last event at stdin:3\)/);
   t.match(r.stderr, /no assistant text after the last tool call; ndjson-text --all shows the whole transcript/);
+  // A run of tool calls and no text at all ends on a tool call too: nothing printed, and the note says why.
+  r = await run([], lines(init(), shell('c', 'make'), ok('')));
+  t.same([r.code, r.stdout], [EXIT.OK, '']);
+  t.match(r.stderr, /^ndjson-text: no assistant text after the last tool call; ndjson-text --all shows the whole transcript \(session sess-1, result at stdin:3\)\n$/);
   r = await run([], lines(init(), asst('Half a sent')));
   t.same([r.code, r.stdout], [EXIT.NO_RESULT, 'Half a sent\n'], 'what text there was');
   r = await run([], lines(init(), asst('Cannot.'), J({ type: 'result', subtype: 'error_during_execution', is_error: true, result: 'Cannot.', session_id: S })));

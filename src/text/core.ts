@@ -565,6 +565,8 @@ export class TextCore implements ToolCore {
         return;
       }
       case 'tool_call':
+        // A tool call after the run's result, while that run waits unprinted (a lone session): its final message is printed, as before text.
+        if (!out && s.result !== undefined && !this.labelled) this.runsApart(s, emit);
         this.toolCallSeen(s, field, out);
         if (out && this.options.tools) this.toolEvent(s, rec.event, out);
         return;
