@@ -4,7 +4,7 @@
  * live, with tool lines and prompts.
  */
 import type { Options } from 'yargs';
-import { parseArgs, processIo, warn } from './common.js';
+import { parseArgs, processIo, warn, EXIT } from './common.js';
 import type { CommandSpec, Io } from './common.js';
 import { describeSessionEnd, judgeSessions, runJudged } from './verdict.js';
 import { TextCore } from '../text/core.js';
@@ -32,7 +32,7 @@ export const textOptions = {
   color: {
     type: 'string',
     requiresArg: true,
-    describe: 'Colour tool lines, prompts, thinking and session labels: auto (on a terminal, unless NO_COLOR is set), always, never',
+    describe: 'Colour tool lines, prompts, thinking and session labels: auto (on a terminal, unless NO_COLOR is non-empty or TERM=dumb), always, never; --no-color is never',
     defaultDescription: 'auto',
   },
   raw: {
@@ -72,6 +72,7 @@ export const textSpec: CommandSpec<typeof textOptions> = {
     ['ndjson-text -a --no-tools --no-user run.ndjson | less', 'all the assistant text of a saved run'],
   ],
   runsCommand: true,
+  statusText: { [EXIT.FAILED]: 'failure reported: a result says the run failed' },
   check: (argv) => {
     if (colorWhen(argv.color) === undefined) return `--color must be auto, always or never, not '${String(argv.color)}'`;
     if (!argv.all) {

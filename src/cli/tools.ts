@@ -122,7 +122,7 @@ export const toolsSpec: CommandSpec<typeof toolsOptions> = {
   examples: [
     ["ndjson-tools --deny-read '**/.env' --no-pending < run.ndjson", 'fail (3) if the agent read a .env file or a call never completed'],
     ['agent -p --output-format stream-json "fix it" | tee run.ndjson | ndjson-tools --summary', 'what the agent did, for people'],
-    ["ndjson-tools --paths=written --absolute run.ndjson | xargs git diff --", 'the files the agent changed'],
+    ["ndjson-tools --paths=written --absolute run.ndjson | tr '\\n' '\\0' | xargs -0 git diff --", 'the files the agent changed'],
   ],
   // A stream without a result is audited like any other; no command is run.
   statuses: [EXIT.OK, EXIT.USAGE, EXIT.INPUT, EXIT.FAILED, 130],
@@ -131,6 +131,8 @@ export const toolsSpec: CommandSpec<typeof toolsOptions> = {
     if (argv.json && !argv.summary) return '--json needs --summary';
     if (argv.summary && argv.paths !== undefined) return '--summary and --paths do not go together';
     if (argv.full && (argv.summary || argv.paths !== undefined)) return '--full only applies to records (not with --summary or --paths)';
+    if (Array.isArray(argv.paths)) return '--paths is given once';
+    if (list(argv.tool)?.some((t) => t === '')) return '--tool needs a non-empty value';
     if (argv.paths !== undefined && !PATHS_CHOICES.includes(String(argv.paths))) {
       return `--paths takes read or written (as --paths=read), not '${String(argv.paths)}'`;
     }
