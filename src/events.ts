@@ -599,6 +599,13 @@ export interface ToolCallFacts {
   linesAdded?: number;
   /** An edit: lines removed. */
   linesRemoved?: number;
+  /**
+   * The files a grep call is limited to by its own glob (`glob`, `include`),
+   * as paths under the directory it searches: `./**\/.env` for a search of
+   * `.` with `glob: "**\/.env"` (a glob without a slash names files in any
+   * directory, as ripgrep has it: `*.ts` is `**\/*.ts`). The files it reads.
+   */
+  searchFilters?: string[];
   /** The pattern of a glob or grep call. */
   pattern?: string;
   /** The URL of a web fetch. */
@@ -674,6 +681,7 @@ export function toolCallFacts(
   const facts: ToolCallFacts = { kind, argPaths: [], resultPaths: [] };
   if (args === undefined && fromStart !== undefined) {
     facts.argPaths = [...fromStart.argPaths];
+    if (fromStart.searchFilters !== undefined) facts.searchFilters = [...fromStart.searchFilters];
     for (const key of ['command', 'workingDirectory', 'pattern', 'url', 'mcpServer', 'mcpTool'] as const) {
       if (fromStart[key] !== undefined) facts[key] = fromStart[key];
     }
@@ -699,6 +707,13 @@ export function toolCallFacts(
     const wd = str(args, 'workingDirectory') ?? str(args, 'cwd');
     if (kind === 'shell' && wd) facts.workingDirectory = wd;
     if (kind === 'glob' || kind === 'grep') facts.pattern = str(args, 'globPattern') ?? str(args, 'pattern') ?? str(args, 'query');
+    if (kind === 'grep') {
+      const dir = facts.argPaths[0] ?? '.';
+      for (const key of ['glob', 'include']) {
+        const glob = str(args, key);
+        if (glob) (facts.searchFilters ??= []).push(`${dir}/${glob.includes('/') ? glob : `**/${glob}`}`);
+      }
+    }
     facts.url = str(args, 'url');
     if (kind === 'mcp') {
       facts.mcpServer = str(args, 'providerIdentifier') ?? str(args, 'name') ?? str(args, 'server');

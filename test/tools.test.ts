@@ -198,6 +198,16 @@ t.test('paths the audit finds in more places: an apply_patch text, an MCP call\'
   }
 });
 
+t.test('a grep limited by its own glob to a denied file reads it, whatever directory it searches', async (t) => {
+  t.ok(violates(callOf('grepToolCall', { pattern: 'KEY', path: '.', glob: '**/.env' }), { denyRead: ['**/.env'] }), 'glob **/.env in .');
+  t.ok(violates(callOf('grepToolCall', { pattern: 'KEY', glob: '.env' }), { denyRead: ['**/.env'] }), 'a glob without a slash, in the whole project');
+  t.ok(violates(callOf('grepToolCall', { pattern: 'KEY', path: 'secrets', include: '*.pem' }), { denyRead: ['secrets/**'] }), 'include, in a denied directory');
+  t.ok(violates(callOf('grepToolCall', { pattern: 'KEY', path: '.', glob: 'secrets/*.pem' }), { denyRead: ['secrets/**'] }), 'a glob into a denied directory');
+  t.notOk(violates(callOf('grepToolCall', { pattern: 'KEY', path: 'src', glob: '*.ts' }), { denyRead: ['**/.env', 'secrets/**'] }), 'a glob of other files');
+  t.notOk(violates(callOf('grepToolCall', { pattern: 'KEY', glob: '**/.env' }), { denyWrite: ['**/.env'] }), 'a search is no write');
+  t.match(formatViolation(runCore(callOf('grepToolCall', { pattern: 'KEY', path: '.', glob: '**/.env' }), { denyRead: ['**/.env'] }).violations[0]!), /--deny-read '\*\*\/\.env': grep \.\/\*\*\/\.env \(call c, success\)$/);
+});
+
 t.test('a session whose cwd is a Windows path: backslashes separate, in its paths and its cwd', async (t) => {
   const cwd = 'C:\\proj';
   t.ok(violates(oneCall('read', 'C:\\proj\\secrets\\k.pem', cwd), { denyRead: ['secrets/**'] }), 'absolute path, relative glob');

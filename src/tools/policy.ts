@@ -118,6 +118,8 @@ export class Policy {
       const byName = call.tool !== undefined && this.denyTool.has(toolNameKey(call.tool));
       out.push({ check: '--deny-tool', pattern: byName ? call.tool : call.kind, call });
     }
+    // A grep limited by its own glob to files a deny glob names reads them, whatever directory it searches (the whole project too).
+    if (call.facts.searchFilters !== undefined) this.deny('--deny-read', this.denyRead, call, out, call.facts.searchFilters);
     // A call that names no path the audit can read (under argument keys it does not know, in a patch of another format)
     // cannot be cleared by a check that asks which files: it fails it.
     if (field === undefined) {
@@ -143,10 +145,10 @@ export class Policy {
     return this.require.filter((g) => !g.met).map((g) => ({ check: '--require-write', pattern: g.text }));
   }
 
-  private deny(check: string, globs: readonly Glob[], call: AuditedCall, out: Violation[]): void {
+  private deny(check: string, globs: readonly Glob[], call: AuditedCall, out: Violation[], paths: readonly string[] = call.allPaths): void {
     if (globs.length === 0) return;
     const reported = new Set<string>();
-    for (const path of call.allPaths) {
+    for (const path of paths) {
       const forms = matchForms(path, call.cwd, true);
       const glob = globs.find((g) => forms.some((f) => g.match(f)));
       if (glob === undefined) continue;
