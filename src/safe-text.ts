@@ -2,27 +2,30 @@
  * Text from the stream is written by someone else: an agent, or a file the
  * agent read. Printed raw to a terminal, an escape sequence in it can move the
  * cursor, rewrite the screen, or set the clipboard (OSC 52); a carriage return
- * can hide what came before it. These helpers make such characters visible.
+ * can hide what came before it; a bidirectional override or isolate
+ * (U+202A–U+202E, U+2066–U+2069) reorders what is shown after it, so that
+ * `secrets/\u202eyek.mep` reads `secrets/pem.key`. These helpers make such
+ * characters visible.
  */
 
-// C0 controls but tab and newline, DEL, C1 controls, and the Unicode line/paragraph separators.
+// C0 controls but tab and newline, DEL, C1 controls, the Unicode line/paragraph separators, bidirectional overrides and isolates.
 // eslint-disable-next-line no-control-regex
-const UNSAFE = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]/g;
+const UNSAFE = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 // eslint-disable-next-line no-control-regex
-const UNSAFE_ONE_LINE = /[\x00-\x1f\x7f-\x9f\u2028\u2029]/g;
+const UNSAFE_ONE_LINE = /[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 
 function escapeChar(c: string): string {
   const code = c.charCodeAt(0);
   return code < 0x100 ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
 }
 
-// JSON escapes C0 controls in strings, but may leave DEL, C1 controls and U+2028/9 raw there, and
-// allows tab and carriage return as white space between tokens.
-const UNSAFE_IN_JSON = /[\t\r\x7f-\x9f\u2028\u2029]/g;
+// JSON escapes C0 controls in strings, but may leave DEL, C1 controls, U+2028/9 and the bidirectional controls raw
+// there, and allows tab and carriage return as white space between tokens.
+const UNSAFE_IN_JSON = /[\t\r\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 
 /**
- * JSON text made safe for a terminal, the same JSON value: DEL, C1 controls
- * and U+2028/9 as `\u` escapes, which mean the same inside strings (the only
+ * JSON text made safe for a terminal, the same JSON value: DEL, C1 controls,
+ * U+2028/9 and the bidirectional controls as `\u` escapes, which mean the same inside strings (the only
  * place valid JSON holds them); tab and carriage return, which valid JSON holds
  * only between tokens, as spaces.
  */

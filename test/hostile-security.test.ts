@@ -26,11 +26,12 @@ const HOSTILE = fs.readFileSync(path.join(ROOT, 'test/fixtures/hostile/seeds/esc
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ndjson-security-'));
 t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-// Anything a terminal acts on: C0 controls but newline and tab, DEL, C1, U+2028/9.
+// Anything a terminal acts on: C0 controls but newline and tab, DEL, C1, U+2028/9; and the bidirectional overrides and
+// isolates, which reorder what it shows.
 // eslint-disable-next-line no-control-regex
-const RAW = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]/;
+const RAW = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
 // eslint-disable-next-line no-control-regex
-const RAW_ONE_LINE = /[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029]/;
+const RAW_ONE_LINE = /[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
 
 function firstRaw(text: string, re: RegExp): string | undefined {
   const m = re.exec(text);
@@ -63,6 +64,9 @@ t.test('nothing raw reaches a terminal: every printing mode, every warning', asy
     ['escapes in every field', HOSTILE],
     ['the same, lines glued and pretty-printed', Buffer.from(HOSTILE.toString('utf8').replace(/\n(?=\{"type":"(assistant|result)")/g, '').replace(/\{"type":"tool_call","subtype":"started"/, '{\n"type":"tool_call",\n"subtype":"started"'))],
     ['raw escape bytes in lines that are no JSON', Buffer.from('\x1b]52;c;aGk=\x07\x1b[2J\r\x9b1A\n{"type":"x"\x1b[1A\n\xc2\x9b\xe2\x80\xa8\n', 'latin1')],
+    // Where the seed has an escape, a right-to-left override, raw and escaped: `secrets/\u202eyek.mep` shows as `secrets/pem.key`.
+    ['bidirectional overrides in every field', Buffer.from(HOSTILE.toString('utf8').replace(/\\u001b/g, (_, at: number) => (at % 2 === 0 ? '\u202e' : '\\u2067')))],
+    ['bidirectional overrides in lines that are no JSON', Buffer.from('\u202eyek.mep\n{"type":"x"\u2066\n')],
   ];
   let checked = 0;
   for (const [label, input] of inputs) {

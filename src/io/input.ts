@@ -666,7 +666,7 @@ export function excerptOf(buf: Buffer): string {
   const chars = Array.from(head.trim());
   let text = chars.slice(0, EXCERPT_CHARS).join('');
   // eslint-disable-next-line no-control-regex
-  text = text.replace(/[\x00-\x1f\x7f-\x9f\u2028\u2029]/g, (c) => {
+  text = text.replace(/[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, (c) => {
     const code = c.charCodeAt(0);
     return code < 0x100 ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
   });

@@ -81,10 +81,10 @@ export function auditRecord(call: AuditedCall, options: RecordOptions = {}): Jso
   return rec;
 }
 
-// JSON.stringify escapes C0 controls but not DEL, C1 controls or U+2028/9; all of them
-// only ever stand inside strings, where \u escapes mean the same.
+// JSON.stringify escapes C0 controls but not DEL, C1 controls, U+2028/9 or the bidirectional overrides and
+// isolates; all of them only ever stand inside strings, where \u escapes mean the same.
 // eslint-disable-next-line no-control-regex
-const UNESCAPED = /[\x7f-\x9f\u2028\u2029]/g;
+const UNESCAPED = /[\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 
 /** A value as one line of JSON that is safe on a terminal: no control character left raw. */
 export function safeJsonLine(value: unknown): string {
