@@ -8,7 +8,7 @@ import { PassThrough } from 'node:stream';
 import { ROOT, memoryIo } from './fixtures/lib/run.js';
 import { main, toolsOptions, toolsSpec } from '../src/cli/tools.js';
 import { helpText } from '../src/cli/common.js';
-import { matchForms, normalizePath, resolvePath, samePath, insidePath } from '../src/tools/paths.js';
+import { matchForms, normalizePath, resolvePath, samePath, insidePath, shortForm } from '../src/tools/paths.js';
 import { Policy, formatViolation } from '../src/tools/policy.js';
 import type { PolicyOptions, Violation } from '../src/tools/policy.js';
 import { ToolsCore } from '../src/tools/core.js';
@@ -218,6 +218,16 @@ t.test('a session whose cwd is a Windows path: backslashes separate, in its path
   t.equal(resolvePath('src\\a.ts', '/home/u/p'), '/home/u/p/src\\a.ts', 'in a POSIX session a backslash is part of a name');
   const { out } = runCore(oneCall('read', 'src\\a.ts', cwd), { absolute: true });
   t.same(records(out)[0]!.read, ['C:/proj/src/a.ts'], '--absolute');
+  // A long-form path names the path after its prefix.
+  t.ok(violates(oneCall('read', '\\\\?\\C:\\proj\\secrets\\k.pem', cwd), { denyRead: ['secrets/**'] }), 'a long-form path');
+  t.ok(violates(oneCall('read', '//?/C:/proj/.env', '/home/u/p'), { denyRead: ['**/.env'] }), 'a long-form path with slashes, in any session');
+  t.equal(resolvePath('\\\\?\\C:\\proj\\a.ts', cwd), 'C:/proj/a.ts');
+  t.equal(shortForm('\\\\?\\UNC\\host\\share\\x'), '\\\\host\\share\\x');
+  t.equal(shortForm('\\\\.\\C:\\x'), 'C:\\x');
+  t.equal(shortForm('//?/'), '//?/', 'a prefix alone is no path');
+  t.equal(shortForm('src/a.ts'), 'src/a.ts');
+  const long = runCore(oneCall('read', '\\\\?\\C:\\proj\\secrets\\k', cwd), { paths: 'all', absolute: true }).out;
+  t.equal(long, 'C:/proj/secrets/k\n', '--paths --absolute');
 });
 
 t.test('required writes must be successful and exact', async (t) => {

@@ -29,6 +29,16 @@ export function normalizePath(p: string): string {
 // A Windows `cwd`: a drive (`C:\\proj`, `C:/proj`) or a share (`\\\\host\\share`). In such a session a backslash separates.
 const WINDOWS_CWD = /^(?:[A-Za-z]:[\\/]|\\\\)/;
 
+// A Windows path in its long form: `\\?\C:\x`, `\\.\C:\x`, `\\?\UNC\host\share\x` (slashes or backslashes).
+const LONG_FORM = /^[\\/]{2}[?.][\\/](UNC[\\/])?(?=.)/i;
+
+/** The path a Windows long-form path names (`\\?\C:\x` is `C:\x`, `\\?\UNC\h\s` is `\\h\s`); any other path as it is. */
+export function shortForm(p: string): string {
+  const m = LONG_FORM.exec(p);
+  if (m === null) return p;
+  return m[1] !== undefined ? `\\\\${p.slice(m[0].length)}` : p.slice(m[0].length);
+}
+
 /**
  * The path made absolute against `cwd` (itself absolute), normalized; a
  * relative path stays relative without one. In a session whose `cwd` is a
@@ -36,8 +46,8 @@ const WINDOWS_CWD = /^(?:[A-Za-z]:[\\/]|\\\\)/;
  */
 export function resolvePath(p: string, cwd: string | undefined): string {
   if (cwd !== undefined && WINDOWS_CWD.test(cwd)) {
-    p = p.replace(/\\/g, '/');
-    cwd = cwd.replace(/\\/g, '/');
+    p = shortForm(p).replace(/\\/g, '/');
+    cwd = shortForm(cwd).replace(/\\/g, '/');
   }
   if (isAbsolute(p) || cwd === undefined || !isAbsolute(cwd)) return normalizePath(p);
   return normalizePath(`${cwd}/${p}`);
@@ -81,9 +91,11 @@ export function samePath(a: string, b: string, cwd: string | undefined): boolean
  */
 export function matchForms(p: string, cwd: string | undefined, broad: boolean): string[] {
   const forms = new Set<string>();
-  const slashed = p.includes('\\') ? p.replace(/\\/g, '/') : p;
-  const cwdSlashed = cwd?.replace(/\\/g, '/');
-  for (const written of slashed === p ? [p] : [p, slashed]) {
+  const short = shortForm(p);
+  // As written, with backslashes as slashes, and a Windows long form (`\\?\C:\x`) as the path it names.
+  const spellings = new Set([p, short].flatMap((s) => [s, s.replace(/\\/g, '/')]));
+  const cwdSlashed = cwd === undefined ? undefined : shortForm(cwd).replace(/\\/g, '/');
+  for (const written of spellings) {
     const n = normalizePath(written);
     forms.add(n);
     if (broad && (n.startsWith('../') || n === '..')) forms.add(n.replace(/^(\.\.\/)+/, '').replace(/^\.\.$/, '.'));
