@@ -25,9 +25,9 @@ const UNSAFE_IN_JSON = /[\t\r\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 
 /**
  * JSON text made safe for a terminal, the same JSON value: DEL, C1 controls,
- * U+2028/9 and the bidirectional controls as `\u` escapes, which mean the same inside strings (the only
- * place valid JSON holds them); tab and carriage return, which valid JSON holds
- * only between tokens, as spaces.
+ * U+2028/9 and the bidirectional controls as `\u` escapes, which mean the
+ * same inside strings (the only place valid JSON holds them); tab and
+ * carriage return, which valid JSON holds only between tokens, as spaces.
  */
 export function visibleJson(text: string): string {
   UNSAFE_IN_JSON.lastIndex = 0;

@@ -108,7 +108,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
   return runJudged(name, core, args, parsed.rest, io, (run) => {
     return judgeSessions(name, core.sessions, args, run, io, {
       more: (s) => {
-        // Nothing on stdout for a session that had text: say why, and where the text is.
+        // Nothing on stdout for a session that wrote text or called tools: say why, and where the transcript is.
         if (!args.all && s.written === 0 && (s.texts > 0 || s.toolCalls > 0) && !s.failed) {
           warn(io, name, `no assistant text after the last tool call; ndjson-text --all shows the whole transcript (${describeSessionEnd(s)})`);
         }
