@@ -205,6 +205,23 @@ t.test('SIGTERM with a command after --: the command is ended too', async (t) =>
   }
 });
 
+t.test('SIGTERM with a command after --: the tool waits for the command to end, passing its last words through', async (t) => {
+  for (const tool of ['ndjson-result', 'ndjson-text']) {
+    // An agent that, told to stop, takes its time: it says so on stderr, then saves its session.
+    const saved = path.join(dir, `saved-${tool}`);
+    const agent = `process.on('SIGTERM', () => setTimeout(() => { process.stderr.write('saving the session\\n'); require('fs').writeFileSync(${JSON.stringify(saved)}, 'x'); process.exit(0); }, 300)); process.stdout.write(${JSON.stringify(`Update available\n${PARTIAL}`)}); setInterval(() => {}, 1000);`;
+    const run = startBin(tool, [...(tool === 'ndjson-text' ? ['-a'] : []), '--', process.execPath, '-e', agent]);
+    t.ok(await waitFor(() => run.stderr().includes('not JSON'), 10000), `${tool} is reading the agent's output`);
+    run.child.kill('SIGTERM');
+    const timer = setTimeout(() => run.child.kill('SIGKILL'), 10000);
+    const end = await run.exited;
+    clearTimeout(timer);
+    t.equal(end.code, 143, `${tool} -- agent: 143`);
+    t.ok(fs.existsSync(saved), `${tool}: the agent had ended when the tool did`);
+    t.match(run.stderr(), /saving the session\n/, `${tool}: its last words passed through`);
+  }
+});
+
 t.test('inputs that cannot be read: one clear line each', async (t) => {
   const missing = path.join(dir, 'missing.ndjson');
   const good = path.join(dir, 'good.ndjson');

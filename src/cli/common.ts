@@ -218,6 +218,8 @@ export function parseArgs<O extends Record<string, Options>, A>(spec: CommandSpe
   const rest = ((parsed['--'] as unknown[] | undefined) ?? []).map(String);
   if (rest.length > 0 && !spec.runsCommand) failure = `unexpected arguments after --: ${rest.join(' ')}`;
   else if (rest.length === 0 && spec.runsCommand && argv.includes('--')) failure = 'no command after --';
+  // `-- $(AGENT)` with the variable empty, quoted.
+  else if (rest.length > 0 && rest[0] === '') failure = 'the command after -- is empty';
   else if (rest.length > 0 && files.length > 0) failure = 'give either files or -- command, not both';
   if (failure !== null) {
     io.stderr.write(`${spec.name}: ${failure}\nTry '${spec.name} --help' for more information.\n`);
@@ -363,6 +365,13 @@ export async function commandStatus(name: string, command: StartedCommand, strea
 /** How long, after SIGINT or SIGTERM, the output may take to be written before the run ends anyway. */
 const FLUSH_WAIT_MS = 1000;
 
+/**
+ * How long, after SIGINT or SIGTERM, a command run after `--` may take to end
+ * (its stderr still passed through: a session saved, where to resume) before
+ * the run ends anyway; a second signal ends it at once.
+ */
+const COMMAND_WAIT_MS = 5000;
+
 /** The status of a run a signal stopped: 128 + the signal's number, as a shell reports it. */
 const SIGNAL_STATUS: Record<StopSignal, number> = { SIGINT: 130, SIGTERM: 143 };
 
@@ -433,7 +442,11 @@ export async function runTool(
   const outcome = await Promise.race([runOutput(sources, stream, io.stdout), flushed]);
   io.signals?.off('SIGINT', onSignal);
   io.signals?.off('SIGTERM', onSignal);
-  if (outcome === 'stopped' || stoppedBy !== null) return { code: SIGNAL_STATUS[stoppedBy ?? 'SIGINT'], closed: true, problems };
+  if (outcome === 'stopped' || stoppedBy !== null) {
+    // The command got the signal too: its last words reach stderr before the run ends, and its stderr is not closed under it.
+    if (command) await Promise.race([command.exited, new Promise((resolve) => setTimeout(resolve, COMMAND_WAIT_MS).unref())]);
+    return { code: SIGNAL_STATUS[stoppedBy ?? 'SIGINT'], closed: true, problems };
+  }
   switch (outcome.kind) {
     case 'done':
       return { code: inputError ? EXIT.INPUT : EXIT.OK, closed: false, problems };
