@@ -187,18 +187,29 @@ t.test('a second signal ends the tool at once', async (t) => {
   t.ok(Date.now() - t0 < 900, `before the one second the first allows (${Date.now() - t0} ms)`);
 });
 
+/**
+ * Runs `tool` on an agent (JavaScript for `node -e`, `setup` first) that prints a line that is no event and a started
+ * call, then hangs; once the tool reads it, sends the tool SIGTERM. Gives whether the tool was reading, how it ended,
+ * and its run.
+ */
+async function stopWithAgent(tool: string, setup: string) {
+  const agent = `${setup} process.stdout.write(${JSON.stringify(`Update available\n${PARTIAL}`)}); setInterval(() => {}, 1000);`;
+  const run = startBin(tool, [...(tool === 'ndjson-text' ? ['-a'] : []), '--', process.execPath, '-e', agent]);
+  const reading = await waitFor(() => run.stderr().includes('not JSON'), 10000);
+  run.child.kill('SIGTERM');
+  const timer = setTimeout(() => run.child.kill('SIGKILL'), 10000);
+  const end = await run.exited;
+  clearTimeout(timer);
+  return { reading, code: end.code, run };
+}
+
 t.test('SIGTERM with a command after --: the command is ended too', async (t) => {
   for (const tool of ['ndjson-result', 'ndjson-text']) {
-    // An agent that says where it is, prints a line that is no event and a started call, then hangs.
+    // An agent that says where it is.
     const pidFile = path.join(dir, `agent-${tool}.pid`);
-    const agent = `require('fs').writeFileSync(${JSON.stringify(pidFile)}, String(process.pid)); process.stdout.write(${JSON.stringify(`Update available\n${PARTIAL}`)}); setInterval(() => {}, 1000);`;
-    const run = startBin(tool, [...(tool === 'ndjson-text' ? ['-a'] : []), '--', process.execPath, '-e', agent]);
-    t.ok(await waitFor(() => run.stderr().includes('not JSON'), 10000), `${tool} is reading the agent's output`);
-    run.child.kill('SIGTERM');
-    const timer = setTimeout(() => run.child.kill('SIGKILL'), 10000);
-    const end = await run.exited;
-    clearTimeout(timer);
-    t.equal(end.code, 143, `${tool} -- agent: 143`);
+    const { reading, code } = await stopWithAgent(tool, `require('fs').writeFileSync(${JSON.stringify(pidFile)}, String(process.pid));`);
+    t.ok(reading, `${tool} is reading the agent's output`);
+    t.equal(code, 143, `${tool} -- agent: 143`);
     const pid = Number(fs.readFileSync(pidFile, 'utf8'));
     t.ok(await waitFor(() => !alive(pid), 2000), 'the agent got the signal and ended');
     if (alive(pid)) process.kill(pid, 'SIGKILL');
@@ -209,14 +220,12 @@ t.test('SIGTERM with a command after --: the tool waits for the command to end, 
   for (const tool of ['ndjson-result', 'ndjson-text']) {
     // An agent that, told to stop, takes its time: it says so on stderr, then saves its session.
     const saved = path.join(dir, `saved-${tool}`);
-    const agent = `process.on('SIGTERM', () => setTimeout(() => { process.stderr.write('saving the session\\n'); require('fs').writeFileSync(${JSON.stringify(saved)}, 'x'); process.exit(0); }, 300)); process.stdout.write(${JSON.stringify(`Update available\n${PARTIAL}`)}); setInterval(() => {}, 1000);`;
-    const run = startBin(tool, [...(tool === 'ndjson-text' ? ['-a'] : []), '--', process.execPath, '-e', agent]);
-    t.ok(await waitFor(() => run.stderr().includes('not JSON'), 10000), `${tool} is reading the agent's output`);
-    run.child.kill('SIGTERM');
-    const timer = setTimeout(() => run.child.kill('SIGKILL'), 10000);
-    const end = await run.exited;
-    clearTimeout(timer);
-    t.equal(end.code, 143, `${tool} -- agent: 143`);
+    const { reading, code, run } = await stopWithAgent(
+      tool,
+      `process.on('SIGTERM', () => setTimeout(() => { process.stderr.write('saving the session\\n'); require('fs').writeFileSync(${JSON.stringify(saved)}, 'x'); process.exit(0); }, 300));`,
+    );
+    t.ok(reading, `${tool} is reading the agent's output`);
+    t.equal(code, 143, `${tool} -- agent: 143`);
     t.ok(fs.existsSync(saved), `${tool}: the agent had ended when the tool did`);
     t.match(run.stderr(), /saving the session\n/, `${tool}: its last words passed through`);
   }
