@@ -510,9 +510,14 @@ const KIND_BY_NAME: ReadonlyMap<string, ToolKind> = new Map<string, ToolKind>([
   ...['mcp', 'callmcptool'].map((n) => [n, 'mcp'] as const),
 ]);
 
+/** A tool name as kinds are found by it, and as `--tool` and `--deny-tool` compare it: without case, `_` or `-` (`web_fetch` is `webFetch`). */
+export function toolNameKey(name: string): string {
+  return name.toLowerCase().replace(/[-_]/g, '');
+}
+
 /** The kind of a tool, from its name (see {@link ToolKind}); `other` for every name not known. */
 export function toolKind(name: string): ToolKind {
-  return KIND_BY_NAME.get(name.toLowerCase().replace(/[-_]/g, '')) ?? 'other';
+  return KIND_BY_NAME.get(toolNameKey(name)) ?? 'other';
 }
 
 /**

@@ -4,6 +4,7 @@
  * need, and nothing bulky unless asked for.
  */
 import type { JsonObject, ToolAccess, ToolCallFacts, ToolKind, ToolResultStatus } from '../events.js';
+import { toolNameKey } from '../events.js';
 
 /** The status of a call: its result's variant, or `pending` (started, never completed). */
 export type CallStatus = ToolResultStatus | 'pending';
@@ -79,11 +80,6 @@ export function callCounts(call: AuditedCall): boolean {
 /** The field the call's paths belong to, or undefined when it names none. */
 export function pathField(call: AuditedCall): PathField | undefined {
   return call.facts.access === undefined || call.paths.length === 0 ? undefined : FIELD_OF_ACCESS[call.facts.access];
-}
-
-/** A tool name as `--tool` and `--deny-tool` compare it, and as its kind is found: without case, `_` or `-` (`web_fetch` is `webFetch`). */
-export function toolNameKey(name: string): string {
-  return name.toLowerCase().replace(/[-_]/g, '');
 }
 
 /** The names given to `--tool` or `--deny-tool`, as {@link callIsTool} takes them. */

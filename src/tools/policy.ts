@@ -8,7 +8,8 @@
 import { Minimatch } from 'minimatch';
 import type { MinimatchOptions } from 'minimatch';
 import { matchForms, samePath } from './paths.js';
-import { callCounts, callIsTool, FIELD_OF_ACCESS, READ_FIELDS, WRITE_FIELDS, toolNameKey, toolNameSet } from './call.js';
+import { callCounts, callIsTool, FIELD_OF_ACCESS, READ_FIELDS, WRITE_FIELDS, toolNameSet } from './call.js';
+import { toolNameKey } from '../events.js';
 import type { AuditedCall, PathField } from './call.js';
 import { visibleOneLine } from '../safe-text.js';
 
