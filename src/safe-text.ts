@@ -41,6 +41,12 @@ export function visible(text: string): string {
   return UNSAFE.test(text) ? text.replace(UNSAFE, escapeChar) : text;
 }
 
+/** Makes every control character visible as its code (`\x0a`, `\u202e`), newlines and tabs too: for an excerpt of a line as read. */
+export function visibleCodes(text: string): string {
+  UNSAFE_ONE_LINE.lastIndex = 0;
+  return UNSAFE_ONE_LINE.test(text) ? text.replace(UNSAFE_ONE_LINE, escapeChar) : text;
+}
+
 /** Makes every control character visible, newlines and tabs too: for a value shown on one line (a path, a command, a call id). */
 export function visibleOneLine(text: string): string {
   UNSAFE_ONE_LINE.lastIndex = 0;

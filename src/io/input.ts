@@ -22,11 +22,11 @@ import { eventType, FREQUENT_SHAPES, isObject, str } from '../events.js';
 import { SKIM_THRESHOLD, isJsonObject, skimParse } from './skim.js';
 import { compileShapes, matchShape, numberValue, parseShape, slotEnd, slotStart, slotValue, stringValue } from './shapes.js';
 import type { CompiledShape } from './shapes.js';
-import { sameBytes } from './json-bytes.js';
+import { isDigit, literalAt, sameBytes } from './json-bytes.js';
 import type { ByteScan } from './byte-scan.js';
 import { makeByteScan, placeAt, walkBytes, walkDepth, walkEscaped, walkInString } from './byte-scan.js';
 import { jsonText } from '../json-text.js';
-import { visibleOneLine } from '../safe-text.js';
+import { visibleCodes, visibleOneLine } from '../safe-text.js';
 
 /** One event read from the input. */
 export interface EventRecord {
@@ -286,9 +286,6 @@ export function holdsBytes(raw: Buffer, needle: Buffer, pivot: number): boolean 
   return false;
 }
 
-// The literals a value may be, glued after an object.
-const LITERALS = [Buffer.from('true'), Buffer.from('false'), Buffer.from('null')];
-
 /**
  * True when the `}` at `raw[close]` is followed by `{`, with only spaces,
  * tabs and carriage returns between; or by those and what starts another
@@ -302,8 +299,8 @@ function gluedAt(raw: Buffer, close: number): boolean {
     if (b === 0x7b) return true;
     if (b === 0x20 || b === 0x09 || b === 0x0d) continue;
     if (i === close + 1) return false;
-    if (b === 0x5b || b === 0x22 || b === 0x2d || (b >= 0x30 && b <= 0x39)) return true;
-    return LITERALS.some((literal) => sameBytes(raw, i, literal));
+    if (b === 0x5b || b === 0x22 || b === 0x2d || isDigit(b)) return true;
+    return literalAt(raw, i) > 0;
   }
   return false;
 }
@@ -664,12 +661,7 @@ const EXCERPT_CHARS = 60;
 export function excerptOf(buf: Buffer): string {
   const head = buf.toString('utf8', 0, Math.min(buf.length, EXCERPT_CHARS * 4));
   const chars = Array.from(head.trim());
-  let text = chars.slice(0, EXCERPT_CHARS).join('');
-  // eslint-disable-next-line no-control-regex
-  text = text.replace(/[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, (c) => {
-    const code = c.charCodeAt(0);
-    return code < 0x100 ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
-  });
+  const text = visibleCodes(chars.slice(0, EXCERPT_CHARS).join(''));
   return chars.length > EXCERPT_CHARS || buf.length > EXCERPT_CHARS * 4 ? `${text}…` : text;
 }
 

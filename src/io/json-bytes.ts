@@ -31,6 +31,15 @@ export function escapeEnd(raw: Buffer, at: number): number {
   return c === 0x22 || c === 0x5c || c === 0x2f || c === 0x62 || c === 0x66 || c === 0x6e || c === 0x72 || c === 0x74 ? at + 2 : -1;
 }
 
+// `true`, `false` and `null` as bytes.
+const LITERALS = [Buffer.from('true'), Buffer.from('false'), Buffer.from('null')];
+
+/** The length of the literal (`true`, `false`, `null`) that starts at `raw[at]`, or 0 when none does. */
+export function literalAt(raw: Buffer, at: number): number {
+  for (const literal of LITERALS) if (sameBytes(raw, at, literal)) return literal.length;
+  return 0;
+}
+
 /** Where the number that starts at `raw[at]` ends (the index after it); -1 when no JSON number starts there. */
 export function numberEnd(raw: Buffer, at: number): number {
   let j = at;

@@ -25,7 +25,7 @@
  */
 import type { JsonObject } from '../events.js';
 import { LARGE_INVALID, makeByteScan } from './byte-scan.js';
-import { escapeEnd, isDigit, numberEnd, sameBytes } from './json-bytes.js';
+import { escapeEnd, isDigit, literalAt, numberEnd } from './json-bytes.js';
 import type { ByteScan } from './byte-scan.js';
 
 /** Values smaller than this are parsed with the line. */
@@ -43,15 +43,6 @@ const FIRST_KEY = 3; // a key or `}` (after `{`)
 const COLON = 4; // `:` after a key
 const AFTER = 5; // `,` or the container's end, after a value
 const DONE = 6; // only spaces (after the top-level value)
-
-// `true`, `false` and `null` as bytes.
-const LITERALS = [Buffer.from('true'), Buffer.from('false'), Buffer.from('null')];
-
-/** The length of the literal (`true`, `false`, `null`) that starts at `raw[i]`, or 0 when none does. */
-function literalAt(raw: Buffer, i: number): number {
-  for (const literal of LITERALS) if (sameBytes(raw, i, literal)) return literal.length;
-  return 0;
-}
 
 let lineScan: ByteScan | null | undefined;
 

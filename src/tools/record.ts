@@ -8,6 +8,7 @@ import type { AuditedCall } from './call.js';
 import { pathField } from './call.js';
 import { resolvePath } from './paths.js';
 import { jsonText } from '../json-text.js';
+import { visibleJson } from '../safe-text.js';
 
 /** How records are written. */
 export interface RecordOptions {
@@ -81,15 +82,10 @@ export function auditRecord(call: AuditedCall, options: RecordOptions = {}): Jso
   return rec;
 }
 
-// JSON.stringify escapes C0 controls but not DEL, C1 controls, U+2028/9 or the bidirectional overrides and
-// isolates; all of them only ever stand inside strings, where \u escapes mean the same.
-// eslint-disable-next-line no-control-regex
-const UNESCAPED = /[\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
-
-/** A value as one line of JSON that is safe on a terminal: no control character left raw. */
+/**
+ * A value as one line of JSON that is safe on a terminal: no control character left raw (JSON.stringify leaves DEL,
+ * C1 controls, U+2028/9 and the bidirectional controls raw in strings; see visibleJson).
+ */
 export function safeJsonLine(value: unknown): string {
-  const text = jsonText(value);
-  UNESCAPED.lastIndex = 0;
-  const safe = UNESCAPED.test(text) ? text.replace(UNESCAPED, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`) : text;
-  return `${safe}\n`;
+  return `${visibleJson(jsonText(value))}\n`;
 }
