@@ -206,6 +206,16 @@ t.test('a grep limited by its own glob to a denied file reads it, whatever direc
   t.notOk(violates(callOf('grepToolCall', { pattern: 'KEY', path: 'src', glob: '*.ts' }), { denyRead: ['**/.env', 'secrets/**'] }), 'a glob of other files');
   t.notOk(violates(callOf('grepToolCall', { pattern: 'KEY', glob: '**/.env' }), { denyWrite: ['**/.env'] }), 'a search is no write');
   t.match(formatViolation(runCore(callOf('grepToolCall', { pattern: 'KEY', path: '.', glob: '**/.env' }), { denyRead: ['**/.env'] }).violations[0]!), /--deny-read '\*\*\/\.env': grep \.\/\*\*\/\.env \(call c, success\)$/);
+
+  // The glob's file name against a deny glob's plain file name: `*.env` reads every `.env`.
+  t.ok(violates(callOf('grepToolCall', { pattern: 'KEY', path: '.', glob: '*.env' }), { denyRead: ['**/.env'] }), '*.env reads .env');
+  t.ok(violates(callOf('grepToolCall', { pattern: 'KEY', path: 'config', include: '*.{env,json}' }), { denyRead: ['config/credentials.json'] }), 'a brace glob, under a denied file');
+  t.ok(violates(callOf('grepToolCall', { pattern: 'KEY', glob: 'id_*' }), { denyRead: ['ID_RSA'] }), 'a denied name in any directory, any case');
+  t.notOk(violates(callOf('grepToolCall', { pattern: 'KEY', path: '.', glob: '*.ts' }), { denyRead: ['**/.env'] }), '*.ts does not read .env');
+  t.notOk(violates(callOf('grepToolCall', { pattern: 'KEY', path: 'src', glob: '*.env' }), { denyRead: ['config/.env'] }), 'a search of another directory');
+  const named = runCore(callOf('grepToolCall', { pattern: 'KEY', path: '.', glob: '*.env' }), { denyRead: ['**/.env'] }).violations;
+  t.equal(named.length, 1, 'one line for the glob');
+  t.match(formatViolation(named[0]!), /--deny-read '\*\*\/\.env': grep \.\/\*\*\/\.env \(call c, success\)$/);
 });
 
 t.test('a session whose cwd is a Windows path: backslashes separate, in its paths and its cwd', async (t) => {

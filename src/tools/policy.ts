@@ -41,6 +41,8 @@ interface Glob {
   text: string;
   /** Whether a path (one of its forms) matches. */
   match: (path: string) => boolean;
+  /** Its last part when that is a plain file name, no glob characters in it (`.env`, of a glob for every `.env`). */
+  name?: string;
 }
 
 // Matching is lexical and the same on every platform: `/` separates, `\` escapes.
@@ -65,7 +67,39 @@ function compile(text: string, options: MinimatchOptions, deny = false): Glob {
   const matcher = new Minimatch(pattern === '' ? '.' : pattern, options);
   // The directory alone names one place: not a base name to match in any directory.
   const dir = deny && /.\/\*\*$/.test(pattern) ? new Minimatch(pattern.slice(0, -3), { ...options, matchBase: false }) : undefined;
-  return { text, match: dir === undefined ? (p) => matcher.match(p) : (p) => matcher.match(p) || dir.match(p) };
+  const name = pattern.slice(pattern.lastIndexOf('/') + 1);
+  return {
+    text,
+    match: dir === undefined ? (p) => matcher.match(p) : (p) => matcher.match(p) || dir.match(p),
+    name: name !== '' && !GLOB_CHARS.test(name) ? name : undefined,
+  };
+}
+
+// What makes a part of a glob more than a plain name.
+const GLOB_CHARS = /[*?[\]{}()!+@\\]/;
+
+/**
+ * The paths a grep limited by its own glob reads, for the deny checks: the
+ * glob as a path under the directory searched (`filter`), and, where its file name is a glob (`*.env`), the same
+ * path with that name replaced by each plain file name of a deny glob that
+ * it matches (`.env`, the last part of the deny glob): the grep reads every
+ * file so named.
+ */
+function filterPaths(filter: string, globs: readonly Glob[]): string[] {
+  const out = [filter];
+  const slash = filter.lastIndexOf('/');
+  const last = filter.slice(slash + 1);
+  if (GLOB_CHARS.test(last)) {
+    const names = new Minimatch(last, { ...DENY, matchBase: false });
+    const dir = filter.slice(0, slash + 1);
+    for (const glob of globs) {
+      if (glob.name === undefined || !names.match(glob.name)) continue;
+      out.push(`${dir}${glob.name}`);
+      // In any directory under the one searched: that one too.
+      if (dir.endsWith('/**/')) out.push(`${dir.slice(0, -3)}${glob.name}`);
+    }
+  }
+  return out;
 }
 
 // Kinds of tool that change files, whatever paths the audit finds in their calls.
@@ -120,7 +154,8 @@ export class Policy {
       out.push({ check: '--deny-tool', pattern: byName ? call.tool : call.kind, call });
     }
     // A grep limited by its own glob to files a deny glob names reads them, whatever directory it searches (the whole project too).
-    if (call.facts.searchFilters !== undefined) this.deny('--deny-read', this.denyRead, call, out, call.facts.searchFilters);
+    // One line for each glob: the first of its paths that a deny glob matches.
+    for (const filter of call.facts.searchFilters ?? []) this.deny('--deny-read', this.denyRead, call, out, filterPaths(filter, this.denyRead), true);
     // A call that names no path the audit can read (under argument keys it does not know, in a patch of another format)
     // cannot be cleared by a check that asks which files: it fails it.
     if (field === undefined) {
@@ -146,7 +181,8 @@ export class Policy {
     return this.require.filter((g) => !g.met).map((g) => ({ check: '--require-write', pattern: g.text }));
   }
 
-  private deny(check: string, globs: readonly Glob[], call: AuditedCall, out: Violation[], paths: readonly string[] = call.allPaths): void {
+  /** Adds a violation for each of `paths` a glob matches (`first`: for the first only). */
+  private deny(check: string, globs: readonly Glob[], call: AuditedCall, out: Violation[], paths: readonly string[] = call.allPaths, first = false): void {
     if (globs.length === 0) return;
     const reported = new Set<string>();
     for (const path of paths) {
@@ -158,6 +194,7 @@ export class Policy {
       if (reported.has(shown)) continue;
       reported.add(shown);
       out.push({ check, pattern: glob.text, call, path: shown });
+      if (first) return;
     }
   }
 }
