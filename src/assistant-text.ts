@@ -10,7 +10,7 @@
  * deltas that came before it in the same stretch of text of the same session:
  * since that session's last flush or tool call.
  */
-import { assistantKind, messageText, sessionId } from './events.js';
+import { assistantKind, isSystemInit, messageText, sessionId } from './events.js';
 
 /** What one `assistant` event is worth. */
 export type TextVerdict =
@@ -66,6 +66,14 @@ export class TextTracker {
     this.stretches.delete(sessionId(event));
   }
 
+  /**
+   * A session's `system/init` starts a run of its own: the deltas of a run
+   * that stopped before its flush are not the text of the next one.
+   */
+  init(event: unknown): void {
+    this.stretches.delete(sessionId(event));
+  }
+
   /** Feeds any event: routes it by type. Returns the verdict for `assistant` events, else undefined. */
   see(event: unknown, type: string): TextVerdict | undefined {
     switch (type) {
@@ -76,6 +84,9 @@ export class TextTracker {
         return undefined;
       case 'result':
         this.result(event);
+        return undefined;
+      case 'system':
+        if (isSystemInit(event)) this.init(event);
         return undefined;
       default:
         return undefined;

@@ -24,6 +24,7 @@ const final = (s: string, session = 's') => ev({ type: 'assistant', message: tex
 const tool = (session = 's') => ev({ type: 'tool_call', subtype: 'started', call_id: 'c', tool_call: { lsToolCall: { args: {} } }, session_id: session });
 const result = (s: string, session = 's') => ev({ type: 'result', subtype: 'success', is_error: false, result: s, session_id: session });
 const lines = (...ls: string[]): string => ls.map((l) => `${l}\n`).join('');
+const init = (session = 's') => ev({ type: 'system', subtype: 'init', cwd: '/p', session_id: session });
 
 t.test('firstDifference counts characters, not UTF-16 units', async (t) => {
   t.equal(firstDifference('abc', 'abc'), 3);
@@ -41,6 +42,17 @@ t.test('excerptAt quotes a safe piece around the offset', async (t) => {
   t.equal(excerptAt('line\nbreak', 0), '"line\\nbreak"');
   const long = 'x'.repeat(100);
   t.equal(excerptAt(long, 50), `"…${'x'.repeat(40)}…"`);
+});
+
+t.test("a session's new run starts a new stretch: its flush is not compared with the deltas of the run that stopped", async (t) => {
+  const input = lines(init(), delta('Let me look'), init(), final('All done.'), result('All done.'));
+  const m = memoryIo(input);
+  t.equal(await main([], m.io), 0);
+  t.equal(m.stdout(), input, 'every line kept, the flush of the new run too');
+  t.equal(m.stderr(), '', 'no mismatch reported');
+  const same = memoryIo(lines(init(), delta('a'), init('t'), final('a', 's')));
+  await main([], same.io);
+  t.notMatch(same.stdout(), /"session_id":"s"}\n$/, "the flush of the session's own run, after another's init, is still its deltas' duplicate");
 });
 
 t.test('keys for --key', async (t) => {
@@ -200,6 +212,8 @@ t.test('main()', async (t) => {
       [lines(delta('a'), final('a'), result('b')), 3, /^ndjson-dedupe: stdin:3: verify: session s: kept text differs from the result at offset 0 \(kept 1 chars, result 1\): kept "a", result "b"\n$/],
       [lines(delta('a'), flush('b'), result('a')), 3, /^ndjson-dedupe: stdin:2: session s: flush differs from the 1 delta before it at offset 0, dropped: flush "b", deltas "a"\n$/],
       [lines(delta('a'), final('a')), 4, /^ndjson-dedupe: stdin:2: verify: session s: no result to check the kept text against: the stream ended first\n$/],
+      // A run that stopped, then the session resumed: the first run is unchecked, the second checked alone.
+      [lines(init(), delta('a'), tool(), init(), delta('b'), final('b'), result('b')), 4, /^ndjson-dedupe: stdin:3: verify: session s: no result to check the kept text against: the session started again first\n$/],
     ];
     for (const [input, code, stderr] of cases) {
       const m = memoryIo(input);

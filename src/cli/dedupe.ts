@@ -146,7 +146,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     },
     onVerifyFailure: (f) => warn(io, name, describeVerifyFailure(f)),
     onUnverified: (u) =>
-      warn(io, name, `${visibleOneLine(u.source)}:${u.line}: verify: ${sessionPart(u.session)}no result to check the kept text against: the stream ended first`),
+      warn(io, name, `${visibleOneLine(u.source)}:${u.line}: verify: ${sessionPart(u.session)}no result to check the kept text against: ${u.restarted ? 'the session started again' : 'the stream ended'} first`),
   });
   const run = await runTool(name, core, args, io);
   if (run.closed) return run.code;

@@ -14,7 +14,7 @@ import { createHash } from 'node:crypto';
 import type { EventRecord, InputProblem } from '../io/input.js';
 import { recordChecked, recordSession, recordSessionField, recordType } from '../io/input.js';
 import type { ToolCore, Emit } from '../io/tool-stream.js';
-import { assistantKind, getPath, isClaudeCodeEvent, messageText, resultFailed, resultText, sessionId } from '../events.js';
+import { assistantKind, getPath, isClaudeCodeEvent, isSystemInit, messageText, resultFailed, resultText, sessionId } from '../events.js';
 import { TextTracker } from '../assistant-text.js';
 import { canonicalJsonText } from '../json-text.js';
 
@@ -58,7 +58,7 @@ export interface DedupeStats {
   uncheckedClaude: number;
   /** `--verify`: results not compared because no assistant event of their run was read (`--output-format json`, or a filtered stream). */
   uncheckedNoText: number;
-  /** `--verify`: sessions with assistant text or tool calls whose input ended before their result. */
+  /** `--verify`: runs with assistant text or tool calls whose input ended (or whose session started again) before their result. */
   noResult: number;
 }
 
@@ -88,12 +88,14 @@ export interface VerifyFailure {
   offset: number;
 }
 
-/** A session whose input ended before its result (`--verify`): its text could not be checked. */
+/** A session whose input ended, or which started again, before its result (`--verify`): its text could not be checked. */
 export interface Unverified {
   session: string;
-  /** Where the session's run was first seen. */
+  /** Where the session's run was last seen. */
   source: string;
   line: number;
+  /** The session started a new run (its `system/init`) before the result of this one. */
+  restarted?: boolean;
 }
 
 /** Options of the dedupe core. */
@@ -228,7 +230,8 @@ export class DedupeCore implements ToolCore {
       this.byKey(rec, type, emit);
       return;
     }
-    if (this.options.verify && type !== 'result') this.lastSeen(rec);
+    // A run's init is where it starts: the run before it was last seen before.
+    if (this.options.verify && type !== 'result' && type !== 'system') this.lastSeen(rec);
     switch (type) {
       case 'assistant':
         this.assistant(rec, emit);
@@ -248,6 +251,11 @@ export class DedupeCore implements ToolCore {
         if (this.options.verify) this.verify(rec);
         break;
       }
+      case 'system':
+        // A session's new run (a resumed session): what its last run left unflushed is not this run's text.
+        if (isSystemInit(rec.event)) this.newRun(rec);
+        else if (this.options.verify) this.lastSeen(rec);
+        break;
     }
     // Copied as read, a line must be JSON: one that is not is reported, and dropped like any line that is no event.
     if (!recordChecked(rec)) return;
@@ -267,6 +275,20 @@ export class DedupeCore implements ToolCore {
       this.options.onUnverified?.({ session, source: state.source, line: state.line });
     }
     this.sessions.clear();
+  }
+
+  private newRun(rec: EventRecord): void {
+    const session = recordSession(rec);
+    this.tracker.init({ session_id: session });
+    this.stretches.delete(session);
+    if (!this.options.verify) return;
+    // Under `verify`, the run before it, followed and without a result, ended there unchecked.
+    const state = this.sessions.get(session);
+    if (state === undefined) return;
+    this.sessions.delete(session);
+    if (state.claude) return;
+    this.stats.noResult++;
+    this.options.onUnverified?.({ session, source: state.source, line: state.line, restarted: true });
   }
 
   private keep(rec: EventRecord, kind: StatKind, emit: Emit): void {
