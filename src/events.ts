@@ -482,7 +482,8 @@ export type ToolKind = 'read' | 'write' | 'edit' | 'delete' | 'shell' | 'ls' | '
 
 const KIND_BY_NAME: ReadonlyMap<string, ToolKind> = new Map<string, ToolKind>([
   ...['read', 'readfile', 'view', 'viewfile', 'cat'].map((n) => [n, 'read'] as const),
-  ...['write', 'writefile', 'createfile', 'create'].map((n) => [n, 'write'] as const),
+  // A move or rename changes both of its paths.
+  ...['write', 'writefile', 'createfile', 'create', 'move', 'movefile', 'rename', 'renamefile', 'mv'].map((n) => [n, 'write'] as const),
   ...['edit', 'editfile', 'multiedit', 'strreplace', 'searchreplace', 'applypatch', 'notebookedit', 'editnotebook'].map(
     (n) => [n, 'edit'] as const,
   ),
@@ -501,6 +502,15 @@ const KIND_BY_NAME: ReadonlyMap<string, ToolKind> = new Map<string, ToolKind>([
     'executebash',
     'shellexec',
     'localshell',
+    'execcommand',
+    'runinterminal',
+    'execute',
+    'sh',
+    'zsh',
+    'powershell',
+    'pwsh',
+    'cmd',
+    'container.exec',
   ].map(
     (n) => [n, 'shell'] as const,
   ),
@@ -510,9 +520,27 @@ const KIND_BY_NAME: ReadonlyMap<string, ToolKind> = new Map<string, ToolKind>([
   ...['mcp', 'callmcptool'].map((n) => [n, 'mcp'] as const),
 ]);
 
-/** A tool name as kinds are found by it, and as `--tool` and `--deny-tool` compare it: without case, `_` or `-` (`web_fetch` is `webFetch`). */
+/**
+ * A tool name as kinds are found by it, and as `--tool` and `--deny-tool`
+ * compare it: without case, `_` or `-` (`web_fetch` is `webFetch`), and
+ * without the `ToolCall` its key in the stream ends with (`shellToolCall` is
+ * `shell`).
+ */
 export function toolNameKey(name: string): string {
-  return name.toLowerCase().replace(/[-_]/g, '');
+  const key = name.toLowerCase().replace(/[-_]/g, '');
+  return key.length > TOOL_CALL.length && key.endsWith(TOOL_CALL) ? key.slice(0, -TOOL_CALL.length) : key;
+}
+
+const TOOL_CALL = 'toolcall';
+
+/** Tools that move or rename a file, by {@link toolNameKey}: the paths they name under {@link MOVE_KEYS} are theirs too. */
+const MOVE_NAMES: ReadonlySet<string> = new Set(['move', 'movefile', 'rename', 'renamefile', 'mv']);
+// Argument keys of a move's two paths, beside those of PATH_KEYS (oldPath, newPath).
+const MOVE_KEYS = ['source', 'destination', 'src', 'dest', 'from', 'to'];
+
+function pushMoveKeys(list: string[], name: string | undefined, o: JsonObject): void {
+  if (name === undefined || !MOVE_NAMES.has(toolNameKey(name))) return;
+  for (const key of MOVE_KEYS) pushPath(list, o[key]);
 }
 
 /** The kind of a tool, from its name (see {@link ToolKind}); `other` for every name not known. */
@@ -693,12 +721,14 @@ export function toolCallFacts(
   }
   if (args !== undefined) {
     pushPathKeys(facts.argPaths, args);
+    pushMoveKeys(facts.argPaths, name, args);
     const paths = args.paths;
     if (Array.isArray(paths)) for (const p of paths) pushPath(facts.argPaths, p);
     // An MCP call's own arguments are one level down.
     const inner = kind === 'mcp' ? (obj(args, 'args') ?? obj(args, 'arguments')) : undefined;
     if (inner !== undefined) {
       pushPathKeys(facts.argPaths, inner);
+      pushMoveKeys(facts.argPaths, str(args, 'toolName') ?? str(args, 'tool'), inner);
       if (Array.isArray(inner.paths)) for (const p of inner.paths) pushPath(facts.argPaths, p);
     }
     if (kind === 'edit') {

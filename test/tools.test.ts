@@ -140,10 +140,14 @@ t.test('--tool and --deny-tool compare names as kinds are found: without case, _
     t.equal(runCore(callOf('function', { url: 'x' }, '/home/u/p', name), { tools: [given!] }).core.calls, 1, `--tool ${given} keeps ${name}`);
   }
   t.notOk(violates(callOf('function', { url: 'x' }, '/home/u/p', 'webfetcher'), { denyTool: ['web_fetch'] }));
+  // The key a call is written under in the stream names its tool too.
+  t.ok(violates(callOf('shellToolCall', { command: 'make' }), { denyTool: ['shellToolCall'] }), '--deny-tool shellToolCall');
+  t.equal(runCore(callOf('readToolCall', { path: 'a' }), { tools: ['readToolCall'] }).core.calls, 1, '--tool readToolCall');
+  t.notOk(violates(callOf('readToolCall', { path: 'a' }), { denyTool: ['toolCall'] }), 'ToolCall alone names no tool');
 });
 
 t.test('shell calls by other names, and commands given as words', async (t) => {
-  for (const name of ['execute_command', 'run_shell_command', 'execute_bash', 'shell_exec', 'local_shell']) {
+  for (const name of ['execute_command', 'run_shell_command', 'execute_bash', 'shell_exec', 'local_shell', 'exec_command', 'run_in_terminal', 'sh', 'powershell', 'cmd', 'container.exec']) {
     const call = callOf('function', { command: 'cat .env' }, '/home/u/p', name);
     t.ok(violates(call, { denyTool: ['shell'] }), `${name} is a shell call`);
     t.equal(records(runCore(call).out)[0]!.command, 'cat .env');
@@ -193,6 +197,15 @@ t.test('paths the audit finds in more places: an apply_patch text, an MCP call\'
   t.ok(violates(callOf('function', { input: patch }, '/home/u/p', 'apply_patch'), { denyWrite: ['.github/**'] }));
   t.ok(violates(callOf('mcpToolCall', { name: 'fs', toolName: 'read_file', providerIdentifier: 'fs', args: { path: '.env' } }), { denyRead: ['**/.env'] }), 'MCP args');
   t.ok(violates(callOf('mcpToolCall', { name: 'fs', toolName: 'read', args: { paths: ['a', '.env'] } }), { denyRead: ['**/.env'] }), 'MCP args: paths');
+  // A move or rename changes both its paths, under the names movers give them.
+  const move = callOf('mcpToolCall', { name: 'fs', toolName: 'move_file', args: { source: '/tmp/x.yml', destination: '.github/workflows/ci.yml' } });
+  t.ok(violates(move, { denyWrite: ['.github/**'] }), 'MCP move_file: its destination');
+  t.same(records(runCore(move).out)[0]!.touched, ['/tmp/x.yml', '.github/workflows/ci.yml']);
+  const rename = callOf('function', { from: '.github/workflows/ci.yml', to: 'old.yml' }, '/home/u/p', 'rename_file');
+  t.ok(violates(rename, { denyWrite: ['.github/**'] }), 'rename_file: its source');
+  t.ok(violates(rename, { noWrites: true }), 'a rename is a write');
+  t.same(records(runCore(rename).out)[0]!.written, ['.github/workflows/ci.yml', 'old.yml']);
+  t.notOk(violates(callOf('function', { from: 'a', to: '.github/x' }, '/home/u/p', 'send_mail'), { denyWrite: ['.github/**'] }), 'from and to of another tool are no paths');
   for (const key of ['filepath', 'notebook_path', 'notebookPath', 'oldPath', 'newPath', 'old_path', 'new_path']) {
     t.ok(violates(callOf('function', { [key]: '.env' }, '/home/u/p', 'read_file'), { denyRead: ['**/.env'] }), key);
   }
