@@ -77,6 +77,9 @@ t.test('deny globs are not fooled by path tricks', async (t) => {
   for (const p of ['.ENV', '.Env', 'CONFIG/.eNv']) t.ok(violates(oneCall('read', p, cwd), deny), `case: ${p}`);
   t.ok(violates(oneCall('read', '../../.env', '/home/u/p/a/b'), { denyRead: ['/home/u/p/.env'] }), 'relative to another cwd');
   t.ok(violates(oneCall('read', '../secrets/k.pem', '/home/u/p/sub'), { denyRead: ['secrets/**'] }), 'outside the cwd, relative glob');
+  t.ok(violates(oneCall('read', '/home/u/p/secrets/k.pem', '/home/u/p/sub'), { denyRead: ['../secrets/**'] }), 'outside the cwd, absolute path, glob with ..');
+  t.ok(violates(oneCall('read', '/home/caf\u00e9/secrets/k', '/home/cafe\u0301'), { denyRead: ['secrets/**'] }), 'a cwd in decomposed Unicode, a path composed');
+  t.ok(violates(oneCall('read', '/home/cafe\u0301/secrets/k', '/home/caf\u00e9'), { denyRead: ['secrets/**'] }), 'a cwd composed, a path decomposed');
   t.ok(violates(oneCall('read', '/home/u/p/secrets/k.pem', cwd), { denyRead: ['secrets/**'] }), 'absolute path, relative glob');
   t.ok(violates(oneCall('read', '/HOME/u/p/secrets/k.pem', cwd), { denyRead: ['secrets/**'] }), 'absolute path in another case');
   t.ok(violates(oneCall('read', 'C:\\proj\\.env', undefined), deny), 'Windows separators');
@@ -251,6 +254,14 @@ t.test('a session whose cwd is a Windows path: backslashes separate, in its path
   t.equal(shortForm('src/a.ts'), 'src/a.ts');
   const long = runCore(oneCall('read', '\\\\?\\C:\\proj\\secrets\\k', cwd), { paths: 'all', absolute: true }).out;
   t.equal(long, 'C:/proj/secrets/k\n', '--paths --absolute');
+  // A path rooted without its drive is on the session's drive; `C:x` is `x` in the cwd, when C: is the session's drive.
+  for (const p of ['\\proj\\.github\\x.yml', '/proj/.github/x.yml', 'C:.github\\x.yml', 'c:.github\\x.yml']) {
+    t.ok(violates(oneCall('write', p, cwd), { denyWrite: ['.github/**'] }), `write ${p}`);
+  }
+  t.equal(resolvePath('\\proj\\a.ts', cwd), 'C:/proj/a.ts');
+  t.equal(resolvePath('C:a.ts', cwd), 'C:/proj/a.ts');
+  t.equal(resolvePath('D:a.ts', cwd), 'D:a.ts', "another drive's current directory is not known");
+  t.equal(resolvePath('\\\\host\\share\\a', cwd), '/host/share/a', 'a share is no path on the drive');
 });
 
 t.test('required writes must be successful and exact', async (t) => {

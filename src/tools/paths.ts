@@ -8,6 +8,8 @@
 import { posix } from 'node:path';
 
 const DRIVE = /^[A-Za-z]:\//;
+// A path relative to the current directory of a drive: `C:x`.
+const DRIVE_RELATIVE = /^[A-Za-z]:(?!\/)/;
 
 /** True for `/a/b` and `C:/a/b` (after backslashes became slashes). */
 function isAbsolute(p: string): boolean {
@@ -48,6 +50,14 @@ export function resolvePath(p: string, cwd: string | undefined): string {
   if (cwd !== undefined && WINDOWS_CWD.test(cwd)) {
     p = shortForm(p).replace(/\\/g, '/');
     cwd = shortForm(cwd).replace(/\\/g, '/');
+    const drive = DRIVE.test(cwd) ? cwd.slice(0, 2) : undefined;
+    // On the session's drive: `\proj\x` is `C:\proj\x`, and `C:x` is `x` in the cwd (as Windows reads them).
+    if (drive !== undefined && p.startsWith('/') && !p.startsWith('//')) p = `${drive}${p}`;
+    else if (DRIVE_RELATIVE.test(p)) {
+      // Another drive's current directory is not known: such a path stays as it is.
+      if (drive === undefined || p.slice(0, 1).toLowerCase() !== drive.slice(0, 1).toLowerCase()) return normalizePath(p);
+      p = p.slice(2);
+    }
   }
   if (isAbsolute(p) || cwd === undefined || !isAbsolute(cwd)) return normalizePath(p);
   return normalizePath(`${cwd}/${p}`);
@@ -102,8 +112,12 @@ export function matchForms(p: string, cwd: string | undefined, broad: boolean): 
     if (cwdSlashed !== undefined && isAbsolute(cwdSlashed)) {
       const abs = resolvePath(written, cwdSlashed);
       forms.add(abs);
-      const inside = insidePath(abs, cwdSlashed, broad);
+      const base = normalizePath(cwdSlashed);
+      // Inside the cwd, also where one is composed Unicode and the other not (macOS reports names decomposed).
+      const inside = insidePath(abs, base, broad) ?? (broad ? insidePath(abs.normalize('NFC'), base.normalize('NFC'), true) : undefined);
       if (inside !== undefined) forms.add(inside);
+      // Outside it, relative to it too: a glob may name it so (`../secrets/**`).
+      else if (broad && isAbsolute(abs) && abs.slice(0, 1) === base.slice(0, 1)) forms.add(posix.relative(base, abs));
     }
   }
   if (broad) {
