@@ -114,6 +114,22 @@ function callOf(key: string, args: Record<string, unknown>, cwd = '/home/u/p', n
 t.test('a directory a deny glob names is denied itself: deleting or searching it acts on every file under it', async (t) => {
   const cwd = '/home/u/p';
   t.ok(violates(oneCall('delete', '.github', cwd), { denyWrite: ['.github/**'] }), 'deleting the directory');
+  // Deleting a directory above what a glob names deletes that too.
+  for (const p of ['.', './', '/home/u/p', '/home/u', '..', '/', '.github', '.GitHub', '/home/u/p/.github']) {
+    t.ok(violates(oneCall('delete', p, cwd), { denyWrite: ['.github/workflows/**'] }), `deleting ${p} deletes .github/workflows`);
+  }
+  t.ok(violates(oneCall('delete', 'config', cwd), { denyWrite: ['config/.env'] }), 'deleting the directory of a denied file');
+  t.ok(violates(oneCall('delete', '.', cwd), { denyWrite: ['**/.env'] }), 'deleting the project deletes every .env in it');
+  t.ok(violates(oneCall('delete', '/home/u', cwd), { denyWrite: ['/home/u/p/secrets/**'] }), 'an absolute glob, a directory above');
+  for (const p of ['src', 'src/old.ts', '.githubx', '.github/workflow']) {
+    t.notOk(violates(oneCall('delete', p, cwd), { denyWrite: ['.github/workflows/**', 'config/.env'] }), `deleting ${p} is not above them`);
+  }
+  t.notOk(violates(oneCall('delete', 'src', cwd), { denyWrite: ['**/.env', '.env'] }), 'a directory that may hold a .env: not known to');
+  t.notOk(violates(oneCall('delete', '/tmp', cwd), { denyWrite: ['/home/u/p/**'] }), 'elsewhere');
+  t.notOk(violates(oneCall('read', '.', cwd), { denyWrite: ['.github/**'] }), 'only a delete');
+  const above = runCore(oneCall('delete', '.', cwd), { denyWrite: ['.github/**', '**/.env'] }).violations;
+  t.equal(above.length, 1, 'one line for the path');
+  t.match(formatViolation(above[0]!), /--deny-write '\.github\/\*\*': delete \. \(call c, success\)$/);
   for (const p of ['secrets', 'secrets/', './secrets', '/home/u/p/secrets']) {
     t.ok(violates(callOf('grepToolCall', { pattern: 'password', path: p }), { denyRead: ['secrets/**'] }), `searching ${p}`);
   }

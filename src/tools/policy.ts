@@ -43,6 +43,14 @@ interface Glob {
   match: (path: string) => boolean;
   /** Its last part when that is a plain file name, no glob characters in it (`.env`, of a glob for every `.env`). */
   name?: string;
+  /**
+   * The directory every path it matches lies in, as far as its plain parts
+   * before the first glob character say (`.github/workflows` of
+   * `.github/workflows/**`, `config` of `config/.env`, empty for a glob that
+   * starts with `**`), lower case; undefined for a glob without a slash,
+   * which matches a file name in any directory.
+   */
+  above?: string;
 }
 
 // Matching is lexical and the same on every platform: `/` separates, `\` escapes.
@@ -68,11 +76,31 @@ function compile(text: string, options: MinimatchOptions, deny = false): Glob {
   // The directory alone names one place: not a base name to match in any directory.
   const dir = deny && /.\/\*\*$/.test(pattern) ? new Minimatch(pattern.slice(0, -3), { ...options, matchBase: false }) : undefined;
   const name = pattern.slice(pattern.lastIndexOf('/') + 1);
+  const parts = pattern.split('/').slice(0, -1);
+  const plain = parts.findIndex((part) => GLOB_CHARS.test(part));
   return {
     text,
     match: dir === undefined ? (p) => matcher.match(p) : (p) => matcher.match(p) || dir.match(p),
     name: name !== '' && !GLOB_CHARS.test(name) ? name : undefined,
+    above: pattern.includes('/') ? (plain === -1 ? parts : parts.slice(0, plain)).join('/').toLowerCase() : undefined,
   };
+}
+
+// The session's cwd, or a directory above it, as a relative form of a path (see matchForms).
+const CWD_OR_ABOVE = /^\.(?:\.(?:\/\.\.)*)?$/;
+
+/**
+ * True when deleting the directory `form` (one form of a path, see
+ * matchForms) deletes what `glob` names: the directory it lies in is
+ * `form` or under it. The session's `cwd` or a directory above it holds
+ * whatever a relative glob names, a file name in any directory included.
+ */
+function deletesUnder(form: string, glob: Glob): boolean {
+  const absolute = glob.above !== undefined && glob.above.startsWith('/');
+  if (CWD_OR_ABOVE.test(form)) return !absolute;
+  if (glob.above === undefined || glob.above === '' || glob.above === '/') return false;
+  const f = form.toLowerCase();
+  return glob.above === f || glob.above.startsWith(`${f}/`);
 }
 
 // What makes a part of a glob more than a plain name.
@@ -173,12 +201,24 @@ export class Policy {
     }
     if (READ_FIELDS.has(field)) this.deny('--deny-read', this.denyRead, call, out);
     if (WRITE_FIELDS.has(field)) this.deny('--deny-write', this.denyWrite, call, out);
+    // A delete of a directory above what a deny glob names deletes that too (`.github` for `.github/workflows/**`, the project for any).
+    if (field === 'deleted') this.denyAbove(call, out);
     return out;
   }
 
   /** The rules the run as a whole breaks: required writes that never happened. */
   end(): Violation[] {
     return this.require.filter((g) => !g.met).map((g) => ({ check: '--require-write', pattern: g.text }));
+  }
+
+  /** `--deny-write` for a delete of a directory above what a glob names, for each path not reported already. */
+  private denyAbove(call: AuditedCall, out: Violation[]): void {
+    for (const path of call.paths) {
+      if (out.some((v) => v.check === '--deny-write' && v.path === path)) continue;
+      const forms = matchForms(path, call.cwd, true);
+      const glob = this.denyWrite.find((g) => forms.some((f) => deletesUnder(f, g)));
+      if (glob !== undefined) out.push({ check: '--deny-write', pattern: glob.text, call, path });
+    }
   }
 
   /** Adds a violation for each of `paths` a glob matches (`first`: for the first only). */
