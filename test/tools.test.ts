@@ -330,6 +330,25 @@ t.test('pairing', async (t) => {
   t.equal(recs[0]!.duration_ms, 100);
   const died = records(runCore(stream('tools-died.ndjson')).out);
   t.same(died.map((r) => r.status), ['success', 'pending', 'pending'], 'pending calls come last');
+  const sh = (subtype: string, command: string, id?: string, done = false) =>
+    JSON.stringify({
+      type: 'tool_call',
+      subtype,
+      ...(id === undefined ? {} : { call_id: id }),
+      tool_call: { shellToolCall: { args: { command }, ...(done ? { result: { success: { exitCode: 0 } } } : {}) } },
+      session_id: 's',
+    });
+  const init = JSON.stringify({ type: 'system', subtype: 'init', cwd: '/p', session_id: 's' });
+  // Without ids: a completion pairs with the call started with its arguments, else with the oldest.
+  const anonymous = records(runCore([init, sh('started', './deploy.sh'), sh('started', 'ls'), sh('completed', 'ls', undefined, true)].join('\n') + '\n').out);
+  t.same(anonymous.map((r) => [r.command, r.status]), [['ls', 'success'], ['./deploy.sh', 'pending']], 'no command lost');
+  const oldest = records(runCore([init, sh('started', 'a'), sh('started', 'b'), sh('completed', 'c', undefined, true)].join('\n') + '\n').out);
+  t.same(oldest.map((r) => [r.command, r.status, r.line]), [['c', 'success', 2], ['b', 'pending', 3]], 'else the oldest');
+  // A new run of the session: what the last one left pending never completes, and its ids may come again.
+  const resumed = [init, sh('started', './deploy.sh', 'c1'), init, sh('started', 'ls', 'c1'), sh('completed', 'ls', 'c1', true)].join('\n') + '\n';
+  const again = records(runCore(resumed).out);
+  t.same(again.map((r) => [r.command, r.status, r.line]), [['./deploy.sh', 'pending', 2], ['ls', 'success', 4]]);
+  t.ok(violates(resumed, { noPending: true }), '--no-pending fails');
 });
 
 t.test('records leave bulky payloads out unless --full', async (t) => {

@@ -71,6 +71,11 @@ function mayUseTools(raw: Buffer): boolean {
   return holdsBytes(raw, TOOL_USE, TOOL_USE_PIVOT) || holdsBytes(raw, ESCAPE_U, 0);
 }
 
+/** True when two calls were given the same command and paths. */
+function sameArgs(a: ToolCallFacts, b: ToolCallFacts): boolean {
+  return a.command === b.command && a.argPaths.length === b.argPaths.length && a.argPaths.every((p, i) => p === b.argPaths[i]);
+}
+
 /** A started call waiting for its completion. */
 interface PendingState {
   session: string;
@@ -148,6 +153,8 @@ export class ToolsCore implements ToolCore {
     if (typeof sid === 'string') this.session = sid;
     if (type === 'system') {
       if (isSystemInit(event)) {
+        // A new run of the session: the calls its last run left pending never complete (an id may come again).
+        this.endRun(this.session, emit);
         const cwd = str(event, 'cwd');
         if (cwd) this.cwds.set(this.session, cwd);
       }
@@ -169,16 +176,33 @@ export class ToolsCore implements ToolCore {
     if (this.summary) emit(this.options.json ? safeJsonLine(this.summary.toJson()) : this.summary.toText());
   }
 
+  /** Hands over, as pending, the calls `session` left pending. */
+  private endRun(session: string, emit: Emit): void {
+    for (const [key, state] of this.pending) {
+      if (state.session !== session) continue;
+      this.pending.delete(key);
+      this.finish(this.callOf(state, 'pending', state.facts, undefined, undefined), emit);
+    }
+  }
+
   private key(callId: string | undefined): string {
     return callId === undefined ? `\u0001${this.anonymous++}` : `${this.session}\u0000${callId}`;
   }
 
-  /** Calls without an id pair in order: the oldest pending one of the session with the same tool. */
-  private anonymousKey(tool: string | undefined): string | undefined {
+  /**
+   * Calls without an id pair in order: the oldest pending one of the
+   * session with the same tool, and of those, first the oldest started with
+   * the arguments the completion has (its command, its paths), when it has any.
+   */
+  private anonymousKey(tool: string | undefined, args: JsonObject | undefined): string | undefined {
+    let oldest: string | undefined;
+    const facts = args === undefined ? undefined : toolCallFacts(tool ?? '', args, undefined);
     for (const [key, state] of this.pending) {
-      if (state.callId === undefined && state.session === this.session && state.tool === tool) return key;
+      if (state.callId !== undefined || state.session !== this.session || state.tool !== tool) continue;
+      if (facts === undefined || sameArgs(facts, state.facts)) return key;
+      oldest ??= key;
     }
-    return undefined;
+    return oldest;
   }
 
   private start(rec: EventRecord, callId: string | undefined, entry: ReturnType<typeof toolCallEntry>): void {
@@ -221,10 +245,10 @@ export class ToolsCore implements ToolCore {
     result: ToolCallResult | undefined,
     emit: Emit,
   ): void {
-    const key = callId === undefined ? this.anonymousKey(entry?.name) : `${this.session}\u0000${callId}`;
+    const own = entry === undefined ? { args: undefined, error: undefined } : toolCallArgs(entry);
+    const key = callId === undefined ? this.anonymousKey(entry?.name, own.args) : `${this.session}\u0000${callId}`;
     const state = key === undefined ? undefined : this.pending.get(key);
     if (key !== undefined && state !== undefined) this.pending.delete(key);
-    const own = entry === undefined ? { args: undefined, error: undefined } : toolCallArgs(entry);
     const tool = entry?.name ?? state?.tool;
     // A completion without args takes them (and their facts) from its start.
     const facts = toolCallFacts(tool ?? '', own.args, result, own.args === undefined ? state?.facts : undefined);
