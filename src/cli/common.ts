@@ -177,7 +177,8 @@ export function parseArgs<O extends Record<string, Options>, A>(spec: CommandSpe
   let failure: string | null = flagGivenValue({ ...spec.options, ...commonOptions }, argv) ?? null;
   let output = '';
   const y = configure(spec, argv).fail((msg, err) => {
-    failure = msg === null || msg === undefined ? (err?.message ?? 'bad usage') : usageMessage(msg, argv);
+    // The first problem found is the one reported: a flag given a value makes yargs see an unknown option too.
+    failure ??= msg === null || msg === undefined ? (err?.message ?? 'bad usage') : usageMessage(msg, argv);
   });
   let parsed: Record<string, unknown>;
   try {
@@ -263,15 +264,17 @@ function usageMessage(msg: string, argv: readonly string[]): string {
  */
 function flagGivenValue(options: Record<string, Options>, argv: readonly string[]): string | undefined {
   const flags = new Set(['help', 'version']);
+  // `--no-x` of any option (`--no-color`) is a flag too.
+  const negated = new Set<string>();
   for (const [name, option] of Object.entries(options)) {
-    if (option.type !== 'boolean') continue;
-    flags.add(name);
-    for (const alias of [option.alias ?? []].flat()) flags.add(alias);
+    const names = [name, ...[option.alias ?? []].flat()];
+    for (const n of names) negated.add(n);
+    if (option.type === 'boolean') for (const n of names) flags.add(n);
   }
   for (const arg of argv) {
     if (arg === '--') break;
     const name = /^--([^=]+)=/.exec(arg)?.[1];
-    if (name !== undefined && (flags.has(name) || (name.startsWith('no-') && flags.has(name.slice(3))))) {
+    if (name !== undefined && (flags.has(name) || (name.startsWith('no-') && (flags.has(name.slice(3)) || negated.has(name.slice(3)))))) {
       return `--${name} takes no value (given ${visibleOneLine(arg)})`;
     }
   }

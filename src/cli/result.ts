@@ -64,7 +64,10 @@ export const resultSpec: CommandSpec<typeof resultOptions> = {
     ['ndjson-result -- agent -p --output-format stream-json "fix the tests"', 'run the agent, judge its stream and its exit status together'],
   ],
   runsCommand: true,
-  statusText: { [EXIT.INPUT]: 'input or output failed, --strict met a bad line, or a result was not kept' },
+  statusText: {
+    [EXIT.INPUT]: 'input or output failed, --strict met a bad line, or a result was not kept',
+    [EXIT.FAILED]: 'failure reported: the result says the run failed',
+  },
   check: (argv) => {
     const fields = list(argv.field);
     if (fields?.some((f) => f === '')) return '--field needs a path';
