@@ -24,13 +24,22 @@ function canonicalLeaf(value: unknown): string {
   return JSON.stringify(value) ?? 'null';
 }
 
-/** A value as `JSON.stringify` writes it (`null` where it would write nothing), or as canonical JSON: keys sorted, see {@link canonicalLeaf}. */
-function recursive(value: unknown, sortKeys: boolean): string {
-  if (!sortKeys) return JSON.stringify(value) ?? 'null';
-  if (Array.isArray(value)) return `[${value.map((v) => recursive(v, true)).join(',')}]`;
+/**
+ * How a value is written: as `JSON.stringify` writes it (`null` where it
+ * would write nothing); `exact`, the same but for numbers too large for a
+ * double (see {@link canonicalLeaf}); `canonical`, exact with object keys
+ * sorted.
+ */
+type Mode = 'stringify' | 'exact' | 'canonical';
+
+/** A value written as `mode` says, recursively. */
+function recursive(value: unknown, mode: Mode): string {
+  if (mode === 'stringify') return JSON.stringify(value) ?? 'null';
+  if (Array.isArray(value)) return `[${value.map((v) => recursive(v, mode)).join(',')}]`;
   if (isObject(value)) {
-    const keys = Object.keys(value).sort();
-    return `{${keys.map((k) => `${JSON.stringify(k)}:${recursive(value[k], true)}`).join(',')}}`;
+    const keys = Object.keys(value);
+    if (mode === 'canonical') keys.sort();
+    return `{${keys.map((k) => `${JSON.stringify(k)}:${recursive(value[k], mode)}`).join(',')}}`;
   }
   return canonicalLeaf(value);
 }
@@ -43,7 +52,7 @@ interface Frame {
 }
 
 /** The same text as {@link recursive}, with an explicit stack: no depth limit but memory. */
-function iterative(root: unknown, sortKeys: boolean): string {
+function iterative(root: unknown, mode: Mode): string {
   const out: string[] = [];
   const stack: Frame[] = [];
   let value = root;
@@ -54,10 +63,10 @@ function iterative(root: unknown, sortKeys: boolean): string {
     } else if (isObject(value)) {
       out.push('{');
       const keys = Object.keys(value);
-      if (sortKeys) keys.sort();
+      if (mode === 'canonical') keys.sort();
       stack.push({ object: value, keys, next: 0 });
     } else {
-      out.push(sortKeys ? canonicalLeaf(value) : (JSON.stringify(value) ?? 'null'));
+      out.push(mode === 'stringify' ? (JSON.stringify(value) ?? 'null') : canonicalLeaf(value));
     }
     // The next value to write, closing the containers that are done.
     for (;;) {
@@ -85,22 +94,31 @@ function iterative(root: unknown, sortKeys: boolean): string {
   }
 }
 
-/** A value's JSON text, keys sorted when asked: recursion while the stack lasts, then the explicit stack. */
-function anyDepth(value: unknown, sortKeys: boolean): string {
+/** A value's JSON text, as `mode` says: recursion while the stack lasts, then the explicit stack. */
+function anyDepth(value: unknown, mode: Mode): string {
   try {
-    return recursive(value, sortKeys);
+    return recursive(value, mode);
   } catch (error) {
     if (!isStackOverflow(error)) throw error;
   }
-  return iterative(value, sortKeys);
+  return iterative(value, mode);
 }
 
 /** `JSON.stringify(value)` for a parsed value, at any depth. */
 export function jsonText(value: unknown): string {
-  return anyDepth(value, false);
+  return anyDepth(value, 'stringify');
+}
+
+/**
+ * A parsed value's JSON text, keys in their order, at any depth, that
+ * `JSON.parse` reads as the same value: a number too large for a double is
+ * `1e999`, not the `null` of `JSON.stringify` (see {@link canonicalLeaf}).
+ */
+export function exactJsonText(value: unknown): string {
+  return anyDepth(value, 'exact');
 }
 
 /** A parsed value as canonical JSON (object keys sorted, Infinity not `null`: see {@link canonicalLeaf}), at any depth. */
 export function canonicalJsonText(value: unknown): string {
-  return anyDepth(value, true);
+  return anyDepth(value, 'canonical');
 }

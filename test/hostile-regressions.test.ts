@@ -11,7 +11,7 @@ import { main as dedupeMain } from '../src/cli/dedupe.js';
 import { main as textMain } from '../src/cli/text.js';
 import { main as toolsMain } from '../src/cli/tools.js';
 import { EventReader } from '../src/io/input.js';
-import { canonicalJsonText, jsonText } from '../src/json-text.js';
+import { canonicalJsonText, exactJsonText, jsonText } from '../src/json-text.js';
 import { runInProcess } from './fixtures/hostile/check.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ndjson-regressions-'));
@@ -107,6 +107,21 @@ t.test('jsonText writes what JSON.stringify writes, at any depth', async (t) => 
   let deepInfinity: unknown = [Infinity, -Infinity, null];
   for (let i = 0; i < 50000; i++) deepInfinity = [deepInfinity];
   t.ok(canonicalJsonText(deepInfinity).includes('[1e999,-1e999,null]'), 'Infinity is no null, past the recursion too');
+  // exactJsonText: keys in their order, Infinity as JSON.parse reads it back.
+  for (const v of values) t.equal(exactJsonText(v), JSON.stringify(v), 'as JSON.stringify, without Infinity');
+  t.equal(exactJsonText(JSON.parse('{"b":1e400,"a":[-1e400,{"z":1e500}]}')), '{"b":1e999,"a":[-1e999,{"z":1e999}]}');
+  t.ok(exactJsonText(deepInfinity).includes('[1e999,-1e999,null]'), 'past the recursion too');
+});
+
+t.test('a number too large for a double is no null in what the tools write of a value', async (t) => {
+  const line = '{"type":"result","subtype":"success","is_error":false,"result":"ok","session_id":"s","n":1e400,"u":{"big":-1e400}}\n';
+  const fields = memoryIo(line);
+  t.equal(await resultMain(['-f', 'n', '-f', 'u'], fields.io), 0);
+  t.equal(fields.stdout(), '1e999\n{"big":-1e999}\n', 'ndjson-result --field');
+  // A value over several lines is written again as one: its number too.
+  const pretty = memoryIo('{"type":"result",\n"result":"ok","n":1e400}\n');
+  await dedupeMain([], pretty.io);
+  t.equal(pretty.stdout(), '{"type":"result","result":"ok","n":1e999}\n', 'ndjson-dedupe of a pretty-printed event');
 });
 
 t.test('ndjson-dedupe drops a line it found not to be JSON, as it drops every line that is no event', async (t) => {

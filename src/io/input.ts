@@ -25,7 +25,7 @@ import type { CompiledShape } from './shapes.js';
 import { isDigit, literalAt, sameBytes } from './json-bytes.js';
 import type { ByteScan } from './byte-scan.js';
 import { makeByteScan, placeAt, walkBytes, walkDepth, walkEscaped, walkInString } from './byte-scan.js';
-import { jsonText } from '../json-text.js';
+import { exactJsonText } from '../json-text.js';
 import { visibleCodes, visibleOneLine } from '../safe-text.js';
 
 /** One event read from the input. */
@@ -1229,13 +1229,13 @@ export class EventReader {
         if (isObject(value)) {
           this.sink.record({
             event: value as AgentEvent,
-            raw: Buffer.from(jsonText(value)),
+            raw: Buffer.from(exactJsonText(value)),
             source: this.source,
             line: slow.valueLine,
           });
         } else {
           // The excerpt is of the value itself: on its line, an object glued before it would hide it.
-          this.problem('not an object', first.buf, slow.valueLine, Buffer.from(jsonText(value)));
+          this.problem('not an object', first.buf, slow.valueLine, Buffer.from(exactJsonText(value)));
         }
         slow.lines = [{ buf: slow.lines[slow.lines.length - 1]!.buf, no }];
       }

@@ -9,7 +9,7 @@ import type { ToolCore, Emit } from '../io/tool-stream.js';
 import { getPath, isSystemInit, resultFailed, resultText } from '../events.js';
 import { placeOf, placeRecord, recordSessionField, recordType, retainRecord } from '../io/input.js';
 import { visible, visibleJson } from '../safe-text.js';
-import { jsonText } from '../json-text.js';
+import { exactJsonText } from '../json-text.js';
 
 /** What ndjson-result found for one session. */
 export type SessionVerdict = SessionEnd;
@@ -60,7 +60,7 @@ export const HELD_RESULTS = 64;
 
 function fieldText(value: unknown): string {
   if (value === undefined) return '';
-  return typeof value === 'string' ? value : jsonText(value);
+  return typeof value === 'string' ? value : exactJsonText(value);
 }
 
 function tsvCell(text: string): string {
