@@ -8,9 +8,10 @@
  * characters visible.
  */
 
-// C0 controls but tab and newline, DEL, C1 controls, the Unicode line/paragraph separators, bidirectional overrides and isolates.
+// C0 controls but tab and newline, DEL, C1 controls, the Unicode line/paragraph separators, bidirectional overrides and isolates;
+// a carriage return only where it hides something: not before a newline (a line of Windows text).
 // eslint-disable-next-line no-control-regex
-const UNSAFE = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+const UNSAFE = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]|\r(?!\n)/g;
 // eslint-disable-next-line no-control-regex
 const UNSAFE_ONE_LINE = /[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 

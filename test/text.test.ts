@@ -375,6 +375,8 @@ t.test('control characters are visible unless raw; newline and tab stay', async 
   const input = lines(init(), asst('a\u001b]52;c;ZXZpbA==\u0007b\tc\nd\re\u009b'), ok('x'));
   t.equal(await through(input), 'a\\x1b]52;c;ZXZpbA==\\x07b\tc\nd\\x0de\\x9b\n');
   t.equal(await through(input, { raw: true }), 'a\u001b]52;c;ZXZpbA==\u0007b\tc\nd\re\u009b\n');
+  // A carriage return just before a newline hides nothing: Windows text keeps its line ends.
+  t.equal(await through(lines(init(), asst('one\r\ntwo\r\r\nthree\r'), ok('x'))), 'one\r\ntwo\\x0d\r\nthree\\x0d\n');
   const tool = toolCallLine('shell', { command: 'echo \u001b[31mred\nnext' }, { status: 'success', body: { exitCode: 0 }, result: {} });
   t.equal(formatToolLine(tool, (s) => s.replace(/[\u0000-\u001f]/g, (c) => `<${c.charCodeAt(0)}>`)), '→ shell echo <27>[31mred<10>next (exit 0)');
 });
