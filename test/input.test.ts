@@ -63,6 +63,10 @@ t.test('reads every quirk of real input', async (t) => {
   );
   t.equal(seen.events[0]!.raw, '{"type":"system","subtype":"init","session_id":"s"}', 'raw bytes without BOM or CR');
   t.equal(seen.events[2]!.raw, '{"a":1}', 'glued values become compact lines');
+  // Files joined with cat: each may start with a byte-order mark.
+  const joined = read(Buffer.from('\ufeff{"type":"result","result":"one"}\r\n\ufeff{"type":"result","result":"two"}\r\n'));
+  t.same(joined.events.map((e) => e.raw), ['{"type":"result","result":"one"}', '{"type":"result","result":"two"}'], 'a byte-order mark at the start of any line');
+  t.same(joined.problems, []);
   const glued = read(Buffer.from('{"type":"result","result":"ok","session_id":"s"} [1,\n 2] "x"\n'));
   t.same(glued.problems, ['in.ndjson:1: not an object: [1,2]', 'in.ndjson:2: not an object: "x"'], 'a value glued after an object: the excerpt is of the value');
   t.same(seen.problems, [

@@ -3,7 +3,7 @@
  * the raw bytes it was read from. Every quirk of real input lives here:
  *
  * - one event per line (the fast path: one `JSON.parse` per line), blank
- *   lines, CRLF line ends, a UTF-8 byte-order mark, lines of any length, chunks
+ *   lines, CRLF line ends, a UTF-8 byte-order mark (at the start of any line: files joined with cat), lines of any length, chunks
  *   split anywhere (a line is only decoded once it is whole, so a multi-byte
  *   character split between chunks is never torn);
  * - values glued together (`}{`), pretty-printed over several lines, or with
@@ -1012,7 +1012,8 @@ export class EventReader {
    */
   private passOver(chunk: Buffer, start: number, end: number, scan: LineScan): number {
     this.passType = null;
-    // Line 1 may start with a byte-order mark; a line ending `}\r` has no session at its end.
+    // Line 1 may start with a byte-order mark (another line that does names no type at its start); a line ending `}\r` has no
+    // session at its end.
     if (this.slow !== null || this.lineNo === 0 || chunk[end - 1] !== 0x7d) return PASS_NO;
     const type = peekType(chunk, start, end);
     this.passType = type;
@@ -1094,7 +1095,8 @@ export class EventReader {
     let end = buf.length;
     if (end > 0 && buf[end - 1] === 0x0d) end--;
     let begin = 0;
-    if (no === 1 && end >= 3 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf) begin = 3;
+    // A byte-order mark: at the start of the input, or of each file of a stream joined with cat(1).
+    if (end >= 3 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf) begin = 3;
     const raw = begin === 0 && end === buf.length ? buf : buf.subarray(begin, end);
     if (this.slow) {
       this.slowFeed(raw, no, unterminated);

@@ -109,7 +109,8 @@ export async function verdictFromEnd(fd: number, size: number, sizes: ReadSizes 
   for await (const found of linesFromEnd(fd, size, sizes)) {
     let raw = found.raw;
     if (raw.length > 0 && raw[raw.length - 1] === 0x0d) raw = raw.subarray(0, raw.length - 1);
-    if (found.offset === 0 && raw[0] === 0xef && raw[1] === 0xbb && raw[2] === 0xbf) return null;
+    // A byte-order mark (a file's start, or one of files joined with cat): the full read skips it.
+    if (raw[0] === 0xef && raw[1] === 0xbb && raw[2] === 0xbf) return null;
     const line = { raw, offset: found.offset };
     if (isBlank(raw)) {
       // A file that does not end with a newline may have been cut short: let the full read judge it.
