@@ -371,6 +371,14 @@ t.test('--all: text of nothing but newlines starts no block, so no label stands 
   t.equal(await through(input, { all: true, thinking: true }), 'A1.A2.\n\n── session b ──\nB.\n');
 });
 
+t.test('a tool call line found not to be JSON is skipped: it ends no stretch of text, in any mode', async (t) => {
+  const broken = '{"type":"tool_call","subtype":"started","call_id":"c1","tool_call":{"readToolCall":{"args":{"path":"a"}}},"session_id":"s"x}';
+  const input = lines(init(), asst('Hello there.'), broken, ok('Hello there.'));
+  t.equal(await through(input), 'Hello there.\n', 'default');
+  t.equal(await through(input, { all: true }), 'Hello there.\n', '--all');
+  t.equal(await through(input, { all: true, tools: true }), 'Hello there.\n', '--all with tools');
+});
+
 t.test('control characters are visible unless raw; newline and tab stay', async (t) => {
   const input = lines(init(), asst('a\u001b]52;c;ZXZpbA==\u0007b\tc\nd\re\u009b'), ok('x'));
   t.equal(await through(input), 'a\\x1b]52;c;ZXZpbA==\\x07b\tc\nd\\x0de\\x9b\n');

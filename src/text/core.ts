@@ -14,7 +14,7 @@
 import type { EventRecord } from '../io/input.js';
 import type { SessionEnd } from '../session.js';
 import { Settled, sessionState } from '../session.js';
-import { placeOf, placeRecord, recordSessionField, recordType, retainRecord } from '../io/input.js';
+import { placeOf, placeRecord, recordBroken, recordSessionField, recordType, retainRecord } from '../io/input.js';
 import type { ToolCore, Emit } from '../io/tool-stream.js';
 import { TextTracker } from '../assistant-text.js';
 import {
@@ -511,6 +511,8 @@ export class TextCore implements ToolCore {
 
   record(rec: EventRecord, emit: Emit): void {
     const field = recordSessionField(rec);
+    // A line handed over unparsed that, parsed for its session, is not JSON after all: reported, and skipped as such lines are.
+    if (recordBroken(rec)) return;
     // Events without a session id belong to the session being read.
     const id = field ?? this.currentId;
     let s = this.current !== null && this.currentId === id ? this.current : sessionState(this.states, id);
