@@ -162,6 +162,18 @@ export function getPath(value: unknown, path: string): unknown {
   return cur;
 }
 
+/** The event types of the streams read (Claude Code's `stream_event` among them). */
+export const EVENT_TYPES: readonly string[] = ['assistant', 'tool_call', 'thinking', 'result', 'system', 'user', 'stream_event'];
+
+/**
+ * True when `type` is one of {@link EVENT_TYPES}: an event of the agent's run.
+ * An event of another type (a wrapper's `status` line) without a session id
+ * starts no run of its own.
+ */
+export function isRunEvent(type: string): boolean {
+  return EVENT_TYPES.includes(type);
+}
+
 /** The event's `type`, or '' when it has none. */
 export function eventType(e: unknown): string {
   return str(e, 'type') ?? '';

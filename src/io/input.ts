@@ -18,7 +18,7 @@
 import { jsonParser } from 'stream-json/parser.js';
 import Assembler from 'stream-json/assembler.js';
 import type { AgentEvent } from '../events.js';
-import { eventType, FREQUENT_SHAPES, isObject, str } from '../events.js';
+import { EVENT_TYPES, eventType, FREQUENT_SHAPES, isObject, str } from '../events.js';
 import { SKIM_THRESHOLD, isJsonObject, skimParse } from './skim.js';
 import { compileShapes, matchShape, numberValue, parseShape, slotEnd, slotStart, slotValue, stringValue } from './shapes.js';
 import type { CompiledShape } from './shapes.js';
@@ -480,7 +480,7 @@ export function typeIsCertain(raw: Buffer, scanBytes = true): boolean {
 // `{"type":"` as bytes.
 const TYPE_PREFIX = Buffer.from('{"type":"');
 // The types of the stream, as strings made once: a known name costs no allocation.
-const KNOWN_TYPES = ['assistant', 'tool_call', 'thinking', 'result', 'system', 'user', 'stream_event'].map((name) => ({
+const KNOWN_TYPES = EVENT_TYPES.map((name) => ({
   name,
   bytes: Buffer.from(name),
 }));

@@ -6,7 +6,7 @@ import type { EventRecord } from '../io/input.js';
 import type { SessionEnd } from '../session.js';
 import { Settled, sessionState } from '../session.js';
 import type { ToolCore, Emit } from '../io/tool-stream.js';
-import { getPath, isSystemInit, resultFailed, resultText } from '../events.js';
+import { getPath, isRunEvent, isSystemInit, resultFailed, resultText } from '../events.js';
 import { placeOf, placeRecord, recordSessionField, recordType, retainRecord } from '../io/input.js';
 import { visible, visibleJson } from '../safe-text.js';
 import { exactJsonText } from '../json-text.js';
@@ -134,9 +134,11 @@ export class ResultCore implements ToolCore {
   }
 
   record(rec: EventRecord, emit: Emit): void {
-    // Events without a session id belong to the session being read.
-    const id = recordSessionField(rec) ?? this.last?.session ?? '';
+    const field = recordSessionField(rec);
     const type = recordType(rec);
+    // Events without a session id belong to the session being read; before any, one of another type than the run's starts none.
+    if (field === undefined && this.last === null && !isRunEvent(type)) return;
+    const id = field ?? this.last?.session ?? '';
     let state = sessionState(this.sessions, id);
     if (state === undefined) {
       state = { session: id, source: rec.source, line: rec.line, failed: false };

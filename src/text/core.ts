@@ -20,6 +20,7 @@ import { TextTracker } from '../assistant-text.js';
 import {
   eventSubtype,
   hasToolUseBlock,
+  isRunEvent,
   isSystemInit,
   messageText,
   resultFailed,
@@ -513,6 +514,8 @@ export class TextCore implements ToolCore {
     const field = recordSessionField(rec);
     // A line handed over unparsed that, parsed for its session, is not JSON after all: reported, and skipped as such lines are.
     if (recordBroken(rec)) return;
+    // Before any session, an event of another type than the run's without a session id (a wrapper's status line) starts none.
+    if (field === undefined && this.states.size === 0 && !isRunEvent(recordType(rec))) return;
     // Events without a session id belong to the session being read.
     const id = field ?? this.currentId;
     let s = this.current !== null && this.currentId === id ? this.current : sessionState(this.states, id);
