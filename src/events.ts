@@ -174,6 +174,15 @@ export function isRunEvent(type: string): boolean {
   return EVENT_TYPES.includes(type);
 }
 
+/**
+ * True when an event of `type` is the agent at work (a message, a prompt,
+ * thinking, a tool call): after its session's result, such an event is a new
+ * run, which the result does not answer for.
+ */
+export function isRunActivity(type: string): boolean {
+  return type === 'assistant' || type === 'tool_call' || type === 'thinking' || type === 'user' || type === 'stream_event';
+}
+
 /** The event's `type`, or '' when it has none. */
 export function eventType(e: unknown): string {
   return str(e, 'type') ?? '';

@@ -190,7 +190,8 @@ t.test('ndjson-result, from its end or from its start, sees a result glued after
   const input = [
     `{"type":"system","subtype":"init","${s}}`,
     `{"type":"user","message":{"role":"user","content":[]},"${s}}{"type":"result","subtype":"success","is_error":false,"result":"glued","${s}}`,
-    `{"type":"assistant","message":{"role":"assistant","content":[]},"${s}}`,
+    // After the result, an event of the session that is not the agent at work (a message would be a run of its own).
+    `{"type":"stats","tokens":3,"${s}}`,
   ].join('\n') + '\n';
   const file = path.join(dir, 'glued.ndjson');
   fs.writeFileSync(file, input);

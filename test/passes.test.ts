@@ -194,7 +194,11 @@ t.test('a run ends at a line with a value glued after it, spaces between: the va
       const { problems } = drive(core, input, 0, runs);
       t.same(
         core.verdicts.map((v) => [v.failed, v.line]),
-        [[true, 4]],
+        // The thinking after it is the agent at work again: a run of its own, without a result.
+        [
+          [true, 4],
+          [false, 5],
+        ],
         `${JSON.stringify(between)}${runs ? ', in a run' : ''}: the failed result is read`,
       );
       t.equal(problems.length, 1, 'and the value between is reported');

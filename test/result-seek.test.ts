@@ -19,7 +19,13 @@ const delta = (s: string, text: string) =>
 const result = (s: string | undefined, text: string, extra: object = {}) =>
   JSON.stringify({ type: 'result', subtype: 'success', is_error: false, result: text, ...(s === undefined ? {} : { session_id: s }), ...extra });
 
+const stats = (s: string) => JSON.stringify({ type: 'stats', tokens: 1, session_id: s });
+
 const built: Record<string, string> = {
+  // The agent at work after its session's result, with no init: a run of its own, without a result.
+  'text after the result': [init('a'), result('a', 'r'), delta('a', 'more')].join('\n') + '\n',
+  'text after the result, another session between': [init('a'), result('a', 'r'), init('b'), delta('a', 'more'), result('b', 'r2')].join('\n') + '\n',
+  'text of another session after the result': [init('a'), init('b'), result('a', 'r'), delta('b', 'more'), stats('a')].join('\n') + '\n',
   'resumed session without result': [init('a'), result('a', 'first'), init('a'), delta('a', 'again')].join('\n') + '\n',
   'interleaved sessions': [init('a'), init('b'), delta('a', 'x'), result('b', 'bee'), delta('a', 'y'), result('a', 'ay'), delta('b', 'z')].join('\n') + '\n',
   'last event without session': [init('a'), result('a', 'r'), '{"type":"assistant","message":{"content":[]}}'].join('\n') + '\n',
@@ -35,13 +41,14 @@ const built: Record<string, string> = {
   'blank lines at the end': [init('a'), result('a', 'r')].join('\n') + '\n\n  \n',
   'session id with an escape': [init('a"b'), result('a"b', 'q')].join('\n') + '\n',
   'other session after a result': [init('a'), result('a', 'r'), init('b'), result('b', 'r2'), delta('a', 'late')].join('\n') + '\n',
-  // JSON.parse keeps the last of keys that repeat: these lines are results, whatever their first key says.
-  'a later type key': [init('a'), '{"type":"assistant","session_id":"a","type":"result","subtype":"success","is_error":false,"result":"found"}', delta('a', 'x')].join('\n') + '\n',
+  // JSON.parse keeps the last of keys that repeat: these lines are results, whatever their first key says. (After them,
+  // an event of the session that is not the agent at work: a delta would be a run of its own.)
+  'a later type key': [init('a'), '{"type":"assistant","session_id":"a","type":"result","subtype":"success","is_error":false,"result":"found"}', stats('a')].join('\n') + '\n',
   // Lines longer than a read from the end (64 KiB, then twice as much up to 1 MiB): the result, and a session without one.
   'long lines across the reads from the end': [init('a'), delta('a', 'x'.repeat(300_000)), result('a', 'y'.repeat(150_000)), init('b'), delta('b', 'z'.repeat(70_000))].join('\n') + '\n',
   'a session without result starting 3 MiB back': [init('a'), result('a', 'r'), init('b'), ...Array.from({ length: 48 }, (_, k) => delta('b', `${k} `.padEnd(65_536, 'w')))].join('\n') + '\n',
   'a later type key spelled with an escape':
-    [init('a'), '{"type":"thinking","session_id":"a","\\u0074ype":"result","subtype":"success","is_error":false,"result":"found"}', delta('a', 'x')].join('\n') + '\n',
+    [init('a'), '{"type":"thinking","session_id":"a","\\u0074ype":"result","subtype":"success","is_error":false,"result":"found"}', stats('a')].join('\n') + '\n',
 };
 const inputs: Array<[string, string]> = Object.entries(built).map(([name, text]) => {
   const file = path.join(dir, `${name.replace(/\W+/g, '-')}.ndjson`);

@@ -201,7 +201,8 @@ t.test('from the start, only the results of the sessions last active are kept', 
     await new Promise((resolve) => stream.end(`${lines.join('\n')}\n`, () => resolve(undefined)));
     return { out: Buffer.concat(out).toString(), verdict: stream.core.verdicts[0]! };
   };
-  const event = (s: string) => JSON.stringify({ type: 'assistant', message: { content: [] }, session_id: s });
+  // An event of the session after its result that is not the agent at work (which would be a run of its own).
+  const event = (s: string) => JSON.stringify({ type: 'stats', tokens: 1, session_id: s });
   // a is active again before c ends: b is the least recently active, and the one let go.
   const kept = await run([ok('a', 'A'), ok('b', 'B'), event('a'), ok('c', 'C'), event('a')], 2);
   t.equal(kept.out, 'A\n', 'a session active again keeps its result');
@@ -220,7 +221,7 @@ t.test('from the start, only the results of the sessions last active are kept', 
 t.test('a result let go is said, with status 2; the file itself is read from its end and has it', async (t) => {
   const lines = [ok('s0', 'first')];
   for (let i = 1; i <= 64; i++) lines.push(init(`s${i}`), ok(`s${i}`, `answer ${i}`));
-  lines.push(JSON.stringify({ type: 'thinking', subtype: 'completed', session_id: 's0' }));
+  lines.push(JSON.stringify({ type: 'stats', tokens: 1, session_id: 's0' }));
   const input = `${lines.join('\n')}\n`;
   const piped = spawnSync(process.execPath, [path.join(ROOT, 'bin/ndjson-result.js')], { input, env: TEST_ENV });
   t.equal(piped.status, EXIT.INPUT);

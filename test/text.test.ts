@@ -245,7 +245,7 @@ t.test('a session that ended well and goes on is read as if all its state had be
   let r = await run(['--all'], input);
   t.equal(
     r.stdout,
-    'A.\n\n── session b ──\n→ shell make (exit 0)\n\nNo id: still b.\n\n── session a ──\nA again.\n',
+    'A.\n\n── session b ──\n→ shell make (exit 0)\n\n── session b ──\nNo id: still b.\n\n── session a ──\nA again.\n',
     "a result after text and tool calls of the session's earlier run is no lone result: its text is not printed",
   );
   t.equal(r.code, EXIT.FAILED);
@@ -307,11 +307,19 @@ t.test('a session run again (--resume, or a log appended twice): each run printe
       stderr: '',
     },
     {
+      // The agent at work after its result, with no init: a run of its own, which no result answers for.
       name: 'a tool call after the result (a lone session): the final message is kept',
       input: lines(init(), asst('First.'), ok('First.'), shell('c9', 'ls')),
-      stdout: `${label}\nFirst.\n`,
-      code: EXIT.OK,
-      stderr: '',
+      stdout: `${label}\nFirst.\n\n${label}\n`,
+      code: EXIT.NO_RESULT,
+      stderr: /^ndjson-text: no result event: the agent stopped before finishing \(session sess-1, last event at stdin:4\)\n$/,
+    },
+    {
+      name: 'text after the result, with no init',
+      input: lines(init(), asst('First.'), ok('First.'), asst('Extra.')),
+      stdout: `${label}\nFirst.\n\n${label}\nExtra.\n`,
+      code: EXIT.NO_RESULT,
+      stderr: /^ndjson-text: no result event: the agent stopped before finishing \(session sess-1, last event at stdin:4\)\n$/,
     },
     {
       name: 'a run that stopped without a result, taken up by the next',

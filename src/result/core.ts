@@ -6,7 +6,7 @@ import type { EventRecord } from '../io/input.js';
 import type { SessionEnd } from '../session.js';
 import { Settled, sessionState } from '../session.js';
 import type { ToolCore, Emit } from '../io/tool-stream.js';
-import { getPath, isRunEvent, isSystemInit, resultFailed, resultText } from '../events.js';
+import { getPath, isRunActivity, isRunEvent, isSystemInit, resultFailed, resultText } from '../events.js';
 import { placeOf, placeRecord, recordSessionField, recordType, retainRecord } from '../io/input.js';
 import { visible, visibleJson } from '../safe-text.js';
 import { exactJsonText } from '../json-text.js';
@@ -143,8 +143,8 @@ export class ResultCore implements ToolCore {
     if (state === undefined) {
       state = { session: id, source: rec.source, line: rec.line, failed: false };
       this.sessions.set(id, state);
-    } else if (type === 'system' && isSystemInit(rec.event)) {
-      // The session starts again (a resumed run): an earlier run's result is not this run's.
+    } else if ((type === 'system' && isSystemInit(rec.event)) || (state.result !== undefined && isRunActivity(type))) {
+      // The session starts again (a resumed run), or goes on after its result: an earlier run's result is not this run's.
       state.result = undefined;
       state.failed = false;
       state.dropped = undefined;

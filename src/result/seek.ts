@@ -15,7 +15,7 @@
  */
 import { read as readCallback } from 'node:fs';
 import { promisify } from 'node:util';
-import { isObject, isSystemInit, sessionId, str } from '../events.js';
+import { eventType, isObject, isRunActivity, isSystemInit, sessionId, str } from '../events.js';
 import type { AgentEvent } from '../events.js';
 import { peekSession, peekType, typeIsCertain } from '../io/input.js';
 
@@ -106,6 +106,10 @@ export async function verdictFromEnd(fd: number, size: number, sizes: ReadSizes 
   let session: string | undefined;
   let last: FoundLine | undefined;
   let first = true;
+  // The session was at work after the line being read (a message, a tool call): a result found now is an earlier run's.
+  let activity = false;
+  const verdict = (line: FoundLine, event: AgentEvent): SeekOutcome =>
+    activity ? { kind: 'none', session: session!, line: last! } : { kind: 'result', session: session!, line, event };
   for await (const found of linesFromEnd(fd, size, sizes)) {
     let raw = found.raw;
     if (raw.length > 0 && raw[raw.length - 1] === 0x0d) raw = raw.subarray(0, raw.length - 1);
@@ -129,6 +133,7 @@ export async function verdictFromEnd(fd: number, size: number, sizes: ReadSizes 
       last = line;
       if (event.type === 'result') return { kind: 'result', session, line, event };
       if (isSystemInit(event)) return { kind: 'none', session, line };
+      activity = isRunActivity(eventType(event));
       continue;
     }
     // Glued values are several events in one line, and a later `type` key is the one JSON.parse keeps:
@@ -139,18 +144,32 @@ export async function verdictFromEnd(fd: number, size: number, sizes: ReadSizes 
       // Not plainly an event: parse it, and give up when it is not one.
       const event = parseEvent(raw);
       if (event === undefined) return null;
-      if ((event.type === 'result' || event.type === 'system') && str(event, 'session_id') === undefined) return null;
-      if (event.type === 'result' && sessionId(event) === session) return { kind: 'result', session, line, event };
+      const kind = eventType(event);
+      // Whose it is, an event without a session id says only to a reader from the start.
+      if ((kind === 'result' || kind === 'system' || isRunActivity(kind)) && str(event, 'session_id') === undefined) return null;
+      if (kind === 'result' && sessionId(event) === session) return verdict(line, event);
       if (isSystemInit(event) && sessionId(event) === session) return { kind: 'none', session, line: last! };
+      if (isRunActivity(kind) && sessionId(event) === session) activity = true;
       continue;
     }
-    if (type !== 'result' && type !== 'system') continue;
+    if (type !== 'result' && type !== 'system') {
+      if (!activity && isRunActivity(type)) {
+        const peeked = peekSession(raw);
+        if (peeked === undefined) {
+          const event = parseEvent(raw);
+          const id = event === undefined ? undefined : str(event, 'session_id');
+          if (id === undefined) return null;
+          if (id === session) activity = true;
+        } else if (peeked === session) activity = true;
+      }
+      continue;
+    }
     const peeked = peekSession(raw);
     if (peeked !== undefined && peeked !== session) continue;
     const event = parseEvent(raw);
     if (event === undefined || str(event, 'session_id') === undefined) return null;
     if (sessionId(event) !== session) continue;
-    if (type === 'result') return { kind: 'result', session, line, event };
+    if (type === 'result') return verdict(line, event);
     if (isSystemInit(event)) return { kind: 'none', session, line: last! };
   }
   if (session === undefined || last === undefined) return null;

@@ -20,6 +20,7 @@ import { TextTracker } from '../assistant-text.js';
 import {
   eventSubtype,
   hasToolUseBlock,
+  isRunActivity,
   isRunEvent,
   isSystemInit,
   messageText,
@@ -522,6 +523,8 @@ export class TextCore implements ToolCore {
     const type = recordType(rec);
     const init = type === 'system' && isSystemInit(rec.event);
     if (s !== undefined) {
+      // After its result, the agent at work again without an `init` is a run the result does not answer for.
+      if (!init && s.result !== undefined && isRunActivity(type)) this.runAgain(s, emit);
       if (!init) s.ran = true;
       else if (s.ran) this.runAgain(s, emit);
     }
