@@ -562,7 +562,6 @@ export class TextCore implements ToolCore {
             s.written += text.length;
             out.text(id, text, verdict === 'delta');
           } else {
-            this.afterResult(s, emit);
             s.final += text;
           }
         }
@@ -572,7 +571,6 @@ export class TextCore implements ToolCore {
         return;
       }
       case 'tool_call':
-        if (!out) this.afterResult(s, emit);
         this.toolCallSeen(s, field, out);
         if (out && this.options.tools) this.toolEvent(s, rec.event, out);
         return;
@@ -668,15 +666,6 @@ export class TextCore implements ToolCore {
     s.printed = false;
     s.pending = undefined;
     s.ran = false;
-  }
-
-  /**
-   * Default mode: text or a tool call of `s`. After its run's result, while
-   * that run waits unprinted (a lone session), it is more than the run said:
-   * the runs are told apart, under labels, and the ended one printed first.
-   */
-  private afterResult(s: SessionState, emit: Emit): void {
-    if (s.result !== undefined && !this.labelled) this.runsApart(s, emit);
   }
 
   /** Default mode: from now on every run is printed under a label; what `s`'s run left unprinted is printed now. */
