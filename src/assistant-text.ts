@@ -8,7 +8,8 @@
  * streams made without `--stream-partial-output` look exactly like flushes,
  * yet are the only copy of their text. So a flush is a duplicate only of the
  * deltas that came before it in the same stretch of text of the same session:
- * since that session's last flush or tool call.
+ * since that session's last flush or tool call, or its `system/init` (a
+ * resumed session's new run).
  */
 import { assistantKind, isSystemInit, messageText, sessionId } from './events.js';
 

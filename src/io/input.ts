@@ -3,8 +3,9 @@
  * the raw bytes it was read from. Every quirk of real input lives here:
  *
  * - one event per line (the fast path: one `JSON.parse` per line), blank
- *   lines, CRLF line ends, a UTF-8 byte-order mark (at the start of any line: files joined with cat), lines of any length, chunks
- *   split anywhere (a line is only decoded once it is whole, so a multi-byte
+ *   lines, CRLF line ends, a UTF-8 byte-order mark (at the start of any
+ *   line: files joined with cat), lines of any length, chunks split
+ *   anywhere (a line is only decoded once it is whole, so a multi-byte
  *   character split between chunks is never torn);
  * - values glued together (`}{`), pretty-printed over several lines, or with
  *   literal newlines inside strings: a line that fails the fast path and looks

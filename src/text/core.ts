@@ -515,12 +515,12 @@ export class TextCore implements ToolCore {
     const field = recordSessionField(rec);
     // A line handed over unparsed that, parsed for its session, is not JSON after all: reported, and skipped as such lines are.
     if (recordBroken(rec)) return;
+    const type = recordType(rec);
     // Before any session, an event of another type than the run's without a session id (a wrapper's status line) starts none.
-    if (field === undefined && this.states.size === 0 && !isRunEvent(recordType(rec))) return;
+    if (field === undefined && this.states.size === 0 && !isRunEvent(type)) return;
     // Events without a session id belong to the session being read.
     const id = field ?? this.currentId;
     let s = this.current !== null && this.currentId === id ? this.current : sessionState(this.states, id);
-    const type = recordType(rec);
     const init = type === 'system' && isSystemInit(rec.event);
     if (s !== undefined) {
       // After its result, the agent at work again without an `init` is a run the result does not answer for.

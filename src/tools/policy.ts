@@ -60,6 +60,9 @@ const DENY: MinimatchOptions = { ...BASE, nocase: true, matchBase: true };
 // Required writes: the path must be the one asked for.
 const REQUIRE: MinimatchOptions = { ...BASE };
 
+// What makes a part of a glob more than a plain name.
+const GLOB_CHARS = /[*?[\]{}()!+@\\]/;
+
 /**
  * A glob as given, with a leading `./` dropped (paths are compared in that
  * form too), and one that ends in `/` read as the directory's every file
@@ -103,15 +106,12 @@ function deletesUnder(form: string, glob: Glob): boolean {
   return glob.above === f || glob.above.startsWith(`${f}/`);
 }
 
-// What makes a part of a glob more than a plain name.
-const GLOB_CHARS = /[*?[\]{}()!+@\\]/;
-
 /**
  * The paths a grep limited by its own glob reads, for the deny checks: the
- * glob as a path under the directory searched (`filter`), and, where its file name is a glob (`*.env`), the same
- * path with that name replaced by each plain file name of a deny glob that
- * it matches (`.env`, the last part of the deny glob): the grep reads every
- * file so named.
+ * glob as a path under the directory searched (`filter`), and, where its
+ * file name is a glob (`*.env`), the same path with that name replaced by
+ * each plain file name of a deny glob that it matches (`.env`, the last part
+ * of the deny glob): the grep reads every file so named.
  */
 function filterPaths(filter: string, globs: readonly Glob[]): string[] {
   const out = [filter];
