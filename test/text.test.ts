@@ -565,3 +565,31 @@ t.test('| head -1 ends quietly with status 0', async (t) => {
   t.equal(r.stderr, '');
   fs.rmSync(dir, { recursive: true, force: true });
 });
+
+t.test('on one terminal, a warning that comes while the text is mid-line starts on a line of its own', async (t) => {
+  const { Readable, Writable } = await import('node:stream');
+  const run = async (terminal: boolean) => {
+    const order: string[] = [];
+    const stream = (tag: string) => {
+      const s = new Writable({
+        write(chunk: Buffer, _enc, cb) {
+          order.push(`${tag}${chunk.toString()}`);
+          cb();
+        },
+      }) as InstanceType<typeof Writable> & { isTTY?: boolean };
+      if (terminal) s.isTTY = true;
+      return s;
+    };
+    // Two reads: the first ends mid-line; the second starts with a line that is not JSON.
+    const stdin = Readable.from([Buffer.from(lines(init(), delta("I'll run"))), Buffer.from(`Update available: 2.0.1\n${lines(delta(' the tests.'), ok("I'll run the tests."))}`)]);
+    const io: Io = { stdin, stdout: stream('out:'), stderr: stream('err:'), env: { NO_COLOR: '1', TERM: 'dumb' } };
+    await main(['--all'], io);
+    return order;
+  };
+  const tty = await run(true);
+  t.same(tty.slice(0, 4), ["out:I'll run", 'out:\n', 'err:ndjson-text: stdin:3: not JSON: Update available: 2.0.1\n', 'out: the tests.\n']);
+  const piped = await run(false);
+  const text = (order: string[]) => order.filter((s) => s.startsWith('out:')).map((s) => s.slice(4)).join('');
+  t.equal(text(tty), "I'll run\n the tests.\n");
+  t.equal(text(piped), "I'll run the tests.\n", 'into a pipe, the text is left as it is');
+});

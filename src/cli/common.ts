@@ -432,13 +432,23 @@ export async function runTool(
     stop.signal,
     { pool: readPool(), stdinFd: command ? undefined : io.stdinFd },
   );
+  // On one terminal, a warning written while the output is mid-line (live text) would land inside that line: the line is ended first.
+  const oneTerminal = io.stdout.isTTY === true && io.stderr.isTTY === true;
+  let midLine = false;
   const stream = toolStream(core, {
     strict: args.strict,
     onProblem: (p) => {
       problems++;
       onProblem?.(p);
-      if (!args.quiet || args.strict) warn(io, name, formatProblem(p));
+      if (!args.quiet || args.strict) {
+        if (midLine) {
+          io.stdout.write('\n');
+          midLine = false;
+        }
+        warn(io, name, formatProblem(p));
+      }
     },
+    onOutput: oneTerminal ? (data) => (midLine = data[data.length - 1] !== 0x0a) : undefined,
   });
   // What is owed is written if the reader takes it soon; a reader that has stopped reading does not hold the end back.
   const flushed = new Promise<'stopped'>((resolve) => stop.signal.addEventListener('abort', () => setTimeout(() => resolve('stopped'), FLUSH_WAIT_MS).unref(), { once: true }));

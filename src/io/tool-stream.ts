@@ -70,6 +70,8 @@ export interface ToolStreamOptions {
   onProblem?: (p: InputProblem) => void;
   /** The name of the input in messages when plain bytes are written. Default `stdin`. */
   source?: string;
+  /** Called with each buffer of output the stream pushes, as it pushes it. */
+  onOutput?: (data: Buffer) => void;
 }
 
 /** The error a tool stream fails with under `strict`. */
@@ -176,12 +178,14 @@ export function toolStream(core: ToolCore, options: ToolStreamOptions = {}): Tra
         // What was made before the failing line is still written.
         const out = take();
         release?.();
+        if (out) options.onOutput?.(out);
         if (out) this.push(out);
         cb(error as Error);
         return;
       }
       const out = take();
       release?.();
+      if (out) options.onOutput?.(out);
       cb(null, out ?? undefined);
     },
     function (this: Transform, cb: (err?: Error | null) => void) {
@@ -193,6 +197,7 @@ export function toolStream(core: ToolCore, options: ToolStreamOptions = {}): Tra
         return;
       }
       const out = take();
+      if (out) options.onOutput?.(out);
       if (out) this.push(out);
       cb();
     },
