@@ -7,7 +7,7 @@ import type { SessionEnd } from '../session.js';
 import { Settled, sessionState } from '../session.js';
 import type { ToolCore, Emit } from '../io/tool-stream.js';
 import { getPath, isRunActivity, isRunEvent, isSystemInit, resultFailed, resultText } from '../events.js';
-import { placeOf, placeRecord, recordSessionField, recordType, retainRecord } from '../io/input.js';
+import { placeOf, placeRecord, recordBroken, recordSessionField, recordType, retainRecord } from '../io/input.js';
 import { visible, visibleJson } from '../safe-text.js';
 import { exactJsonText } from '../json-text.js';
 
@@ -135,6 +135,8 @@ export class ResultCore implements ToolCore {
 
   record(rec: EventRecord, emit: Emit): void {
     const field = recordSessionField(rec);
+    // A line handed over unparsed that, parsed for its session, is not JSON after all: reported, and skipped as such lines are.
+    if (recordBroken(rec)) return;
     const type = recordType(rec);
     // Events without a session id belong to the session being read; before any, one of another type than the run's starts none.
     if (field === undefined && this.last === null && !isRunEvent(type)) return;
