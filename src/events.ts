@@ -559,9 +559,10 @@ const MOVE_NAMES: ReadonlySet<string> = new Set(['move', 'movefile', 'rename', '
 // Argument keys of a move's two paths, beside those of PATH_KEYS (oldPath, newPath).
 const MOVE_KEYS = ['source', 'destination', 'src', 'dest', 'from', 'to'];
 
-function pushMoveKeys(list: string[], name: string | undefined, o: JsonObject): void {
-  if (name === undefined || !MOVE_NAMES.has(toolNameKey(name))) return;
-  for (const key of MOVE_KEYS) pushPath(list, o[key]);
+/** Pushes the paths `o` names under {@link MOVE_KEYS}, for a tool whose {@link toolNameKey} is `key`. */
+function pushMoveKeys(list: string[], key: string | undefined, o: JsonObject): void {
+  if (key === undefined || !MOVE_NAMES.has(key)) return;
+  for (const k of MOVE_KEYS) pushPath(list, o[k]);
 }
 
 /** The kind of a tool, from its name (see {@link ToolKind}); `other` for every name not known. */
@@ -731,7 +732,8 @@ export function toolCallFacts(
   result: ToolCallResult | undefined,
   fromStart?: ToolCallFacts,
 ): ToolCallFacts {
-  const kind = toolKind(name);
+  const nameKey = toolNameKey(name);
+  const kind = KIND_BY_NAME.get(nameKey) ?? 'other';
   const facts: ToolCallFacts = { kind, argPaths: [], resultPaths: [] };
   if (args === undefined && fromStart !== undefined) {
     facts.argPaths = [...fromStart.argPaths];
@@ -742,14 +744,15 @@ export function toolCallFacts(
   }
   if (args !== undefined) {
     pushPathKeys(facts.argPaths, args);
-    pushMoveKeys(facts.argPaths, name, args);
+    pushMoveKeys(facts.argPaths, nameKey, args);
     const paths = args.paths;
     if (Array.isArray(paths)) for (const p of paths) pushPath(facts.argPaths, p);
     // An MCP call's own arguments are one level down.
     const inner = kind === 'mcp' ? (obj(args, 'args') ?? obj(args, 'arguments')) : undefined;
     if (inner !== undefined) {
       pushPathKeys(facts.argPaths, inner);
-      pushMoveKeys(facts.argPaths, str(args, 'toolName') ?? str(args, 'tool'), inner);
+      const innerName = str(args, 'toolName') ?? str(args, 'tool');
+      pushMoveKeys(facts.argPaths, innerName === undefined ? undefined : toolNameKey(innerName), inner);
       if (Array.isArray(inner.paths)) for (const p of inner.paths) pushPath(facts.argPaths, p);
     }
     if (kind === 'edit') {

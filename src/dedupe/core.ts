@@ -269,12 +269,15 @@ export class DedupeCore implements ToolCore {
   }
 
   end(_emit: Emit): void {
-    for (const [session, state] of this.sessions) {
-      if (state.claude) continue;
-      this.stats.noResult++;
-      this.options.onUnverified?.({ session, source: state.source, line: state.line });
-    }
+    for (const [session, state] of this.sessions) this.unverified(session, state, false);
     this.sessions.clear();
+  }
+
+  /** Under `verify`: a run followed to its end, the input's or its session's new start, without a result. */
+  private unverified(session: string, state: VerifySession, restarted: boolean): void {
+    if (state.claude) return;
+    this.stats.noResult++;
+    this.options.onUnverified?.({ session, source: state.source, line: state.line, ...(restarted ? { restarted } : {}) });
   }
 
   private newRun(rec: EventRecord): void {
@@ -286,9 +289,7 @@ export class DedupeCore implements ToolCore {
     const state = this.sessions.get(session);
     if (state === undefined) return;
     this.sessions.delete(session);
-    if (state.claude) return;
-    this.stats.noResult++;
-    this.options.onUnverified?.({ session, source: state.source, line: state.line, restarted: true });
+    this.unverified(session, state, true);
   }
 
   private keep(rec: EventRecord, kind: StatKind, emit: Emit): void {

@@ -178,8 +178,10 @@ export function toolStream(core: ToolCore, options: ToolStreamOptions = {}): Tra
         // What was made before the failing line is still written.
         const out = take();
         release?.();
-        if (out) options.onOutput?.(out);
-        if (out) this.push(out);
+        if (out) {
+          options.onOutput?.(out);
+          this.push(out);
+        }
         cb(error as Error);
         return;
       }
@@ -197,8 +199,10 @@ export function toolStream(core: ToolCore, options: ToolStreamOptions = {}): Tra
         return;
       }
       const out = take();
-      if (out) options.onOutput?.(out);
-      if (out) this.push(out);
+      if (out) {
+        options.onOutput?.(out);
+        this.push(out);
+      }
       cb();
     },
   ) as unknown as Transform;

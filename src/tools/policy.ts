@@ -183,7 +183,9 @@ export class Policy {
     }
     // A grep limited by its own glob to files a deny glob names reads them, whatever directory it searches (the whole project too).
     // One line for each glob: the first of its paths that a deny glob matches.
-    for (const filter of call.facts.searchFilters ?? []) this.deny('--deny-read', this.denyRead, call, out, filterPaths(filter, this.denyRead), true);
+    if (this.denyRead.length > 0) {
+      for (const filter of call.facts.searchFilters ?? []) this.deny('--deny-read', this.denyRead, call, out, filterPaths(filter, this.denyRead), true);
+    }
     // A call that names no path the audit can read (under argument keys it does not know, in a patch of another format)
     // cannot be cleared by a check that asks which files: it fails it.
     if (field === undefined) {
