@@ -236,6 +236,15 @@ export function messageText(e: unknown): string {
   return text;
 }
 
+/**
+ * True for a message whose content holds a block that is not text (an
+ * image, a `tool_use`): what {@link messageText} leaves out.
+ */
+export function hasOtherContent(e: unknown): boolean {
+  const content = obj(e, 'message')?.content;
+  return Array.isArray(content) && content.some((block) => !(isObject(block) && (block.type === 'text' || block.type === undefined) && typeof block.text === 'string'));
+}
+
 /** What an `assistant` event is under the partial-output rules. */
 export type AssistantKind =
   /** `timestamp_ms` without `model_call_id`: new text, to append. */

@@ -119,6 +119,26 @@ t.test('the partial-output rule', async (t) => {
     t.equal(r.core.stats.kinds['assistant mismatch'].dropped, 1);
     t.equal(r.failures.length, 0, 'the kept text still equals the result');
   });
+  t.test('a flush that also holds content other than text is kept whole', async (t) => {
+    const withImage = (s: string) =>
+      ev({
+        type: 'assistant',
+        message: { role: 'assistant', content: [{ type: 'text', text: s }, { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBO' } }] },
+        session_id: 's',
+        model_call_id: 'm',
+        timestamp_ms: 2,
+      });
+    const input = lines(delta('a'), delta('b'), withImage('ab'), result('ab'));
+    const r = dedupeSync(input, { verify: true });
+    t.equal(r.out, input, 'the image is nowhere else: dropping the flush would lose it');
+    t.equal(r.core.stats.kinds['assistant flush'].kept, 1);
+    t.equal(r.core.stats.differed, 0, 'its text, a repeat, is not counted twice by --verify');
+    const differs = lines(delta('a'), delta('b'), withImage('aX'), result('ab'));
+    const m = dedupeSync(differs, { verify: true });
+    t.equal(m.out, differs, 'nor when its text differs from the deltas');
+    t.equal(m.mismatches.length, 0, 'and nothing is reported dropped');
+    t.equal(dedupeSync(lines(delta('a'), withImage('a'), final('a'))).out, lines(delta('a'), withImage('a'), final('a')), 'it still ends the stretch');
+  });
   t.test('--verify reports where the kept text and the result part', async (t) => {
     const r = dedupeSync(lines(delta('hello '), delta('wörld'), final('hello wörld'), result('hello wörld!')), { verify: true });
     t.same(

@@ -14,7 +14,7 @@ import { createHash } from 'node:crypto';
 import type { EventRecord, InputProblem } from '../io/input.js';
 import { recordChecked, recordSession, recordSessionField, recordType } from '../io/input.js';
 import type { ToolCore, Emit } from '../io/tool-stream.js';
-import { assistantKind, getPath, isClaudeCodeEvent, isSystemInit, messageText, resultFailed, resultText, sessionId } from '../events.js';
+import { assistantKind, getPath, hasOtherContent, isClaudeCodeEvent, isSystemInit, messageText, resultFailed, resultText, sessionId } from '../events.js';
 import { TextTracker } from '../assistant-text.js';
 import { canonicalJsonText } from '../json-text.js';
 
@@ -341,6 +341,11 @@ export class DedupeCore implements ToolCore {
     const verdict = this.tracker.assistant(event, text);
     const stretch = kind === 'flush' ? this.stretches.get(id) : undefined;
     if (kind === 'flush') this.stretches.delete(id);
+    if ((verdict === 'duplicate' || verdict === 'mismatch') && hasOtherContent(event)) {
+      // Its text is the deltas', but the rest of it (an image, a tool_use block) is nowhere else: kept whole.
+      this.keep(rec, 'assistant flush', emit);
+      return;
+    }
     if (verdict === 'duplicate') {
       this.drop('assistant flush');
       return;
