@@ -122,7 +122,16 @@ export class Summary {
       tools[tool] = c;
     }
     const out: Record<string, unknown> = { calls: this.calls, status, tools };
-    for (const field of PATH_FIELDS) out[field] = this.paths.get(field)!.list;
+    const unsuccessful: Record<string, Record<string, CallStatus>> = {};
+    for (const field of PATH_FIELDS) {
+      const set = this.paths.get(field)!;
+      out[field] = set.list;
+      for (const p of set.list) {
+        const status = set.statusOf(p);
+        if (status !== undefined && status !== 'success') (unsuccessful[field] ??= {})[p] = status;
+      }
+    }
+    out.unsuccessful = unsuccessful;
     out.commands = this.commands;
     out.pending = this.pending;
     return out;
