@@ -574,6 +574,42 @@ function pushMoveKeys(list: string[], key: string | undefined, o: JsonObject): v
   for (const k of MOVE_KEYS) pushPath(list, o[k]);
 }
 
+/**
+ * The tool name or kind the audit knows that `name` is most likely a
+ * misspelling of (`writes`, `Shel`): one a few edits away, by
+ * {@link toolNameKey}; undefined for a name it knows, or for one far from
+ * every name it knows (another tool's, such as an MCP tool's).
+ */
+export function nearToolName(name: string): string | undefined {
+  const key = toolNameKey(name);
+  if (key === 'other' || KIND_BY_NAME.has(key)) return undefined;
+  const most = Math.min(2, Math.floor(key.length / 3));
+  let best: string | undefined;
+  let bestDistance = most + 1;
+  for (const known of KIND_BY_NAME.keys()) {
+    const d = editDistance(key, known, bestDistance);
+    if (d < bestDistance) {
+      best = known;
+      bestDistance = d;
+    }
+  }
+  return best;
+}
+
+/** Levenshtein distance of `a` and `b`, or `limit` when it is at least that. */
+function editDistance(a: string, b: string, limit: number): number {
+  if (Math.abs(a.length - b.length) >= limit) return limit;
+  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= b.length; j++) {
+      next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    row = next;
+  }
+  return Math.min(row[b.length]!, limit);
+}
+
 /** The kind of a tool, from its name (see {@link ToolKind}); `other` for every name not known. */
 export function toolKind(name: string): ToolKind {
   return KIND_BY_NAME.get(toolNameKey(name)) ?? 'other';

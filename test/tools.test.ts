@@ -165,6 +165,25 @@ t.test('--tool and --deny-tool compare names as kinds are found: without case, _
   t.notOk(violates(callOf('readToolCall', { path: 'a' }), { denyTool: ['toolCall'] }), 'ToolCall alone names no tool');
 });
 
+t.test('a --deny-tool name that matched no call and is a few edits from a known one is reported as misspelt', async (t) => {
+  const misspelt = (input: string, denyTool: string[]) => {
+    const found: string[] = [];
+    const core = new ToolsCore({ denyTool, onMisspeltDenyTool: (name, known) => found.push(`${name}>${known}`) });
+    const reader = new EventReader({ record: (r) => core.record(r, () => {}), problem: () => {} }, { needs: (type) => core.needs(type) });
+    reader.startSource('in');
+    reader.write(Buffer.from(input));
+    reader.endSource();
+    core.end(() => {});
+    return found;
+  };
+  const read = oneCall('read', 'a.txt', '/home/u/p');
+  t.same(misspelt(read, ['writes', 'Shel', 'glb', 'web_fetch', 'mcp_github_create_pr', 'xyz', 'write', 'shell', 'other', 'rm']), ['writes>write', 'Shel>shell', 'glb>glob']);
+  t.same(misspelt(read, ['writes', 'writes']), ['writes>write'], 'each name once');
+  // A tool of that very name, used in the run, is no misspelling.
+  t.same(misspelt(callOf('function', { path: 'a' }, '/home/u/p', 'writes'), ['writes']), []);
+  t.same(misspelt(callOf('function', { path: 'a' }, '/home/u/p', 'reads'), ['writes']), ['writes>write'], 'another tool near it is no match');
+});
+
 t.test('shell calls by other names, and commands given as words', async (t) => {
   for (const name of ['execute_command', 'run_shell_command', 'execute_bash', 'shell_exec', 'local_shell', 'exec_command', 'run_in_terminal', 'sh', 'powershell', 'cmd', 'container.exec']) {
     const call = callOf('function', { command: 'cat .env' }, '/home/u/p', name);

@@ -199,6 +199,9 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
       const consequence = checking ? ': the checks cannot pass' : '';
       warn(io, name, `${visibleOneLine(source)}:${line}: tool calls in Claude Code's dialect (tool_use blocks) are not audited${consequence}`);
     },
+    onMisspeltDenyTool: (tool, known) => {
+      warn(io, name, `--deny-tool '${visibleOneLine(tool)}' matched no call: did you mean '${known}'?`);
+    },
   });
   const run = await runTool(name, core, args, io);
   // A reader that went away (| head) ends the run quietly; a violation already reported still fails it.

@@ -58,6 +58,11 @@ export interface ToolsOptions extends PolicyOptions {
    * Code's `tool_use` content blocks): such calls are not audited.
    */
   onForeignCalls?: (source: string, line: number) => void;
+  /**
+   * Called at the end for each `--deny-tool` name that no call matched and
+   * that is a few edits from a tool name or kind the audit knows, `known`.
+   */
+  onMisspeltDenyTool?: (name: string, known: string) => void;
 }
 
 const TOOL_USE = Buffer.from('"tool_use"');
@@ -173,6 +178,7 @@ export class ToolsCore implements ToolCore {
     for (const state of this.pending.values()) this.finish(this.callOf(state, 'pending', state.facts, undefined, undefined), emit);
     this.pending.clear();
     for (const v of this.policy.end()) this.violate(v);
+    for (const { name, known } of this.policy.misspeltDenyTools()) this.options.onMisspeltDenyTool?.(name, known);
     if (this.summary) emit(this.options.json ? safeJsonLine(this.summary.toJson()) : this.summary.toText());
   }
 

@@ -9,7 +9,7 @@ import { Minimatch } from 'minimatch';
 import type { MinimatchOptions } from 'minimatch';
 import { matchForms, samePath } from './paths.js';
 import { callCounts, callIsTool, FIELD_OF_ACCESS, READ_FIELDS, WRITE_FIELDS, toolNameSet } from './call.js';
-import { toolNameKey } from '../events.js';
+import { nearToolName, toolNameKey } from '../events.js';
 import type { AuditedCall, PathField } from './call.js';
 import { visibleOneLine } from '../safe-text.js';
 
@@ -152,6 +152,8 @@ export class Policy {
   private readonly denyRead: Glob[];
   private readonly denyWrite: Glob[];
   private readonly denyTool: ReadonlySet<string>;
+  /** The keys of {@link denyTool} some call matched, by its name or its kind. */
+  private readonly deniedToolsSeen = new Set<string>();
   private readonly require: Array<Glob & { met: boolean }>;
   /** True when any check is asked for: without one, no call is checked. */
   readonly active: boolean;
@@ -179,6 +181,7 @@ export class Policy {
     if (!callCounts(call)) return out;
     if (callIsTool(call, this.denyTool)) {
       const byName = call.tool !== undefined && this.denyTool.has(toolNameKey(call.tool));
+      this.deniedToolsSeen.add(byName ? toolNameKey(call.tool!) : call.kind);
       out.push({ check: '--deny-tool', pattern: byName ? call.tool : call.kind, call });
     }
     // A grep limited by its own glob to files a deny glob names reads them, whatever directory it searches (the whole project too).
@@ -211,6 +214,21 @@ export class Policy {
   /** The rules the run as a whole breaks: required writes that never happened. */
   end(): Violation[] {
     return this.require.filter((g) => !g.met).map((g) => ({ check: '--require-write', pattern: g.text }));
+  }
+
+  /**
+   * The `--deny-tool` names, as given, that no call matched and that look
+   * misspelt (`writes`): each with the name the audit knows that it is a few
+   * edits from (see nearToolName). Such a check can never fail.
+   */
+  misspeltDenyTools(): Array<{ name: string; known: string }> {
+    const out: Array<{ name: string; known: string }> = [];
+    for (const name of new Set(this.options.denyTool ?? [])) {
+      if (this.deniedToolsSeen.has(toolNameKey(name))) continue;
+      const known = nearToolName(name);
+      if (known !== undefined) out.push({ name, known });
+    }
+    return out;
   }
 
   /** `--deny-write` for a delete of a directory above what a glob names, for each path not reported already. */
