@@ -24,16 +24,51 @@ export type TextVerdict =
   /** A flush with deltas before it whose text differs from theirs: dropped like a duplicate (the deltas are the text), but worth a report. */
   | 'mismatch';
 
-interface Stretch {
+/** A session's deltas since its last flush or tool call. */
+export interface Stretch {
   /** The deltas' text since the last flush or tool call. */
   text: string;
   /** How many deltas that was (a whitespace or empty delta still counts). */
   deltas: number;
 }
 
+/** A flush whose text differs from the deltas before it. It is dropped all the same (not shown by ndjson-text): the deltas are the text. */
+export interface FlushMismatch {
+  session: string;
+  source: string;
+  line: number;
+  /** How many delta events came before it in its stretch (records, where a reader joined deltas). */
+  deltas: number;
+  /** The deltas' text and the flush's text. */
+  deltaText: string;
+  flushText: string;
+  /** Where they first differ, in characters (code points). */
+  offset: number;
+}
+
+/** The first index where two strings differ, in code points (0-based); the shorter string's length if one is a prefix of the other. */
+export function firstDifference(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  let i = 0;
+  while (i < n && a.charCodeAt(i) === b.charCodeAt(i)) i++;
+  // Never split a surrogate pair: step back to its first half.
+  if (i > 0 && i < n) {
+    const c = a.charCodeAt(i - 1);
+    if (c >= 0xd800 && c <= 0xdbff) i--;
+  }
+  let points = 0;
+  for (let j = 0; j < i; j++) {
+    const c = a.charCodeAt(j);
+    if (!(c >= 0xdc00 && c <= 0xdfff && j > 0 && a.charCodeAt(j - 1) >= 0xd800 && a.charCodeAt(j - 1) <= 0xdbff)) points++;
+  }
+  return points;
+}
+
 /** Per-session state of the partial-output rule. Feed it every event, in order. */
 export class TextTracker {
   private readonly stretches = new Map<string, Stretch>();
+  /** The stretch the last flush closed (a 'duplicate' or 'mismatch' verdict), to describe a mismatch. */
+  closed: Stretch | undefined;
 
   /**
    * Judges an `assistant` event and updates the state. `text` may be passed
@@ -53,6 +88,7 @@ export class TextTracker {
     }
     // A flush closes the stretch whatever it is.
     this.stretches.delete(session);
+    this.closed = stretch;
     if (stretch === undefined || stretch.deltas === 0) return 'only-copy';
     return stretch.text === text ? 'duplicate' : 'mismatch';
   }
@@ -93,6 +129,20 @@ export class TextTracker {
         return undefined;
     }
   }
+}
+
+/** The mismatch `tracker` has just judged: the flush `text` of `session`, read at `rec`, against the stretch it closed. */
+export function flushMismatch(tracker: TextTracker, rec: { source: string; line: number }, session: string, text: string): FlushMismatch {
+  const deltaText = tracker.closed?.text ?? '';
+  return {
+    session,
+    source: rec.source,
+    line: rec.line,
+    deltas: tracker.closed?.deltas ?? 0,
+    deltaText,
+    flushText: text,
+    offset: firstDifference(deltaText, text),
+  };
 }
 
 /** True when a verdict means the event's text is new and should be kept or shown. */

@@ -374,6 +374,22 @@ t.test('a session run again (--resume, or a log appended twice): each run printe
   t.equal((await run(['--all'], lines(init(), init(), asst('Once.'), ok('Once.')))).stdout, 'Once.\n', '--all: an init twice before anything else is one run, no label');
 });
 
+t.test('a flush that differs from the deltas before it: the deltas are shown, the flush reported as ndjson-dedupe reports it', async (t) => {
+  const flush = (textValue: string) => asst(textValue, { timestamp_ms: 2, model_call_id: 'm' });
+  const input = lines(init(), delta('Hel'), flush('Hello there'), ok('Hello there'));
+  for (const argv of [[], ['-a', '--no-user']]) {
+    const r = await run(argv, input);
+    t.equal(r.stdout, 'Hel\n', `${argv.join(' ')}: the deltas are the text`);
+    t.equal(
+      r.stderr,
+      'ndjson-text: stdin:3: session sess-1: flush differs from the deltas before it at offset 3, not shown: flush "Hello there", deltas "Hel"\n',
+      `${argv.join(' ')}: and the flush that says otherwise is reported`,
+    );
+    t.equal(r.code, EXIT.OK);
+  }
+  t.equal((await run([], lines(init(), delta('Hel'), delta('lo'), flush('Hello'), ok('Hello')))).stderr, '', 'a flush that repeats them is no news');
+});
+
 t.test('--all: text of nothing but newlines starts no block, so no label stands over nothing', async (t) => {
   const input = lines(init('a'), init('b'), delta('A1.', 'a'), delta('\n\n', 'b'), delta('A2.', 'a'), think('\n', 'b'), delta('B.', 'b'), ok('x', 'a'), ok('y', 'b'));
   t.equal(await through(input, { all: true, thinking: true }), 'A1.A2.\n\n── session b ──\nB.\n');
@@ -592,4 +608,10 @@ t.test('on one terminal, a warning that comes while the text is mid-line starts 
   const text = (order: string[]) => order.filter((s) => s.startsWith('out:')).map((s) => s.slice(4)).join('');
   t.equal(text(tty), "I'll run\n the tests.\n");
   t.equal(text(piped), "I'll run the tests.\n", 'into a pipe, the text is left as it is');
+  // So is a flush that differs from its deltas, reported by the core.
+  const order: string[] = [];
+  const terminal = (tag: string) => Object.assign(new Writable({ write: (c: Buffer, _e, cb) => (order.push(`${tag}${c.toString()}`), cb()) }), { isTTY: true });
+  const mismatch = Readable.from([Buffer.from(lines(init(), delta('Hel'))), Buffer.from(lines(asst('Help', { timestamp_ms: 2, model_call_id: 'm' }), ok('Hel')))]);
+  await main(['--all'], { stdin: mismatch, stdout: terminal('out:'), stderr: terminal('err:'), env: { NO_COLOR: '1', TERM: 'dumb' } });
+  t.same(order.slice(0, 3), ['out:Hel', 'out:\n', 'err:ndjson-text: stdin:3: session sess-1: flush differs from the deltas before it at offset 3, not shown: flush "Help", deltas "Hel"\n']);
 });

@@ -293,8 +293,19 @@ export function list(value: unknown): string[] | undefined {
 
 /** Writes a warning line `name: message` on stderr. */
 export function warn(io: Io, name: string, message: string): void {
+  if (midLine.get(io) === true) {
+    io.stdout.write('\n');
+    midLine.set(io, false);
+  }
   io.stderr.write(`${name}: ${message}\n`);
 }
+
+/**
+ * For a run whose stdout and stderr are one terminal: the output ends
+ * mid-line (live text), where a warning would land inside that line; {@link
+ * warn} ends it first. Set by {@link runTool} as it writes.
+ */
+const midLine = new WeakMap<Io, boolean>();
 
 /** Outcome of running a tool over its inputs. */
 export interface RunResult {
@@ -434,21 +445,14 @@ export async function runTool(
   );
   // On one terminal, a warning written while the output is mid-line (live text) would land inside that line: the line is ended first.
   const oneTerminal = io.stdout.isTTY === true && io.stderr.isTTY === true;
-  let midLine = false;
   const stream = toolStream(core, {
     strict: args.strict,
     onProblem: (p) => {
       problems++;
       onProblem?.(p);
-      if (!args.quiet || args.strict) {
-        if (midLine) {
-          io.stdout.write('\n');
-          midLine = false;
-        }
-        warn(io, name, formatProblem(p));
-      }
+      if (!args.quiet || args.strict) warn(io, name, formatProblem(p));
     },
-    onOutput: oneTerminal ? (data) => (midLine = data[data.length - 1] !== 0x0a) : undefined,
+    onOutput: oneTerminal ? (data) => midLine.set(io, data[data.length - 1] !== 0x0a) : undefined,
   });
   // What is owed is written if the reader takes it soon; a reader that has stopped reading does not hold the end back.
   const flushed = new Promise<'stopped'>((resolve) => stop.signal.addEventListener('abort', () => setTimeout(() => resolve('stopped'), FLUSH_WAIT_MS).unref(), { once: true }));

@@ -83,12 +83,16 @@ function sessionPart(session: string): string {
   return session ? `session ${visibleOneLine(session)}: ` : '';
 }
 
-/** The stderr line for a dropped flush that did not repeat its deltas. */
-export function describeFlushMismatch(m: FlushMismatch): string {
-  const deltas = `${m.deltas} delta${m.deltas === 1 ? '' : 's'}`;
+/**
+ * The stderr line for a flush that did not repeat its deltas, which was
+ * `action` (dropped, not shown). `counted`: the number of deltas is known
+ * (ndjson-text's reader joins deltas).
+ */
+export function describeFlushMismatch(m: FlushMismatch, action = 'dropped', counted = true): string {
+  const deltas = counted ? `${m.deltas} delta${m.deltas === 1 ? '' : 's'}` : 'deltas';
   return (
     `${visibleOneLine(m.source)}:${m.line}: ${sessionPart(m.session)}flush differs from the ${deltas} before it ` +
-    `at offset ${m.offset}, dropped: flush ${excerptAt(m.flushText, m.offset)}, deltas ${excerptAt(m.deltaText, m.offset)}`
+    `at offset ${m.offset}, ${action}: flush ${excerptAt(m.flushText, m.offset)}, deltas ${excerptAt(m.deltaText, m.offset)}`
   );
 }
 

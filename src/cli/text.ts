@@ -8,6 +8,7 @@ import { parseArgs, processIo, warn, EXIT } from './common.js';
 import type { CommandSpec, Io } from './common.js';
 import { describeSessionEnd, judgeSessions, runJudged } from './verdict.js';
 import { TextCore } from '../text/core.js';
+import { describeFlushMismatch } from './dedupe.js';
 
 /** ndjson-text's own options (with the common ones, the whole of its `--help`). */
 export const textOptions = {
@@ -104,6 +105,8 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     thinking: args.thinking ?? false,
     color: useColor(colorWhen(args.color) ?? 'auto', io),
     raw: args.raw,
+    // The deltas are the text, as ndjson-dedupe has it; a flush that says otherwise is worth a note.
+    onFlushMismatch: (m) => warn(io, name, describeFlushMismatch(m, 'not shown', false)),
   });
   return runJudged(name, core, args, parsed.rest, io, (run) => {
     return judgeSessions(name, core.sessions, args, run, io, {

@@ -15,7 +15,11 @@ import type { EventRecord, InputProblem } from '../io/input.js';
 import { recordChecked, recordSession, recordSessionField, recordType } from '../io/input.js';
 import type { ToolCore, Emit } from '../io/tool-stream.js';
 import { assistantKind, getPath, hasOtherContent, isClaudeCodeEvent, isSystemInit, messageText, resultFailed, resultText, sessionId } from '../events.js';
-import { TextTracker } from '../assistant-text.js';
+import { TextTracker, firstDifference, flushMismatch } from '../assistant-text.js';
+import type { FlushMismatch } from '../assistant-text.js';
+
+export { firstDifference };
+export type { FlushMismatch };
 import { canonicalJsonText } from '../json-text.js';
 
 const NEWLINE = Buffer.from('\n');
@@ -62,19 +66,6 @@ export interface DedupeStats {
   noResult: number;
 }
 
-/** A flush whose text differs from the deltas before it. It is dropped all the same: the deltas are the text. */
-export interface FlushMismatch {
-  session: string;
-  source: string;
-  line: number;
-  /** How many deltas came before it in its stretch. */
-  deltas: number;
-  /** The deltas' text and the flush's text. */
-  deltaText: string;
-  flushText: string;
-  /** Where they first differ, in characters (code points). */
-  offset: number;
-}
 
 /** A `result` whose text differs from the session's kept assistant text (`--verify`). */
 export interface VerifyFailure {
@@ -132,23 +123,6 @@ interface VerifySession {
 /** Keys longer than this are stored as a SHA-256 digest, so memory per distinct key stays small. */
 const MAX_PLAIN_KEY = 64;
 
-/** The first index where two strings differ, in code points (0-based); the shorter string's length if one is a prefix of the other. */
-export function firstDifference(a: string, b: string): number {
-  const n = Math.min(a.length, b.length);
-  let i = 0;
-  while (i < n && a.charCodeAt(i) === b.charCodeAt(i)) i++;
-  // Never split a surrogate pair: step back to its first half.
-  if (i > 0 && i < n) {
-    const c = a.charCodeAt(i - 1);
-    if (c >= 0xd800 && c <= 0xdbff) i--;
-  }
-  let points = 0;
-  for (let j = 0; j < i; j++) {
-    const c = a.charCodeAt(j);
-    if (!(c >= 0xdc00 && c <= 0xdfff && j > 0 && a.charCodeAt(j - 1) >= 0xd800 && a.charCodeAt(j - 1) <= 0xdbff)) points++;
-  }
-  return points;
-}
 
 /**
  * A value as canonical JSON: object keys sorted, so `{"a":1,"b":2}` and
@@ -206,8 +180,6 @@ function statKind(type: string): StatKind {
 export class DedupeCore implements ToolCore {
   readonly stats: DedupeStats = emptyStats();
   private readonly tracker = new TextTracker();
-  /** Each session's open stretch of delta text, kept only to describe a mismatched flush. */
-  private readonly stretches = new Map<string, { text: string; deltas: number }>();
   private readonly sessions = new Map<string, VerifySession>();
   private readonly seen = new Set<string>();
   private readonly keys: readonly string[] | undefined;
@@ -240,14 +212,12 @@ export class DedupeCore implements ToolCore {
         // The tracker reads only the session of a tool call or result: hand it that, so the line need not be parsed.
         const session = recordSessionField(rec);
         this.tracker.toolCall(session === undefined ? {} : { session_id: session });
-        this.stretches.delete(session ?? '');
         if (this.options.verify) this.session(rec);
         break;
       }
       case 'result': {
         const session = recordSessionField(rec);
         this.tracker.result(session === undefined ? {} : { session_id: session });
-        this.stretches.delete(session ?? '');
         if (this.options.verify) this.verify(rec);
         break;
       }
@@ -283,7 +253,6 @@ export class DedupeCore implements ToolCore {
   private newRun(rec: EventRecord): void {
     const session = recordSession(rec);
     this.tracker.init({ session_id: session });
-    this.stretches.delete(session);
     if (!this.options.verify) return;
     // Under `verify`, the run before it, followed and without a result, ended there unchecked.
     const state = this.sessions.get(session);
@@ -328,19 +297,7 @@ export class DedupeCore implements ToolCore {
     const event = rec.event;
     const id = sessionId(event);
     const text = messageText(event);
-    const kind = assistantKind(event);
-    if (kind === 'delta') {
-      const stretch = this.stretches.get(id);
-      if (stretch) {
-        stretch.text += text;
-        stretch.deltas++;
-      } else {
-        this.stretches.set(id, { text, deltas: 1 });
-      }
-    }
     const verdict = this.tracker.assistant(event, text);
-    const stretch = kind === 'flush' ? this.stretches.get(id) : undefined;
-    if (kind === 'flush') this.stretches.delete(id);
     if ((verdict === 'duplicate' || verdict === 'mismatch') && hasOtherContent(event)) {
       // Its text is the deltas', but the rest of it (an image, a tool_use block) is nowhere else: kept whole.
       this.keep(rec, 'assistant flush', emit);
@@ -352,16 +309,7 @@ export class DedupeCore implements ToolCore {
     }
     if (verdict === 'mismatch') {
       this.drop('assistant mismatch');
-      const deltaText = stretch?.text ?? '';
-      this.options.onFlushMismatch?.({
-        session: id,
-        source: rec.source,
-        line: rec.line,
-        deltas: stretch?.deltas ?? 0,
-        deltaText,
-        flushText: text,
-        offset: firstDifference(deltaText, text),
-      });
+      this.options.onFlushMismatch?.(flushMismatch(this.tracker, rec, id, text));
       return;
     }
     if (this.options.verify) {

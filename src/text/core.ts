@@ -16,7 +16,8 @@ import type { SessionEnd } from '../session.js';
 import { Settled, sessionState } from '../session.js';
 import { placeOf, placeRecord, recordBroken, recordSessionField, recordType, retainRecord } from '../io/input.js';
 import type { ToolCore, Emit } from '../io/tool-stream.js';
-import { TextTracker } from '../assistant-text.js';
+import { TextTracker, flushMismatch } from '../assistant-text.js';
+import type { FlushMismatch } from '../assistant-text.js';
 import {
   eventSubtype,
   hasToolUseBlock,
@@ -51,6 +52,8 @@ export interface TextOptions {
   color?: boolean;
   /** Write control characters as they are instead of making them visible. */
   raw?: boolean;
+  /** Called for each flush whose text differs from the deltas before it: not shown, the deltas are the text. */
+  onFlushMismatch?: (mismatch: FlushMismatch) => void;
 }
 
 /** What the core learnt about one session, for the exit status and the notes on stderr. */
@@ -556,6 +559,7 @@ export class TextCore implements ToolCore {
         const event = rec.event;
         const text = messageText(event);
         const verdict = this.tracker.assistant(event, text);
+        if (verdict === 'mismatch') this.options.onFlushMismatch?.(flushMismatch(this.tracker, rec, id, text));
         if ((verdict === 'delta' || verdict === 'only-copy') && text.length > 0) {
           s.texts++;
           if (out) {
