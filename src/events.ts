@@ -302,9 +302,14 @@ export function resultFailed(e: unknown): boolean {
   return subtype !== undefined && subtype !== 'success';
 }
 
-/** A short description of a failed result, for messages: subtype and error text where there is one. */
+/**
+ * A short description of a failed result, for messages: subtype and error
+ * text where there is one. A result that says `is_error` under the subtype
+ * `success` (Claude Code's, for an API error) is an `error`, not a "success".
+ */
 export function resultFailureMessage(e: unknown): string {
-  const subtype = str(e, 'subtype') ?? (isObject(e) && e.is_error === true ? 'error' : 'failed');
+  const given = str(e, 'subtype');
+  const subtype = given !== undefined && given !== 'success' ? given : isObject(e) && e.is_error === true ? 'error' : (given ?? 'failed');
   let detail = str(e, 'error') ?? str(e, 'message') ?? resultText(e);
   if (detail && detail.length > 200) detail = `${detail.slice(0, 200)}…`;
   return detail ? `${subtype}: ${detail}` : subtype;
