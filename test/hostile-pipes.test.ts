@@ -116,6 +116,7 @@ t.test('SIGINT and SIGTERM: 130 and 143, promptly, after writing what is owed at
     { tool: 'ndjson-text', args: [], owes: /^$/, what: 'the final message (none yet: the run is in a tool call)' },
     { tool: 'ndjson-text', args: ['-a'], owes: /Adding the script now\.\n→ edit package\.json \(not completed\)/, what: 'the call not completed' },
     { tool: 'ndjson-dedupe', args: [], owes: /"call_id":"call_w1"/, what: 'every line read' },
+    { tool: 'ndjson-dedupe', args: ['--stats'], owes: /"call_id":"call_w1"/, what: 'every line read, and the counts (below)' },
     { tool: 'ndjson-result', args: [], owes: /^$/, what: 'nothing (no result)' },
   ];
   for (const c of cases) {
@@ -131,7 +132,9 @@ t.test('SIGINT and SIGTERM: 130 and 143, promptly, after writing what is owed at
       t.same({ code: end.code, signal: end.signal }, { code: status, signal: null }, `${c.tool} ${c.args.join(' ')}: ${signal} gives ${status}`);
       t.ok(ms < 2000, `ended ${ms} ms after the signal`);
       t.match(run.stdout(), c.owes, `and wrote ${c.what}`);
-      t.equal(run.stderr(), `${c.tool}: stdin:1: not JSON: Update available: 9.9.9\n`, 'nothing else on stderr');
+      const rest = run.stderr().replace(`${c.tool}: stdin:1: not JSON: Update available: 9.9.9\n`, '');
+      if (c.args.includes('--stats')) t.match(rest, /^ndjson-dedupe: stats\n[^]*^ {2}tool_call {2,}\d+ +3 +0$[^]*^ {2}not events {2,}1 /m, 'the counts asked for');
+      else t.equal(rest, '', 'nothing else on stderr');
       run.child.stdin!.destroy();
     }
   }

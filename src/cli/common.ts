@@ -311,8 +311,10 @@ const midLine = new WeakMap<Io, boolean>();
 export interface RunResult {
   /** The exit status the I/O alone calls for: 0, or 2 for an input, strict or write error; 130 or 143 when a signal stopped the run. */
   code: number;
-  /** The reader went away (EPIPE), or a signal stopped the run: the tool must not report anything more. */
+  /** The reader went away (EPIPE), or a signal stopped the run: the tool must not report anything more (but what was asked for, as `--stats`, after a signal). */
   closed: boolean;
+  /** A signal stopped the run (`code` is 130 or 143). */
+  signalled?: boolean;
   /** How many lines were not events. */
   problems: number;
 }
@@ -462,7 +464,7 @@ export async function runTool(
   if (outcome === 'stopped' || stoppedBy !== null) {
     // The command got the signal too: its last words reach stderr before the run ends, and its stderr is not closed under it.
     if (command) await Promise.race([command.exited, new Promise((resolve) => setTimeout(resolve, COMMAND_WAIT_MS).unref())]);
-    return { code: SIGNAL_STATUS[stoppedBy ?? 'SIGINT'], closed: true, problems };
+    return { code: SIGNAL_STATUS[stoppedBy ?? 'SIGINT'], closed: true, signalled: true, problems };
   }
   switch (outcome.kind) {
     case 'done':
