@@ -118,10 +118,20 @@ t.test('a number too large for a double is no null in what the tools write of a 
   const fields = memoryIo(line);
   t.equal(await resultMain(['-f', 'n', '-f', 'u'], fields.io), 0);
   t.equal(fields.stdout(), '1e999\n{"big":-1e999}\n', 'ndjson-result --field');
-  // A value over several lines is written again as one: its number too.
+  // A value over several lines is written again as one, its numbers as they were written.
   const pretty = memoryIo('{"type":"result",\n"result":"ok","n":1e400}\n');
   await dedupeMain([], pretty.io);
-  t.equal(pretty.stdout(), '{"type":"result","result":"ok","n":1e999}\n', 'ndjson-dedupe of a pretty-printed event');
+  t.equal(pretty.stdout(), '{"type":"result","result":"ok","n":1e400}\n', 'ndjson-dedupe of a pretty-printed event');
+});
+
+t.test('a value read over several lines is written as one line, its numbers and members as read', async (t) => {
+  const m = memoryIo('{\n  "type": "x",\n  "big": 12345678901234567890123, "f": 1.50, "z": -0, "e": 2E+3,\n  "s": "a\\u00e9\\n",\n  "k": [ ],\n  "o": { "a": [1, {"b": null}], "t": true, "f": false }\n}\n');
+  t.equal(await dedupeMain([], m.io), 0);
+  t.equal(m.stdout(), '{"type":"x","big":12345678901234567890123,"f":1.50,"z":-0,"e":2E+3,"s":"aé\\n","k":[],"o":{"a":[1,{"b":null}],"t":true,"f":false}}\n');
+  // Glued on one line, each value on a line of its own, as read.
+  const glued = memoryIo('{"type":"x","n":1.0}{"type":"y","n":[10.50]}\n');
+  t.equal(await dedupeMain([], glued.io), 0);
+  t.equal(glued.stdout(), '{"type":"x","n":1.0}\n{"type":"y","n":[10.50]}\n');
 });
 
 t.test('ndjson-dedupe drops a line it found not to be JSON, as it drops every line that is no event', async (t) => {

@@ -17,6 +17,7 @@
  *   crash.
  */
 import { jsonParser } from 'stream-json/parser.js';
+import { stringer } from 'stream-json/core/stringer.js';
 import Assembler from 'stream-json/assembler.js';
 import type { AgentEvent } from '../events.js';
 import { EVENT_TYPES, eventType, FREQUENT_SHAPES, isObject, str } from '../events.js';
@@ -667,6 +668,11 @@ export function excerptOf(buf: Buffer): string {
 }
 
 const NONE = Symbol.for('object-stream.none');
+
+/** stream-json's stringer, fed the parser's packed tokens: a value's compact JSON text, numbers as they were written. */
+function compactText(): TokenFn {
+  return stringer({ useValues: true }) as unknown as TokenFn;
+}
 type Token = { name: string; value?: unknown };
 type TokenFn = (input: string | symbol) => unknown;
 
@@ -695,6 +701,9 @@ interface SlowState {
   open: boolean;
   /** The tokenizer is inside a string. */
   inString: boolean;
+  /** The current value's compact JSON text, made from its tokens (see {@link slowTokens}). */
+  text: TokenFn;
+  parts: string[];
 }
 
 const MAX_STRING = (1 << 29) - 24;
@@ -1186,6 +1195,8 @@ export class EventReader {
       valueLine: no,
       open: false,
       inString: false,
+      text: compactText(),
+      parts: [],
     };
     this.slowFeed(raw, no);
   }
@@ -1223,8 +1234,12 @@ export class EventReader {
         slow.valueLine = no;
         // The value starts on this line: earlier lines are done with.
         while (slow.lines.length > 1) slow.lines.shift();
+        slow.text = compactText();
+        slow.parts = [];
       }
       slow.assembler.consume(token as never);
+      const text = slow.text(token as never);
+      if (typeof text === 'string') slow.parts.push(text);
       if (slow.assembler.done) {
         slow.open = false;
         const value = slow.assembler.current;
@@ -1232,7 +1247,8 @@ export class EventReader {
         if (isObject(value)) {
           this.sink.record({
             event: value as AgentEvent,
-            raw: Buffer.from(exactJsonText(value)),
+            // Its text as read, without the white space: numbers as written (`1.50`, `12345678901234567890123`).
+            raw: Buffer.from(slow.parts.join('')),
             source: this.source,
             line: slow.valueLine,
           });
