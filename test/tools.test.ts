@@ -124,6 +124,14 @@ t.test('a directory a deny glob names is denied itself: deleting or searching it
   for (const p of ['src', 'src/old.ts', '.githubx', '.github/workflow']) {
     t.notOk(violates(oneCall('delete', p, cwd), { denyWrite: ['.github/workflows/**', 'config/.env'] }), `deleting ${p} is not above them`);
   }
+  // The root holds every file: an absolute glob's too, and on Windows a drive's root, in any spelling.
+  for (const p of ['/', '../../..', '//']) t.ok(violates(oneCall('delete', p, cwd), { denyWrite: ['/home/u/p/.env'] }), `deleting ${p}`);
+  for (const p of ['C:\\', 'C:/', 'c:\\', '\\', '/']) {
+    t.ok(violates(oneCall('delete', p, 'C:\\proj'), { denyWrite: ['**/.env'] }), `deleting ${p} in C:\\proj`);
+    t.ok(violates(oneCall('delete', p, 'C:\\proj'), { denyWrite: ['C:/proj/.env'] }), `deleting ${p} in C:\\proj, an absolute glob`);
+  }
+  t.notOk(violates(oneCall('delete', 'D:\\', 'C:\\proj'), { denyWrite: ['C:/proj/.env'] }), 'another drive');
+  t.equal(normalizePath('C:/'), 'C:/', 'a drive root keeps its slash: C: is the drive\'s current directory');
   t.notOk(violates(oneCall('delete', 'src', cwd), { denyWrite: ['**/.env', '.env'] }), 'a directory that may hold a .env: not known to');
   t.notOk(violates(oneCall('delete', '/tmp', cwd), { denyWrite: ['/home/u/p/**'] }), 'elsewhere');
   t.notOk(violates(oneCall('read', '.', cwd), { denyWrite: ['.github/**'] }), 'only a delete');
@@ -297,6 +305,11 @@ t.test('a session whose cwd is a Windows path: backslashes separate, in its path
   t.equal(resolvePath('C:a.ts', cwd), 'C:/proj/a.ts');
   t.equal(resolvePath('D:a.ts', cwd), 'D:a.ts', "another drive's current directory is not known");
   t.equal(resolvePath('\\\\host\\share\\a', cwd), '/host/share/a', 'a share is no path on the drive');
+  // A drive letter in either case names one drive; a deny glob's `../` form meets a path in any case.
+  t.ok(violates(oneCall('read', 'c:\\proj\\secrets\\key', 'C:\\proj\\sub'), { denyRead: ['../secrets/**'] }), 'c: against C:');
+  t.ok(violates(oneCall('read', '/Users/u/proj/secrets/k', '/Users/u/Proj/sub'), { denyRead: ['../secrets/**'] }), 'a directory in another case');
+  t.notOk(violates(oneCall('write', 'c:\\proj\\CHANGELOG.md', cwd), { requireWrite: ['CHANGELOG.md'] }), 'a required write on c: in C:\\proj is met');
+  t.equal(resolvePath('c:\\proj\\a.ts', 'c:\\proj'), 'C:/proj/a.ts');
 });
 
 t.test('required writes must be successful and exact', async (t) => {

@@ -24,9 +24,12 @@ function isAbsolute(p: string): boolean {
 export function normalizePath(p: string): string {
   if (p === '') return p;
   let n = posix.normalize(p);
-  if (n.length > 1 && n.endsWith('/')) n = n.slice(0, -1);
+  // A root keeps its slash: `/`, and a drive's, `C:/` (`C:` alone is the drive's current directory).
+  if (n.length > 1 && n.endsWith('/') && !DRIVE_ROOT.test(n)) n = n.slice(0, -1);
   return n;
 }
+
+const DRIVE_ROOT = /^[A-Za-z]:\/$/;
 
 // A Windows `cwd`: a drive (`C:\\proj`, `C:/proj`) or a share (`\\\\host\\share`). In such a session a backslash separates.
 const WINDOWS_CWD = /^(?:[A-Za-z]:[\\/]|\\\\)/;
@@ -41,6 +44,11 @@ export function shortForm(p: string): string {
   return m[1] !== undefined ? `\\\\${p.slice(m[0].length)}` : p.slice(m[0].length);
 }
 
+/** `c:/x` as `C:/x`; any other path as it is. */
+function upperDrive(p: string): string {
+  return /^[a-z]:/.test(p) ? `${p[0]!.toUpperCase()}${p.slice(1)}` : p;
+}
+
 /**
  * The path made absolute against `cwd` (itself absolute), normalized; a
  * relative path stays relative without one. In a session whose `cwd` is a
@@ -48,8 +56,9 @@ export function shortForm(p: string): string {
  */
 export function resolvePath(p: string, cwd: string | undefined): string {
   if (cwd !== undefined && WINDOWS_CWD.test(cwd)) {
-    p = shortForm(p).replace(/\\/g, '/');
-    cwd = shortForm(cwd).replace(/\\/g, '/');
+    // A drive letter in either case names one drive: `c:\\x` is `C:\\x`.
+    p = upperDrive(shortForm(p).replace(/\\/g, '/'));
+    cwd = upperDrive(shortForm(cwd).replace(/\\/g, '/'));
     const drive = DRIVE.test(cwd) ? cwd.slice(0, 2) : undefined;
     // On the session's drive: `\proj\x` is `C:\proj\x`, and `C:x` is `x` in the cwd (as Windows reads them).
     if (drive !== undefined && p.startsWith('/') && !p.startsWith('//')) p = `${drive}${p}`;
@@ -104,7 +113,7 @@ export function matchForms(p: string, cwd: string | undefined, broad: boolean): 
   const short = shortForm(p);
   // As written, with backslashes as slashes, and a Windows long form (`\\?\C:\x`) as the path it names.
   const spellings = new Set([p, short].flatMap((s) => [s, s.replace(/\\/g, '/')]));
-  const cwdSlashed = cwd === undefined ? undefined : shortForm(cwd).replace(/\\/g, '/');
+  const cwdSlashed = cwd === undefined ? undefined : upperDrive(shortForm(cwd).replace(/\\/g, '/'));
   for (const written of spellings) {
     const n = normalizePath(written);
     forms.add(n);
@@ -116,8 +125,10 @@ export function matchForms(p: string, cwd: string | undefined, broad: boolean): 
       // Inside the cwd, also where one is composed Unicode and the other not (macOS reports names decomposed).
       const inside = insidePath(abs, base, broad) ?? (broad ? insidePath(abs.normalize('NFC'), base.normalize('NFC'), true) : undefined);
       if (inside !== undefined) forms.add(inside);
-      // Outside it, relative to it too: a glob may name it so (`../secrets/**`).
-      else if (broad && isAbsolute(abs) && abs.slice(0, 1) === base.slice(0, 1)) forms.add(posix.relative(base, abs));
+      // Outside it, relative to it too: a glob may name it so (`../secrets/**`); in any case, as the deny globs match.
+      else if (broad && isAbsolute(abs) && abs.slice(0, 1).toLowerCase() === base.slice(0, 1).toLowerCase()) {
+        forms.add(posix.relative(base.toLowerCase(), abs.toLowerCase()));
+      }
     }
   }
   if (broad) {

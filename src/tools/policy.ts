@@ -103,7 +103,8 @@ function deletesUnder(form: string, glob: Glob): boolean {
   if (CWD_OR_ABOVE.test(form)) return !absolute;
   if (glob.above === undefined || glob.above === '' || glob.above === '/') return false;
   const f = form.toLowerCase();
-  return glob.above === f || glob.above.startsWith(`${f}/`);
+  // A root (`/`, `c:/`) ends in its slash already.
+  return glob.above === f || glob.above.startsWith(f.endsWith('/') ? f : `${f}/`);
 }
 
 /**
