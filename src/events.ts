@@ -362,8 +362,9 @@ export interface ToolCallEntry {
  * `ToolCall` whose value is an object (the first key is not always the tool:
  * `toolCallId`, `startedAtMs` and others may come before it); else `function`
  * (`{name, arguments}`); else, so that no call is dropped, the first
- * non-metadata key holding an object with `args` or `result`. Undefined when
- * the event has no `tool_call` object or none of these.
+ * non-metadata key holding an object with `args` or `result`; else the
+ * `tool_call` object itself when it names its tool beside its arguments.
+ * Undefined when the event has no `tool_call` object or none of these.
  */
 export function toolCallEntry(e: unknown): ToolCallEntry | undefined {
   const toolCall = obj(e, 'tool_call');
@@ -384,6 +385,11 @@ export function toolCallEntry(e: unknown): ToolCallEntry | undefined {
     return { key: 'function', name: name !== undefined && name !== '' ? name : 'function', body: fn, toolCall };
   }
   if (fallback !== undefined) return { key: fallback, name: fallback, body: toolCall[fallback] as JsonObject, toolCall };
+  // A flat call, its tool named beside its arguments (`{name, args}`, `{name, arguments}`): read as a `function` call.
+  const flat = str(toolCall, 'name');
+  if (flat !== undefined && flat !== '' && (has(toolCall, 'args') || has(toolCall, 'arguments') || has(toolCall, 'result'))) {
+    return { key: 'function', name: flat, body: toolCall, toolCall };
+  }
   return undefined;
 }
 

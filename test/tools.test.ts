@@ -490,6 +490,22 @@ t.test('the man page documents every option, every record field and every check'
   t.match(page, /EXIT STATUS/);
 });
 
+t.test('a tool call that names its tool beside its arguments is audited; one that names none fails the checks', async (t) => {
+  const flat = JSON.stringify({ type: 'tool_call', subtype: 'started', call_id: 'c', tool_call: { name: 'write_file', args: { path: '.github/workflows/ci.yml' } } });
+  const r = records(runCore(`${flat}\n`).out)[0]!;
+  t.same([r.tool, r.kind, r.written], ['write_file', 'write', ['.github/workflows/ci.yml']]);
+  t.ok(violates(`${flat}\n`, { denyWrite: ['.github/**'] }), '--deny-write sees its path');
+  const withArguments = JSON.stringify({ type: 'tool_call', subtype: 'started', call_id: 'c', tool_call: { name: 'run_shell_command', arguments: '{"command":"make"}' } });
+  t.equal(records(runCore(`${withArguments}\n`).out)[0]!.command, 'make', 'its arguments as a JSON string');
+  const none = JSON.stringify({ type: 'tool_call', subtype: 'started', call_id: 'c', tool_call: { toolCallId: 'c' } });
+  const checked = memoryIo(`${none}\n${none.replace('"c"', '"d"')}\n`);
+  t.equal(await main(['--no-writes'], checked.io), 3, 'a check cannot pass a call it cannot see into');
+  t.equal(checked.stderr(), 'ndjson-tools: stdin:1: a tool call that names no tool the audit can find is audited as kind other, with no paths: the checks cannot pass\n', 'said once');
+  const unchecked = memoryIo(`${none}\n`);
+  t.equal(await main([], unchecked.io), 0, 'without a check, it is a note');
+  t.match(unchecked.stderr(), /names no tool the audit can find is audited as kind other, with no paths\n$/);
+});
+
 t.test('tool_use blocks are noticed however their name is written', async (t) => {
   const line = (type: string) => JSON.stringify({ type: 'assistant', message: { content: [{ type: 'text', text: 'x' }] }, session_id: 's' }).replace('"text","text"', `${type},"text"`);
   for (const [name, spelled, noticed] of [

@@ -199,6 +199,12 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
       const consequence = checking ? ': the checks cannot pass' : '';
       warn(io, name, `${visibleOneLine(source)}:${line}: tool calls in Claude Code's dialect (tool_use blocks) are not audited${consequence}`);
     },
+    onUnknownCalls: (source, line) => {
+      // A call the checks cannot see into must not pass them.
+      if (checking) violations++;
+      const consequence = checking ? ': the checks cannot pass' : '';
+      warn(io, name, `${visibleOneLine(source)}:${line}: a tool call that names no tool the audit can find is audited as kind other, with no paths${consequence}`);
+    },
     onMisspeltDenyTool: (tool, known) => {
       warn(io, name, `--deny-tool '${visibleOneLine(tool)}' matched no call: did you mean '${known}'?`);
     },

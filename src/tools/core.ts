@@ -59,6 +59,12 @@ export interface ToolsOptions extends PolicyOptions {
    */
   onForeignCalls?: (source: string, line: number) => void;
   /**
+   * Called once, at the first `tool_call` event in which no tool can be
+   * found (see toolCallEntry): such a call is audited with no tool, kind
+   * `other` and no paths, which no check could fail.
+   */
+  onUnknownCalls?: (source: string, line: number) => void;
+  /**
    * Called at the end for each `--deny-tool` name that no call matched and
    * that is a few edits from a tool name or kind the audit knows, `known`.
    */
@@ -110,6 +116,8 @@ export class ToolsCore implements ToolCore {
   calls = 0;
   /** A tool call of another dialect was seen (and not audited). */
   foreignCalls = false;
+  /** A tool call in which no tool could be found was read. */
+  unknownCalls = false;
   /** Checks broken. */
   violations = 0;
 
@@ -166,6 +174,10 @@ export class ToolsCore implements ToolCore {
       return;
     }
     const entry = toolCallEntry(event);
+    if (entry === undefined && !this.unknownCalls) {
+      this.unknownCalls = true;
+      this.options.onUnknownCalls?.(rec.source, rec.line);
+    }
     const callId = toolCallId(event, entry);
     const result = entry === undefined ? undefined : toolCallResult(entry);
     const phase = toolCallPhase(event);
