@@ -552,6 +552,11 @@ const KIND_BY_NAME: ReadonlyMap<string, ToolKind> = new Map<string, ToolKind>([
     'pwsh',
     'cmd',
     'container.exec',
+    'shellcommand',
+    'bashcommand',
+    'terminalcommand',
+    'runbash',
+    'execshell',
   ].map(
     (n) => [n, 'shell'] as const,
   ),
@@ -789,7 +794,11 @@ export function toolCallFacts(
   fromStart?: ToolCallFacts,
 ): ToolCallFacts {
   const nameKey = toolNameKey(name);
-  const kind = KIND_BY_NAME.get(nameKey) ?? 'other';
+  // A tool of a name not known that is given a command to run is a shell, as far as the checks go (`--deny-tool shell`).
+  const named = KIND_BY_NAME.get(nameKey) ?? 'other';
+  const commanded =
+    args !== undefined ? typeof args.command === 'string' || typeof args.cmd === 'string' || Array.isArray(args.command) : fromStart?.kind === 'shell';
+  const kind = named === 'other' && commanded ? 'shell' : named;
   const facts: ToolCallFacts = { kind, argPaths: [], resultPaths: [] };
   if (args === undefined && fromStart !== undefined) {
     facts.argPaths = [...fromStart.argPaths];

@@ -193,11 +193,37 @@ t.test('a --deny-tool name that matched no call and is a few edits from a known 
 });
 
 t.test('shell calls by other names, and commands given as words', async (t) => {
-  for (const name of ['execute_command', 'run_shell_command', 'execute_bash', 'shell_exec', 'local_shell', 'exec_command', 'run_in_terminal', 'sh', 'powershell', 'cmd', 'container.exec']) {
+  for (const name of [
+    'execute_command',
+    'run_shell_command',
+    'execute_bash',
+    'shell_exec',
+    'local_shell',
+    'exec_command',
+    'run_in_terminal',
+    'sh',
+    'powershell',
+    'cmd',
+    'container.exec',
+    'shell_command',
+    'bash_command',
+    'terminal_command',
+    'run_bash',
+    'exec_shell',
+    // A name not known at all, given a command to run.
+    'do_it',
+  ]) {
     const call = callOf('function', { command: 'cat .env' }, '/home/u/p', name);
     t.ok(violates(call, { denyTool: ['shell'] }), `${name} is a shell call`);
     t.equal(records(runCore(call).out)[0]!.command, 'cat .env');
   }
+  t.notOk(violates(callOf('function', { query: 'x' }, '/home/u/p', 'do_it'), { denyTool: ['shell'] }), 'nor without a command');
+  t.ok(violates(callOf('function', { cmd: 'ls' }, '/home/u/p', 'do_it'), { denyTool: ['shell'] }), 'or given as cmd');
+  t.notOk(violates(callOf('function', { command: 'x' }, '/home/u/p', 'read_file'), { denyTool: ['shell'] }), 'a tool of a known kind keeps it');
+  // Completed without its args, it is still the shell it started as.
+  const started = JSON.stringify({ type: 'tool_call', subtype: 'started', call_id: 'c', session_id: 's', tool_call: { function: { name: 'do_it', arguments: '{"command":"make"}' } } });
+  const done = JSON.stringify({ type: 'tool_call', subtype: 'completed', call_id: 'c', session_id: 's', tool_call: { function: { name: 'do_it', result: { success: {} } } } });
+  t.equal(records(runCore(`${started}\n${done}\n`).out)[0]!.kind, 'shell');
   const words = callOf('shellToolCall', { command: ['bash', '-lc', 'cat .env'] });
   t.equal(records(runCore(words).out)[0]!.command, 'bash -lc cat .env', 'a command given as its words');
   t.match(runCore(words, { summary: true }).out, /bash -lc cat \.env/, 'and listed by --summary');

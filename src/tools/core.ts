@@ -22,7 +22,6 @@ import {
   toolCallPhase,
   toolCallResult,
   toolCallTimes,
-  toolKind,
 } from '../events.js';
 import type { JsonObject, ToolCallFacts, ToolCallResult } from '../events.js';
 import type { AuditedCall, CallStatus } from './call.js';
@@ -315,7 +314,7 @@ export class ToolsCore implements ToolCore {
       session: state.session,
       callId: state.callId,
       tool: state.tool,
-      kind: toolKind(state.tool ?? ''),
+      kind: facts.kind,
       status,
       started: true,
       events: state.events,
