@@ -336,6 +336,13 @@ t.test('a session whose cwd is a Windows path: backslashes separate, in its path
   t.ok(violates(oneCall('read', '/Users/u/proj/secrets/k', '/Users/u/Proj/sub'), { denyRead: ['../secrets/**'] }), 'a directory in another case');
   t.notOk(violates(oneCall('write', 'c:\\proj\\CHANGELOG.md', cwd), { requireWrite: ['CHANGELOG.md'] }), 'a required write on c: in C:\\proj is met');
   t.equal(resolvePath('c:\\proj\\a.ts', 'c:\\proj'), 'C:/proj/a.ts');
+  // A glob written as Windows writes paths: its backslashes separate, but before a character special in globs.
+  const ci = oneCall('write', 'C:\\proj\\.github\\ci.yml', cwd);
+  for (const glob of ['C:\\proj\\.github\\**', 'c:\\proj\\.github\\ci.yml', '.github\\**', '.github\\ci.yml', '**\\ci.yml']) {
+    t.ok(violates(ci, { denyWrite: [glob] }), `--deny-write ${glob}`);
+  }
+  t.notOk(violates(ci, { requireWrite: ['.github\\ci.yml'] }), 'a required write spelt so is met');
+  t.ok(violates(oneCall('write', 'app/[id].tsx', '/home/u/p'), { denyWrite: ['app/\\[id\\].tsx'] }), 'an escaped bracket is a bracket');
 });
 
 t.test('required writes must be successful and exact', async (t) => {

@@ -74,7 +74,7 @@ const GLOB_CHARS = /[*?[\]{}()!+@\\]/;
  */
 function compile(text: string, options: MinimatchOptions, deny = false): Glob {
   // A deny glob in composed Unicode, as the paths are tried (see matchForms).
-  const pattern = (deny ? text.normalize('NFC') : text).replace(/^(\.\/)+/, '').replace(/(.)\/+$/, '$1/**');
+  const pattern = globText(deny ? text.normalize('NFC') : text).replace(/^(\.\/)+/, '').replace(/(.)\/+$/, '$1/**');
   const matcher = new Minimatch(pattern === '' ? '.' : pattern, options);
   // The directory alone names one place: not a base name to match in any directory.
   const dir = deny && /.\/\*\*$/.test(pattern) ? new Minimatch(pattern.slice(0, -3), { ...options, matchBase: false }) : undefined;
@@ -146,6 +146,21 @@ export function policyProblem(options: PolicyOptions): string | undefined {
     if (list?.some((g) => g === '')) return `${name} needs a non-empty value`;
   }
   return undefined;
+}
+
+// A glob written as a Windows path from its root (`C:\proj\**`, `\\host\share\**`): its backslashes separate.
+const WINDOWS_ROOTED = /^(?:[A-Za-z]:\\|\\\\)/;
+
+/**
+ * A glob as minimatch reads it, its backslashes read as Windows writes paths:
+ * in a glob rooted at a drive or a share, each separates; elsewhere, one
+ * before a character special in globs escapes it (`\[id\].tsx`), but for
+ * `\**` (`.github\**`), and any other separates (`.github\workflows`,
+ * where minimatch would read `\w` as a plain `w`).
+ */
+function globText(text: string): string {
+  if (WINDOWS_ROOTED.test(text)) return text.replace(/\\/g, '/');
+  return text.replace(/\\(\*\*|[^*?[\]{}()!+@\\])/g, (_, next: string) => (next === '**' ? '/**' : `/${next}`));
 }
 
 /** Applies the checks to calls as they complete, then to the run as a whole. */
