@@ -257,22 +257,33 @@ function usageMessage(msg: string, argv: readonly string[]): string {
   return out;
 }
 
+/** Options that take a value and may also be negated: `--no-color` is `--color=never`. */
+const NEGATABLE_VALUES: ReadonlySet<string> = new Set(['color']);
+
 /**
  * A usage error for `--flag=value` where the flag takes no value (or
  * `--no-flag=value`): yargs would read the value as the flag's truth, so
- * that `--no-pending=true` turned the check off. Undefined when there is none.
+ * that `--no-pending=true` turned the check off. Also for `--no-x` where x
+ * takes a value (yargs would set it to false: `--no-tool` kept no call and
+ * passed every check), or is `--help`, `--version` or itself a `--no-`
+ * flag. Undefined when there is none.
  */
 function flagGivenValue(options: Record<string, Options>, argv: readonly string[]): string | undefined {
   const flags = new Set(['help', 'version']);
   // `--no-x` of any option (`--no-color`) is a flag too.
   const negated = new Set<string>();
+  const valued = new Set<string>();
   for (const [name, option] of Object.entries(options)) {
     const names = [name, ...[option.alias ?? []].flat()];
     for (const n of names) negated.add(n);
     if (option.type === 'boolean') for (const n of names) flags.add(n);
+    else if (!NEGATABLE_VALUES.has(name)) for (const n of names) valued.add(n);
   }
   for (const arg of argv) {
     if (arg === '--') break;
+    const not = /^--no-([^=]+)$/.exec(arg)?.[1];
+    if (not !== undefined && valued.has(not)) return `--${not} takes a value: --no-${not} is no option`;
+    if (not !== undefined && (not === 'help' || not === 'version' || not.startsWith('no-'))) return `unknown option: --no-${not}`;
     const name = /^--([^=]+)=/.exec(arg)?.[1];
     if (name !== undefined && (flags.has(name) || (name.startsWith('no-') && (flags.has(name.slice(3)) || negated.has(name.slice(3)))))) {
       return `--${name} takes no value (given ${visibleOneLine(arg)})`;
