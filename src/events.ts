@@ -882,6 +882,24 @@ export function addArgPaths(facts: ToolCallFacts, more: readonly string[]): void
   facts.path ??= facts.argPaths[0];
 }
 
+/**
+ * Adds to `facts` what `other` (the facts of another event of the same call)
+ * says and `facts` does not: its argument paths (see {@link addArgPaths})
+ * and the grep globs it names, and its command, working directory,
+ * pattern, URL and MCP server and tool where `facts` has none (a call
+ * completed with empty args keeps the command it started with).
+ */
+export function addOtherFacts(facts: ToolCallFacts, other: ToolCallFacts): void {
+  addArgPaths(facts, other.argPaths);
+  for (const filter of other.searchFilters ?? []) if (!(facts.searchFilters ??= []).includes(filter)) facts.searchFilters.push(filter);
+  facts.command ??= other.command;
+  facts.workingDirectory ??= other.workingDirectory;
+  facts.pattern ??= other.pattern;
+  facts.url ??= other.url;
+  facts.mcpServer ??= other.mcpServer;
+  facts.mcpTool ??= other.mcpTool;
+}
+
 /** Times a `tool_call` event carries, in milliseconds since the epoch. */
 export interface ToolCallTimes {
   /** `startedAtMs` beside the tool. */

@@ -240,6 +240,14 @@ t.test('a call started again, or completed, with other arguments: every path it 
   t.ok(violates(changed, { denyRead: ['.env'] }), 'completed with other arguments');
   const same = [init, e('started', 'a.ts'), e('completed', 'a.ts', { result: { success: {} } })].join('\n') + '\n';
   t.same(records(runCore(same).out)[0]!.read, ['a.ts'], 'the same arguments: one path');
+  // A shell call completed with empty args keeps the command it started with; one completed with its own keeps that.
+  const sh = (subtype: string, args: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
+    JSON.stringify({ type: 'tool_call', subtype, call_id: 'y', session_id: 's', tool_call: { shellToolCall: { args, ...extra } } });
+  const emptied = [init, sh('started', { command: 'rm -rf build' }), sh('completed', {}, { result: { success: { exitCode: 0 } } })].join('\n') + '\n';
+  t.equal(records(runCore(emptied).out)[0]!.command, 'rm -rf build');
+  t.match(runCore(emptied, { summary: true }).out, /^ {2}\$ rm -rf build {2}\(exit 0\)$/m, 'and --summary lists it');
+  const own = [init, sh('started', { command: 'make' }), sh('completed', { command: 'make test' }, { result: { success: {} } })].join('\n') + '\n';
+  t.equal(records(runCore(own).out)[0]!.command, 'make test');
 });
 
 t.test('a call that changes or reads files by its kind, with no path the audit can read, fails the checks that ask which files', async (t) => {

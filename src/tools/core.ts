@@ -11,7 +11,7 @@ import type { EventRecord } from '../io/input.js';
 import { holdsBytes, recordType } from '../io/input.js';
 import type { ToolCore, Emit } from '../io/tool-stream.js';
 import {
-  addArgPaths,
+  addOtherFacts,
   hasToolUseBlock,
   isSystemInit,
   str,
@@ -234,7 +234,7 @@ export class ToolsCore implements ToolCore {
       if (args !== undefined) {
         const before = known.facts;
         known.facts = toolCallFacts(known.tool ?? '', args, undefined);
-        addArgPaths(known.facts, before.argPaths);
+        addOtherFacts(known.facts, before);
         known.argsError = error;
         if (this.options.full) known.args = args;
       }
@@ -270,7 +270,7 @@ export class ToolsCore implements ToolCore {
     // A completion without args takes them (and their facts) from its start.
     const facts = toolCallFacts(tool ?? '', own.args, result, own.args === undefined ? state?.facts : undefined);
     // Arguments of its own do not hide those it started with from the checks.
-    if (own.args !== undefined && state !== undefined) addArgPaths(facts, state.facts.argPaths);
+    if (own.args !== undefined && state !== undefined) addOtherFacts(facts, state.facts);
     const times = toolCallTimes(rec.event);
     const startMs = times.startedAtMs ?? state?.startMs;
     const endMs = times.completedAtMs ?? times.eventMs;
