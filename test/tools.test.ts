@@ -171,6 +171,15 @@ t.test('--tool and --deny-tool compare names as kinds are found: without case, _
   t.ok(violates(callOf('shellToolCall', { command: 'make' }), { denyTool: ['shellToolCall'] }), '--deny-tool shellToolCall');
   t.equal(runCore(callOf('readToolCall', { path: 'a' }), { tools: ['readToolCall'] }).core.calls, 1, '--tool readToolCall');
   t.notOk(violates(callOf('readToolCall', { path: 'a' }), { denyTool: ['toolCall'] }), 'ToolCall alone names no tool');
+  // The report names the check as it was given.
+  for (const [given, key, name] of [
+    ['shell', 'ShellToolCall', undefined],
+    ['SHELL', 'function', 'run_terminal_cmd'],
+    ['run-terminal-cmd', 'function', 'run_terminal_cmd'],
+  ] as const) {
+    const v = runCore(callOf(key, { command: 'ls' }, '/home/u/p', name), { denyTool: ['read', given] }).violations;
+    t.equal(v[0]?.pattern, given, `--deny-tool ${given} against ${name ?? key}`);
+  }
 });
 
 t.test('a --deny-tool name that matched no call and is a few edits from a known one is reported as misspelt', async (t) => {

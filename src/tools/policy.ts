@@ -196,9 +196,10 @@ export class Policy {
     }
     if (!callCounts(call)) return out;
     if (callIsTool(call, this.denyTool)) {
-      const byName = call.tool !== undefined && this.denyTool.has(toolNameKey(call.tool));
-      this.deniedToolsSeen.add(byName ? toolNameKey(call.tool!) : call.kind);
-      out.push({ check: '--deny-tool', pattern: byName ? call.tool : call.kind, call });
+      const key = call.tool !== undefined && this.denyTool.has(toolNameKey(call.tool)) ? toolNameKey(call.tool) : call.kind;
+      this.deniedToolsSeen.add(key);
+      // Named as it was given (`shell`), whatever the call's spelling (`ShellToolCall`).
+      out.push({ check: '--deny-tool', pattern: (this.options.denyTool ?? []).find((n) => toolNameKey(n) === key) ?? key, call });
     }
     // A grep limited by its own glob to files a deny glob names reads them, whatever directory it searches (the whole project too).
     // One line for each glob: the first of its paths that a deny glob matches.
