@@ -293,11 +293,20 @@ export function resultText(e: unknown): string | undefined {
 }
 
 /**
+ * True for an `is_error` that says yes: `true`, and as a stream written by
+ * hand or by another tool may spell it, `1` or `"true"` (any case): a verdict
+ * a script trusts does not take a failure so spelt for a success.
+ */
+function isErrorFlag(value: unknown): boolean {
+  return value === true || value === 1 || (typeof value === 'string' && value.trim().toLowerCase() === 'true');
+}
+
+/**
  * True when a result event reports failure: `is_error: true`, or a `subtype`
  * other than `success`. A result without either field is taken as success.
  */
 export function resultFailed(e: unknown): boolean {
-  if (isObject(e) && e.is_error === true) return true;
+  if (isObject(e) && isErrorFlag(e.is_error)) return true;
   const subtype = str(e, 'subtype');
   return subtype !== undefined && subtype !== 'success';
 }
@@ -309,7 +318,7 @@ export function resultFailed(e: unknown): boolean {
  */
 export function resultFailureMessage(e: unknown): string {
   const given = str(e, 'subtype');
-  const subtype = given !== undefined && given !== 'success' ? given : isObject(e) && e.is_error === true ? 'error' : (given ?? 'failed');
+  const subtype = given !== undefined && given !== 'success' ? given : isObject(e) && isErrorFlag(e.is_error) ? 'error' : (given ?? 'failed');
   let detail = str(e, 'error') ?? str(e, 'message') ?? resultText(e);
   if (detail && detail.length > 200) detail = `${detail.slice(0, 200)}…`;
   return detail ? `${subtype}: ${detail}` : subtype;
