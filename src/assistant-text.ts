@@ -67,7 +67,7 @@ export function firstDifference(a: string, b: string): number {
 /** Per-session state of the partial-output rule. Feed it every event, in order. */
 export class TextTracker {
   private readonly stretches = new Map<string, Stretch>();
-  /** The stretch the last flush closed (a 'duplicate' or 'mismatch' verdict), to describe a mismatch. */
+  /** The stretch the last flush closed (undefined when it had none), to describe a mismatch. */
   closed: Stretch | undefined;
 
   /**

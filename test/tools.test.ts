@@ -362,6 +362,14 @@ t.test('a session whose cwd is a Windows path: backslashes separate, in its path
   t.ok(violates(oneCall('write', 'app/[id].tsx', '/home/u/p'), { denyWrite: ['app/\\[id\\].tsx'] }), 'an escaped bracket is a bracket');
 });
 
+t.test('--summary --json lists the paths no call touched successfully, with their status', async (t) => {
+  const input = [oneCall('write', 'dist/a.js', '/p', 'error'), oneCall('write', '__proto__', '/p', 'error'), oneCall('read', 'a.txt', '/p')].join('');
+  const summary = JSON.parse(runCore(input, { summary: true, json: true }).out);
+  t.same(summary.written, ['dist/a.js', '__proto__']);
+  t.same(Object.keys(summary.unsuccessful), ['written'], 'only the kinds that have such paths');
+  t.same(Object.entries(summary.unsuccessful.written), [['dist/a.js', 'error'], ['__proto__', 'error']], 'a path named __proto__ is a key like any other');
+});
+
 t.test('required writes must be successful and exact', async (t) => {
   const cwd = '/home/u/p';
   t.notOk(violates(oneCall('write', './CHANGELOG.md', cwd), { requireWrite: ['CHANGELOG.md'] }));

@@ -17,10 +17,10 @@ import type { ToolCore, Emit } from '../io/tool-stream.js';
 import { assistantKind, getPath, hasOtherContent, isClaudeCodeEvent, isSystemInit, messageText, resultFailed, resultText, sessionId } from '../events.js';
 import { TextTracker, firstDifference, flushMismatch } from '../assistant-text.js';
 import type { FlushMismatch } from '../assistant-text.js';
+import { canonicalJsonText } from '../json-text.js';
 
 export { firstDifference };
 export type { FlushMismatch };
-import { canonicalJsonText } from '../json-text.js';
 
 const NEWLINE = Buffer.from('\n');
 
@@ -65,7 +65,6 @@ export interface DedupeStats {
   /** `--verify`: runs with assistant text or tool calls whose input ended (or whose session started again) before their result. */
   noResult: number;
 }
-
 
 /** A `result` whose text differs from the session's kept assistant text (`--verify`). */
 export interface VerifyFailure {
@@ -122,7 +121,6 @@ interface VerifySession {
 
 /** Keys longer than this are stored as a SHA-256 digest, so memory per distinct key stays small. */
 const MAX_PLAIN_KEY = 64;
-
 
 /**
  * A value as canonical JSON: object keys sorted, so `{"a":1,"b":2}` and

@@ -668,13 +668,13 @@ export function excerptOf(buf: Buffer): string {
 }
 
 const NONE = Symbol.for('object-stream.none');
+type Token = { name: string; value?: unknown };
+type TokenFn = (input: string | symbol) => unknown;
 
 /** stream-json's stringer, fed the parser's packed tokens: a value's compact JSON text, numbers as they were written. */
 function compactText(): TokenFn {
   return stringer({ useValues: true }) as unknown as TokenFn;
 }
-type Token = { name: string; value?: unknown };
-type TokenFn = (input: string | symbol) => unknown;
 
 function tokensOf(result: unknown): Token[] {
   if (result && typeof result === 'object' && Array.isArray((result as { values?: unknown }).values)) {

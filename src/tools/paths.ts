@@ -56,7 +56,7 @@ function upperDrive(p: string): string {
  */
 export function resolvePath(p: string, cwd: string | undefined): string {
   if (cwd !== undefined && WINDOWS_CWD.test(cwd)) {
-    // A drive letter in either case names one drive: `c:\\x` is `C:\\x`.
+    // A drive letter in either case names one drive: `c:\x` is `C:\x`.
     p = upperDrive(shortForm(p).replace(/\\/g, '/'));
     cwd = upperDrive(shortForm(cwd).replace(/\\/g, '/'));
     const drive = DRIVE.test(cwd) ? cwd.slice(0, 2) : undefined;

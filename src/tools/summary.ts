@@ -126,10 +126,12 @@ export class Summary {
     for (const field of PATH_FIELDS) {
       const set = this.paths.get(field)!;
       out[field] = set.list;
-      for (const p of set.list) {
+      // Made from entries, so that a path named `__proto__` is a key like any other.
+      const marked = set.list.flatMap((p) => {
         const status = set.statusOf(p);
-        if (status !== undefined && status !== 'success') (unsuccessful[field] ??= {})[p] = status;
-      }
+        return status !== undefined && status !== 'success' ? [[p, status] as const] : [];
+      });
+      if (marked.length > 0) unsuccessful[field] = Object.fromEntries(marked);
     }
     out.unsuccessful = unsuccessful;
     out.commands = this.commands;
