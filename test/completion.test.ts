@@ -49,5 +49,16 @@ for (const tool of tools) {
     const r = spawnSync('bash', ['-c', script], { encoding: 'utf8' });
     t.equal(r.stdout, '--strict\n', 'bash completes --str to --strict');
     t.equal(r.stderr, '');
+    // After an option that takes one of a few values, those values; and the documented --no- forms.
+    const complete = (...words: string[]) =>
+      spawnSync('bash', ['-c', [script.split('\n').slice(0, 2).join('\n'), `COMP_WORDS=(${tool} ${words.map((w) => `"${w}"`).join(' ')}); COMP_CWORD=${words.length}`, `_${tool}_yargs_completions`, 'printf "%s\\n" "${COMPREPLY[@]}"'].join('\n')], {
+        encoding: 'utf8',
+      }).stdout;
+    t.equal(complete('--completion', 'z'), 'zsh\n', '--completion z');
+    if (tool === 'ndjson-text') {
+      t.equal(complete('--color', 'a'), 'auto\nalways\n', '--color a');
+      t.equal(complete('--no-t'), '--no-tools\n', '--no-t');
+    }
+    if (tool === 'ndjson-tools') t.equal(complete('--status', 'sp'), 'spawnError\n', '--status sp');
   });
 }

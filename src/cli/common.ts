@@ -107,7 +107,14 @@ export interface CommandSpec<O extends Record<string, Options>> {
   statuses?: readonly number[];
   /** The command's own words for some statuses in its `--help`, where the table's do not say all. */
   statusText?: Readonly<Partial<Record<number, string>>>;
+  /** The values a shell completes after an option that takes one of a few (`--color`: auto, always, never). */
+  values?: Readonly<Record<string, readonly string[]>>;
+  /** Options whose `--no-` form the command documents (`--no-tools`), offered by shell completion too. */
+  negations?: readonly string[];
 }
+
+/** Values every command completes: those of the common options. */
+const COMMON_VALUES: Readonly<Record<string, readonly string[]>> = { completion: ['bash', 'zsh'] };
 
 /** The epilogue of every `--help`: the examples, one command a line, and the statuses of the exit-status table the command can end with. */
 function epilogue<O extends Record<string, Options>>(spec: CommandSpec<O>): string {
@@ -192,7 +199,12 @@ export function parseArgs<O extends Record<string, Options>, A>(spec: CommandSpe
   if (failure === null && parsed['get-yargs-completions'] !== undefined) {
     // yargs also offers one-letter aliases as `--a`: no one types those.
     const words = output.split('\n').filter((word) => word !== '' && !/^--\w$/.test(word));
-    io.stdout.write(words.map((word) => `${word}\n`).join(''));
+    // After an option that takes one of a few values, those values; else the options, their documented `--no-` forms too.
+    const previous = argv.length >= 2 ? /^--([^=]+)$/.exec(argv[argv.length - 2]!)?.[1] : undefined;
+    const values = previous === undefined ? undefined : (spec.values?.[previous] ?? COMMON_VALUES[previous]);
+    const current = argv[argv.length - 1] ?? '';
+    const offered = values !== undefined ? values.filter((v) => v.startsWith(current)) : [...words, ...(spec.negations ?? []).map((n) => `--no-${n}`)];
+    io.stdout.write(offered.map((word) => `${word}\n`).join(''));
     return { code: EXIT.OK };
   }
   if (failure === null && (parsed.help || parsed.version)) {

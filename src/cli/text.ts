@@ -74,6 +74,8 @@ export const textSpec: CommandSpec<typeof textOptions> = {
   ],
   runsCommand: true,
   statusText: { [EXIT.FAILED]: 'failure reported: a result says the run failed' },
+  values: { color: COLOR_WHEN },
+  negations: ['tools', 'user', 'color'],
   check: (argv) => {
     if (colorWhen(argv.color) === undefined) return `--color must be auto, always or never, not '${String(argv.color)}'`;
     if (!argv.all) {

@@ -127,6 +127,7 @@ export const toolsSpec: CommandSpec<typeof toolsOptions> = {
   // A stream without a result is audited like any other; no command is run.
   statuses: [EXIT.OK, EXIT.USAGE, EXIT.INPUT, EXIT.FAILED, 130],
   statusText: { [EXIT.FAILED]: 'a check failed (one line per violation on stderr)' },
+  values: { status: CALL_STATUSES },
   check: (argv) => {
     if (argv.json && !argv.summary) return '--json needs --summary';
     if (argv.summary && argv.paths !== undefined) return '--summary and --paths do not go together';
