@@ -702,6 +702,8 @@ export interface ToolCallFacts {
   path?: string;
   /** The command of a shell call. */
   command?: string;
+  /** A tool of kind `other` given a `command` (or `cmd`) argument: it may run one (see Policy). */
+  mayRunCommand?: boolean;
   /** The working directory a shell call ran in, when it names one. */
   workingDirectory?: string;
   /** The exit code of a shell call. */
@@ -803,13 +805,14 @@ export function toolCallFacts(
   fromStart?: ToolCallFacts,
 ): ToolCallFacts {
   const nameKey = toolNameKey(name);
-  // A tool of a name not known that is given a command to run is a shell, as far as the checks go (`--deny-tool shell`).
-  const named = KIND_BY_NAME.get(nameKey) ?? 'other';
-  const commanded =
-    args !== undefined ? typeof args.command === 'string' || typeof args.cmd === 'string' || Array.isArray(args.command) : fromStart?.kind === 'shell';
-  const kind = named === 'other' && commanded ? 'shell' : named;
+  const kind = KIND_BY_NAME.get(nameKey) ?? 'other';
   const facts: ToolCallFacts = { kind, argPaths: [], resultPaths: [] };
+  // A tool of a name not known that is given a command may run it: `--deny-tool shell` counts it (its paths are still checked).
+  if (kind === 'other' && args !== undefined && (typeof args.command === 'string' || typeof args.cmd === 'string' || Array.isArray(args.command))) {
+    facts.mayRunCommand = true;
+  }
   if (args === undefined && fromStart !== undefined) {
+    if (fromStart.mayRunCommand) facts.mayRunCommand = true;
     facts.argPaths = [...fromStart.argPaths];
     if (fromStart.searchFilters !== undefined) facts.searchFilters = [...fromStart.searchFilters];
     for (const key of ['command', 'workingDirectory', 'pattern', 'url', 'mcpServer', 'mcpTool'] as const) {
@@ -900,6 +903,7 @@ export function addArgPaths(facts: ToolCallFacts, more: readonly string[]): void
  */
 export function addOtherFacts(facts: ToolCallFacts, other: ToolCallFacts): void {
   addArgPaths(facts, other.argPaths);
+  if (other.mayRunCommand) facts.mayRunCommand = true;
   for (const filter of other.searchFilters ?? []) if (!(facts.searchFilters ??= []).includes(filter)) facts.searchFilters.push(filter);
   facts.command ??= other.command;
   facts.workingDirectory ??= other.workingDirectory;

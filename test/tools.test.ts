@@ -219,20 +219,28 @@ t.test('shell calls by other names, and commands given as words', async (t) => {
     'terminal_command',
     'run_bash',
     'exec_shell',
-    // A name not known at all, given a command to run.
-    'do_it',
   ]) {
     const call = callOf('function', { command: 'cat .env' }, '/home/u/p', name);
     t.ok(violates(call, { denyTool: ['shell'] }), `${name} is a shell call`);
     t.equal(records(runCore(call).out)[0]!.command, 'cat .env');
   }
-  t.notOk(violates(callOf('function', { query: 'x' }, '/home/u/p', 'do_it'), { denyTool: ['shell'] }), 'nor without a command');
+  // A tool of a name not known, given a command, may run it: --deny-tool shell (and --tool shell) count it, and its paths are still checked.
+  t.ok(violates(callOf('function', { command: 'cat .env' }, '/home/u/p', 'do_it'), { denyTool: ['shell'] }), 'an unknown tool given a command');
   t.ok(violates(callOf('function', { cmd: 'ls' }, '/home/u/p', 'do_it'), { denyTool: ['shell'] }), 'or given as cmd');
+  t.notOk(violates(callOf('function', { query: 'x' }, '/home/u/p', 'do_it'), { denyTool: ['shell'] }), 'nor without a command');
   t.notOk(violates(callOf('function', { command: 'x' }, '/home/u/p', 'read_file'), { denyTool: ['shell'] }), 'a tool of a known kind keeps it');
-  // Completed without its args, it is still the shell it started as.
-  const started = JSON.stringify({ type: 'tool_call', subtype: 'started', call_id: 'c', session_id: 's', tool_call: { function: { name: 'do_it', arguments: '{"command":"make"}' } } });
-  const done = JSON.stringify({ type: 'tool_call', subtype: 'completed', call_id: 'c', session_id: 's', tool_call: { function: { name: 'do_it', result: { success: {} } } } });
-  t.equal(records(runCore(`${started}\n${done}\n`).out)[0]!.kind, 'shell');
+  const editor = callOf('function', { command: 'create', path: '.github/workflows/ci.yml', file_text: 'x' }, '/home/u/p', 'str_replace_based_edit_tool');
+  t.same(records(runCore(editor).out)[0]!.kind, 'other');
+  t.ok(violates(editor, { denyWrite: ['.github/**'] }), 'an editor whose command is a verb: its path is still checked');
+  t.equal(runCore(callOf('function', { command: 'ls' }, '/home/u/p', 'do_it'), { tools: ['shell'] }).core.calls, 1, '--tool shell keeps it');
+  const deny = runCore(callOf('function', { command: 'ls' }, '/home/u/p', 'do_it'), { denyTool: ['Shell'] }).violations;
+  t.equal(deny[0]?.pattern, 'Shell', 'named as the check was given');
+  // Completed with args that hold no command, it still may have run the one it started with.
+  const started = JSON.stringify({ type: 'tool_call', subtype: 'started', call_id: 'c', session_id: 's', tool_call: { frobnicateToolCall: { args: { command: 'rm -rf /' } } } });
+  for (const args of [undefined, {}]) {
+    const done = JSON.stringify({ type: 'tool_call', subtype: 'completed', call_id: 'c', session_id: 's', tool_call: { frobnicateToolCall: { ...(args ? { args } : {}), result: { success: {} } } } });
+    t.ok(violates(`${started}\n${done}\n`, { denyTool: ['shell'] }), `completed with ${args ? 'empty args' : 'no args'}`);
+  }
   const words = callOf('shellToolCall', { command: ['bash', '-lc', 'cat .env'] });
   t.equal(records(runCore(words).out)[0]!.command, 'bash -lc cat .env', 'a command given as its words');
   t.match(runCore(words, { summary: true }).out, /bash -lc cat \.env/, 'and listed by --summary');

@@ -90,5 +90,6 @@ export function toolNameSet(names: readonly string[] | undefined): ReadonlySet<s
 /** True when the call names a tool or kind of `names` (a {@link toolNameSet}). */
 export function callIsTool(call: AuditedCall, names: ReadonlySet<string>): boolean {
   if (names.size === 0) return false;
-  return (call.tool !== undefined && names.has(toolNameKey(call.tool))) || names.has(call.kind);
+  // A tool of unknown kind given a command may run it: a shell to these names too.
+  return (call.tool !== undefined && names.has(toolNameKey(call.tool))) || names.has(call.kind) || (call.facts.mayRunCommand === true && names.has('shell'));
 }

@@ -196,7 +196,7 @@ export class Policy {
     }
     if (!callCounts(call)) return out;
     if (callIsTool(call, this.denyTool)) {
-      const key = call.tool !== undefined && this.denyTool.has(toolNameKey(call.tool)) ? toolNameKey(call.tool) : call.kind;
+      const key = call.tool !== undefined && this.denyTool.has(toolNameKey(call.tool)) ? toolNameKey(call.tool) : this.denyTool.has(call.kind) ? call.kind : 'shell';
       this.deniedToolsSeen.add(key);
       // Named as it was given (`shell`), whatever the call's spelling (`ShellToolCall`).
       out.push({ check: '--deny-tool', pattern: (this.options.denyTool ?? []).find((n) => toolNameKey(n) === key) ?? key, call });
