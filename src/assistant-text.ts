@@ -44,6 +44,8 @@ export interface FlushMismatch {
   flushText: string;
   /** Where they first differ, in characters (code points). */
   offset: number;
+  /** ndjson-dedupe kept it all the same: it also holds content other than text. */
+  kept?: boolean;
 }
 
 /** The first index where two strings differ, in code points (0-based); the shorter string's length if one is a prefix of the other. */
@@ -68,7 +70,12 @@ export function firstDifference(a: string, b: string): number {
 export class TextTracker {
   private readonly stretches = new Map<string, Stretch>();
   /** The stretch the last flush closed (undefined when it had none), to describe a mismatch. */
-  closed: Stretch | undefined;
+  private lastClosed: Stretch | undefined;
+
+  /** The stretch the last flush closed, as {@link flushMismatch} describes it. */
+  get closed(): Stretch | undefined {
+    return this.lastClosed;
+  }
 
   /**
    * Judges an `assistant` event and updates the state. `text` may be passed
@@ -88,7 +95,7 @@ export class TextTracker {
     }
     // A flush closes the stretch whatever it is.
     this.stretches.delete(session);
-    this.closed = stretch;
+    this.lastClosed = stretch;
     if (stretch === undefined || stretch.deltas === 0) return 'only-copy';
     return stretch.text === text ? 'duplicate' : 'mismatch';
   }

@@ -146,7 +146,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     verify: args.verify,
     onFlushMismatch: (m) => {
       mismatches++;
-      warn(io, name, describeFlushMismatch(m));
+      warn(io, name, describeFlushMismatch(m, m.kept ? 'kept for the content it holds besides text' : 'dropped'));
     },
     onVerifyFailure: (f) => warn(io, name, describeVerifyFailure(f)),
     onUnverified: (u) =>

@@ -296,18 +296,17 @@ export class DedupeCore implements ToolCore {
     const id = sessionId(event);
     const text = messageText(event);
     const verdict = this.tracker.assistant(event, text);
-    if ((verdict === 'duplicate' || verdict === 'mismatch') && hasOtherContent(event)) {
-      // Its text is the deltas', but the rest of it (an image, a tool_use block) is nowhere else: kept whole.
-      this.keep(rec, 'assistant flush', emit);
-      return;
-    }
+    // A flush that repeats the deltas' text but holds more (an image, a tool_use block) is kept whole: that is nowhere else.
+    const other = (verdict === 'duplicate' || verdict === 'mismatch') && hasOtherContent(event);
     if (verdict === 'duplicate') {
-      this.drop('assistant flush');
+      if (other) this.keep(rec, 'assistant flush', emit);
+      else this.drop('assistant flush');
       return;
     }
     if (verdict === 'mismatch') {
-      this.drop('assistant mismatch');
-      this.options.onFlushMismatch?.(flushMismatch(this.tracker, rec, id, text));
+      if (other) this.keep(rec, 'assistant mismatch', emit);
+      else this.drop('assistant mismatch');
+      this.options.onFlushMismatch?.({ ...flushMismatch(this.tracker, rec, id, text), ...(other ? { kept: true } : {}) });
       return;
     }
     if (this.options.verify) {
