@@ -567,6 +567,12 @@ t.test('a tool call that names its tool beside its arguments is audited; one tha
   const checked = memoryIo(`${none}\n${none.replace('"c"', '"d"')}\n`);
   t.equal(await main(['--no-writes'], checked.io), 3, 'a check cannot pass a call it cannot see into');
   t.equal(checked.stderr(), 'ndjson-tools: stdin:1: a tool call that names no tool the audit can find is audited as kind other, with no paths: the checks cannot pass\n', 'said once');
+  // A call whose start named its tool, completed by an event that names none, is no such call.
+  const named = JSON.stringify({ type: 'tool_call', subtype: 'started', call_id: 'c', tool_call: { readToolCall: { args: { path: 'a.txt' } } } });
+  const bare = JSON.stringify({ type: 'tool_call', subtype: 'completed', call_id: 'c', tool_call: {} });
+  const paired = memoryIo(`${named}\n${bare}\n`);
+  t.equal(await main(['--deny-read', '.env'], paired.io), 0);
+  t.equal(paired.stderr(), '', 'nothing to say of it');
   const unchecked = memoryIo(`${none}\n`);
   t.equal(await main([], unchecked.io), 0, 'without a check, it is a note');
   t.match(unchecked.stderr(), /names no tool the audit can find is audited as kind other, with no paths\n$/);

@@ -58,9 +58,9 @@ export interface ToolsOptions extends PolicyOptions {
    */
   onForeignCalls?: (source: string, line: number) => void;
   /**
-   * Called once, at the first `tool_call` event in which no tool can be
-   * found (see toolCallEntry): such a call is audited with no tool, kind
-   * `other` and no paths, which no check could fail.
+   * Called once, at the first call none of whose `tool_call` events names a
+   * tool the audit can find (see toolCallEntry): such a call is audited with
+   * no tool, kind `other` and no paths, which no check could fail.
    */
   onUnknownCalls?: (source: string, line: number) => void;
   /**
@@ -115,7 +115,7 @@ export class ToolsCore implements ToolCore {
   calls = 0;
   /** A tool call of another dialect was seen (and not audited). */
   foreignCalls = false;
-  /** A tool call in which no tool could be found was read. */
+  /** A call none of whose events named a tool the audit can find was audited. */
   unknownCalls = false;
   /** Checks broken. */
   violations = 0;
@@ -173,10 +173,6 @@ export class ToolsCore implements ToolCore {
       return;
     }
     const entry = toolCallEntry(event);
-    if (entry === undefined && !this.unknownCalls) {
-      this.unknownCalls = true;
-      this.options.onUnknownCalls?.(rec.source, rec.line);
-    }
     const callId = toolCallId(event, entry);
     const result = entry === undefined ? undefined : toolCallResult(entry);
     const phase = toolCallPhase(event);
@@ -339,6 +335,11 @@ export class ToolsCore implements ToolCore {
     if (this.tools.size > 0 && !callIsTool(call, this.tools)) return;
     if (this.statuses !== undefined && !this.statuses.has(call.status)) return;
     this.calls++;
+    // No event of the call named a tool the audit can find.
+    if (call.tool === undefined && !this.unknownCalls) {
+      this.unknownCalls = true;
+      this.options.onUnknownCalls?.(call.source, call.line);
+    }
     for (const v of this.policy.check(call)) this.violate(v);
     if (this.summary) {
       this.summary.add(call);
