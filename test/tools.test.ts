@@ -130,8 +130,14 @@ t.test('a directory a deny glob names is denied itself: deleting or searching it
     t.ok(violates(oneCall('delete', p, 'C:\\proj'), { denyWrite: ['**/.env'] }), `deleting ${p} in C:\\proj`);
     t.ok(violates(oneCall('delete', p, 'C:\\proj'), { denyWrite: ['C:/proj/.env'] }), `deleting ${p} in C:\\proj, an absolute glob`);
   }
-  t.notOk(violates(oneCall('delete', 'D:\\', 'C:\\proj'), { denyWrite: ['C:/proj/.env'] }), 'another drive');
+  // With no cwd known too.
+  for (const p of ['/', 'C:\\', '\\']) {
+    for (const glob of ['secrets/**', '/etc/**', '**/.env']) t.ok(violates(oneCall('delete', p, undefined), { denyWrite: [glob] }), `deleting ${p} with no cwd, ${glob}`);
+  }
   t.equal(normalizePath('C:/'), 'C:/', 'a drive root keeps its slash: C: is the drive\'s current directory');
+  // A session at a drive's root: its files are inside it.
+  t.notOk(violates(oneCall('write', 'C:\\src\\a.ts', 'C:\\'), { requireWrite: ['src/**'] }), 'a required write met in a cwd of C:\\');
+  t.equal(insidePath('C:/src/a.ts', 'C:/', false), 'src/a.ts');
   t.notOk(violates(oneCall('delete', 'src', cwd), { denyWrite: ['**/.env', '.env'] }), 'a directory that may hold a .env: not known to');
   t.notOk(violates(oneCall('delete', '/tmp', cwd), { denyWrite: ['/home/u/p/**'] }), 'elsewhere');
   t.notOk(violates(oneCall('read', '.', cwd), { denyWrite: ['.github/**'] }), 'only a delete');

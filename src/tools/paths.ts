@@ -82,7 +82,8 @@ export function insidePath(absolute: string, cwd: string, ignoreCase: boolean): 
   const a = ignoreCase ? absolute.toLowerCase() : absolute;
   const b = ignoreCase ? base.toLowerCase() : base;
   if (a === b) return '.';
-  const prefix = b === '/' ? '/' : `${b}/`;
+  // A root (`/`, `C:/`) ends in its slash already.
+  const prefix = b.endsWith('/') ? b : `${b}/`;
   return a.startsWith(prefix) ? absolute.slice(prefix.length) : undefined;
 }
 

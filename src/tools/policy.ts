@@ -89,6 +89,9 @@ function compile(text: string, options: MinimatchOptions, deny = false): Glob {
   };
 }
 
+// A root: `/`, or a drive's, `C:/`.
+const ROOT = /^(?:[A-Za-z]:)?\/$/;
+
 // The session's cwd, or a directory above it, as a relative form of a path (see matchForms).
 const CWD_OR_ABOVE = /^\.(?:\.(?:\/\.\.)*)?$/;
 
@@ -99,6 +102,8 @@ const CWD_OR_ABOVE = /^\.(?:\.(?:\/\.\.)*)?$/;
  * whatever a relative glob names, a file name in any directory included.
  */
 function deletesUnder(form: string, glob: Glob): boolean {
+  // A root holds every file, whatever the session's cwd (or none).
+  if (ROOT.test(form)) return true;
   const absolute = glob.above !== undefined && glob.above.startsWith('/');
   if (CWD_OR_ABOVE.test(form)) return !absolute;
   if (glob.above === undefined || glob.above === '' || glob.above === '/') return false;
