@@ -373,6 +373,11 @@ t.test('a session whose cwd is a Windows path: backslashes separate, in its path
     t.ok(violates(ci, { denyWrite: [glob] }), `--deny-write ${glob}`);
   }
   t.notOk(violates(ci, { requireWrite: ['.github\\ci.yml'] }), 'a required write spelt so is met');
+  const wf = oneCall('write', 'C:\\proj\\.github\\workflows\\ci.yml', cwd);
+  for (const glob of ['.github\\workflows\\*.yml', '.github\\workflows\\', '.github\\workflows\\**']) t.ok(violates(wf, { denyWrite: [glob] }), `--deny-write ${glob}`);
+  // Read as minimatch reads it too: a backslash that escapes a plain character is that character.
+  t.ok(violates(oneCall('read', '.env', '/home/u/p'), { denyRead: ['\\.env'] }), '\\.env is .env');
+  t.ok(violates(oneCall('read', 'my file.txt', '/home/u/p'), { denyRead: ['my\\ file.txt'] }), 'an escaped space');
   t.ok(violates(oneCall('write', 'app/[id].tsx', '/home/u/p'), { denyWrite: ['app/\\[id\\].tsx'] }), 'an escaped bracket is a bracket');
 });
 

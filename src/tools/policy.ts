@@ -63,6 +63,9 @@ const REQUIRE: MinimatchOptions = { ...BASE };
 // What makes a part of a glob more than a plain name.
 const GLOB_CHARS = /[*?[\]{}()!+@\\]/;
 
+// A glob written as a Windows path from its root (`C:\proj\**`, `\\host\share\**`): its backslashes separate.
+const WINDOWS_ROOTED = /^(?:[A-Za-z]:\\|\\\\)/;
+
 /**
  * A glob as given, with a leading `./` dropped (paths are compared in that
  * form too), and one that ends in `/` read as the directory's every file
@@ -70,11 +73,32 @@ const GLOB_CHARS = /[*?[\]{}()!+@\\]/;
  * the deny checks (`deny`), a glob that ends in `/**` also matches the
  * directory it names: deleting `secrets`, or searching it, acts on every
  * file of `secrets/**`, yet minimatch's `secrets/**` does not match
- * `secrets`.
+ * `secrets`. A glob with a backslash is read both as minimatch reads it (an
+ * escape: `app/\[id\].tsx`, `\.env`) and with it as a separator, as Windows
+ * writes paths (`.github\workflows\*.yml`): a path either reading matches
+ * matches it.
  */
 function compile(text: string, options: MinimatchOptions, deny = false): Glob {
   // A deny glob in composed Unicode, as the paths are tried (see matchForms).
-  const pattern = globText(deny ? text.normalize('NFC') : text).replace(/^(\.\/)+/, '').replace(/(.)\/+$/, '$1/**');
+  const given = deny ? text.normalize('NFC') : text;
+  // A backslash escapes in a glob; a Windows user writes it as a separator (`.github\workflows\**`): both readings are tried.
+  // A glob rooted at a drive or a share (`C:\proj\**`) is read the second way only.
+  const slashed = given.replace(/\\/g, '/');
+  const readings = (WINDOWS_ROOTED.test(given) ? [slashed] : slashed === given ? [given] : [given, slashed]).map((g) => reading(g, options, deny));
+  const [first, second] = readings as [Reading, Reading | undefined];
+  return {
+    text,
+    match: second === undefined ? first.match : (p) => first.match(p) || second.match(p),
+    name: first.name ?? second?.name,
+    above: second?.above ?? first.above,
+  };
+}
+
+type Reading = Omit<Glob, 'text'>;
+
+/** One reading of a glob (see {@link compile}). */
+function reading(given: string, options: MinimatchOptions, deny: boolean): Reading {
+  const pattern = given.replace(/^(\.\/)+/, '').replace(/(.)\/+$/, '$1/**');
   const matcher = new Minimatch(pattern === '' ? '.' : pattern, options);
   // The directory alone names one place: not a base name to match in any directory.
   const dir = deny && /.\/\*\*$/.test(pattern) ? new Minimatch(pattern.slice(0, -3), { ...options, matchBase: false }) : undefined;
@@ -82,7 +106,6 @@ function compile(text: string, options: MinimatchOptions, deny = false): Glob {
   const parts = pattern.split('/').slice(0, -1);
   const plain = parts.findIndex((part) => GLOB_CHARS.test(part));
   return {
-    text,
     match: dir === undefined ? (p) => matcher.match(p) : (p) => matcher.match(p) || dir.match(p),
     name: name !== '' && !GLOB_CHARS.test(name) ? name : undefined,
     above: pattern.includes('/') ? (plain === -1 ? parts : parts.slice(0, plain)).join('/').toLowerCase() : undefined,
@@ -153,20 +176,6 @@ export function policyProblem(options: PolicyOptions): string | undefined {
   return undefined;
 }
 
-// A glob written as a Windows path from its root (`C:\proj\**`, `\\host\share\**`): its backslashes separate.
-const WINDOWS_ROOTED = /^(?:[A-Za-z]:\\|\\\\)/;
-
-/**
- * A glob as minimatch reads it, its backslashes read as Windows writes paths:
- * in a glob rooted at a drive or a share, each separates; elsewhere, one
- * before a character special in globs escapes it (`\[id\].tsx`), but for
- * `\**` (`.github\**`), and any other separates (`.github\workflows`,
- * where minimatch would read `\w` as a plain `w`).
- */
-function globText(text: string): string {
-  if (WINDOWS_ROOTED.test(text)) return text.replace(/\\/g, '/');
-  return text.replace(/\\(\*\*|[^*?[\]{}()!+@\\])/g, (_, next: string) => (next === '**' ? '/**' : `/${next}`));
-}
 
 /** Applies the checks to calls as they complete, then to the run as a whole. */
 export class Policy {
