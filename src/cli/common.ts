@@ -293,9 +293,10 @@ function flagGivenValue(options: Record<string, Options>, argv: readonly string[
   }
   for (const arg of argv) {
     if (arg === '--') break;
-    const not = /^--no-([^=]+)$/.exec(arg)?.[1];
-    if (not !== undefined && valued.has(not)) return `--${not} takes a value: --no-${not} is no option`;
-    if (not !== undefined && (not === 'help' || not === 'version' || not.startsWith('no-'))) return `unknown option: --no-${not}`;
+    // yargs takes an option's camelCase spelling too: `--no-denyRead` is `--no-deny-read`.
+    const not = /^--no-([^=]+)$/.exec(arg)?.[1]?.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+    if (not !== undefined && valued.has(not)) return `--${not} takes a value: ${visibleOneLine(arg)} is no option`;
+    if (not !== undefined && (not === 'help' || not === 'version' || not.startsWith('no-'))) return `unknown option: ${visibleOneLine(arg)}`;
     const name = /^--([^=]+)=/.exec(arg)?.[1];
     if (name !== undefined && (flags.has(name) || (name.startsWith('no-') && (flags.has(name.slice(3)) || negated.has(name.slice(3)))))) {
       return `--${name} takes no value (given ${visibleOneLine(arg)})`;
