@@ -6,8 +6,11 @@ import type { Options } from 'yargs';
 import { list, parseArgs, processIo, runTool, warn, EXIT } from './common.js';
 import type { CommandSpec, Io } from './common.js';
 import { DedupeCore, STAT_KINDS } from '../dedupe/core.js';
-import type { DedupeStats, FlushMismatch, VerifyFailure } from '../dedupe/core.js';
+import type { DedupeStats, VerifyFailure } from '../dedupe/core.js';
 import { visibleOneLine } from '../safe-text.js';
+import { describeFlushMismatch, excerptAt, sessionPart } from './notes.js';
+
+export { excerptAt };
 
 /** ndjson-dedupe's own options (with the common ones, the whole of its `--help`). */
 export const dedupeOptions = {
@@ -61,39 +64,10 @@ export const dedupeSpec: CommandSpec<typeof dedupeOptions> = {
   },
 };
 
-const EXCERPT_BEFORE = 10;
-const EXCERPT_AFTER = 30;
-
-/** A short quoted piece of `text` around the code-point offset `at`, safe for one line. */
-export function excerptAt(text: string, at: number): string {
-  const chars = Array.from(text);
-  const start = Math.max(0, at - EXCERPT_BEFORE);
-  const end = Math.min(chars.length, at + EXCERPT_AFTER);
-  const piece = chars.slice(start, end).join('');
-  return `"${start > 0 ? '…' : ''}${visibleOneLine(piece)}${end < chars.length ? '…' : ''}"`;
-}
-
 function codePoints(text: string): number {
   let n = 0;
   for (const _ of text) n++;
   return n;
-}
-
-function sessionPart(session: string): string {
-  return session ? `session ${visibleOneLine(session)}: ` : '';
-}
-
-/**
- * The stderr line for a flush that did not repeat its deltas, which was
- * `action` (dropped, not shown). `counted`: the number of deltas is known
- * (ndjson-text's reader joins deltas).
- */
-export function describeFlushMismatch(m: FlushMismatch, action = 'dropped', counted = true): string {
-  const deltas = counted ? `${m.deltas} delta${m.deltas === 1 ? '' : 's'}` : 'deltas';
-  return (
-    `${visibleOneLine(m.source)}:${m.line}: ${sessionPart(m.session)}flush differs from the ${deltas} before it ` +
-    `at offset ${m.offset}, ${action}: flush ${excerptAt(m.flushText, m.offset)}, deltas ${excerptAt(m.deltaText, m.offset)}`
-  );
 }
 
 /** The stderr line for a result that differs from the kept text (`--verify`). */

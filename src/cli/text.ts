@@ -8,7 +8,7 @@ import { parseArgs, processIo, warn, EXIT } from './common.js';
 import type { CommandSpec, Io } from './common.js';
 import { describeSessionEnd, judgeSessions, runJudged } from './verdict.js';
 import { TextCore } from '../text/core.js';
-import { describeFlushMismatch } from './dedupe.js';
+import { describeFlushMismatch } from './notes.js';
 
 /** ndjson-text's own options (with the common ones, the whole of its `--help`). */
 export const textOptions = {
