@@ -228,12 +228,13 @@ export function messageText(e: unknown): string {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return '';
   let text = '';
-  for (const block of content) {
-    if (isObject(block) && (block.type === 'text' || block.type === undefined) && typeof block.text === 'string') {
-      text += block.text;
-    }
-  }
+  for (const block of content) if (isTextBlock(block)) text += block.text;
   return text;
+}
+
+/** A content block of text: `{type: "text", text}`, or `{text}` alone. */
+function isTextBlock(block: unknown): block is JsonObject & { text: string } {
+  return isObject(block) && (block.type === 'text' || block.type === undefined) && typeof block.text === 'string';
 }
 
 /**
@@ -242,7 +243,7 @@ export function messageText(e: unknown): string {
  */
 export function hasOtherContent(e: unknown): boolean {
   const content = obj(e, 'message')?.content;
-  return Array.isArray(content) && content.some((block) => !(isObject(block) && (block.type === 'text' || block.type === undefined) && typeof block.text === 'string'));
+  return Array.isArray(content) && content.some((block) => !isTextBlock(block));
 }
 
 /** What an `assistant` event is under the partial-output rules. */
@@ -811,14 +812,8 @@ export function toolCallFacts(
   if (kind === 'other' && args !== undefined && (typeof args.command === 'string' || typeof args.cmd === 'string' || Array.isArray(args.command))) {
     facts.mayRunCommand = true;
   }
-  if (args === undefined && fromStart !== undefined) {
-    if (fromStart.mayRunCommand) facts.mayRunCommand = true;
-    facts.argPaths = [...fromStart.argPaths];
-    if (fromStart.searchFilters !== undefined) facts.searchFilters = [...fromStart.searchFilters];
-    for (const key of ['command', 'workingDirectory', 'pattern', 'url', 'mcpServer', 'mcpTool'] as const) {
-      if (fromStart[key] !== undefined) facts[key] = fromStart[key];
-    }
-  }
+  // No args of its own: those its start named.
+  if (args === undefined && fromStart !== undefined) addOtherFacts(facts, fromStart);
   if (args !== undefined) {
     pushPathKeys(facts.argPaths, args);
     pushMoveKeys(facts.argPaths, nameKey, args);

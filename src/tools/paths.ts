@@ -25,11 +25,16 @@ export function normalizePath(p: string): string {
   if (p === '') return p;
   let n = posix.normalize(p);
   // A root keeps its slash: `/`, and a drive's, `C:/` (`C:` alone is the drive's current directory).
-  if (n.length > 1 && n.endsWith('/') && !DRIVE_ROOT.test(n)) n = n.slice(0, -1);
+  if (n.endsWith('/') && !isRoot(n)) n = n.slice(0, -1);
   return n;
 }
 
-const DRIVE_ROOT = /^[A-Za-z]:\/$/;
+/** True for a root, normalized: `/`, or a drive's, `C:/`. */
+export function isRoot(p: string): boolean {
+  return ROOT.test(p);
+}
+
+const ROOT = /^(?:[A-Za-z]:)?\/$/;
 
 // A Windows `cwd`: a drive (`C:\\proj`, `C:/proj`) or a share (`\\\\host\\share`). In such a session a backslash separates.
 const WINDOWS_CWD = /^(?:[A-Za-z]:[\\/]|\\\\)/;

@@ -7,7 +7,7 @@
  */
 import { Minimatch } from 'minimatch';
 import type { MinimatchOptions } from 'minimatch';
-import { matchForms, samePath } from './paths.js';
+import { isRoot, matchForms, samePath } from './paths.js';
 import { callCounts, callIsTool, FIELD_OF_ACCESS, READ_FIELDS, WRITE_FIELDS, toolNameSet } from './call.js';
 import { nearToolName, toolNameKey } from '../events.js';
 import type { AuditedCall, PathField } from './call.js';
@@ -112,9 +112,6 @@ function reading(given: string, options: MinimatchOptions, deny: boolean): Readi
   };
 }
 
-// A root: `/`, or a drive's, `C:/`.
-const ROOT = /^(?:[A-Za-z]:)?\/$/;
-
 // The session's cwd, or a directory above it, as a relative form of a path (see matchForms).
 const CWD_OR_ABOVE = /^\.(?:\.(?:\/\.\.)*)?$/;
 
@@ -126,7 +123,7 @@ const CWD_OR_ABOVE = /^\.(?:\.(?:\/\.\.)*)?$/;
  */
 function deletesUnder(form: string, glob: Glob): boolean {
   // A root holds every file, whatever the session's cwd (or none).
-  if (ROOT.test(form)) return true;
+  if (isRoot(form)) return true;
   const absolute = glob.above !== undefined && glob.above.startsWith('/');
   if (CWD_OR_ABOVE.test(form)) return !absolute;
   if (glob.above === undefined || glob.above === '' || glob.above === '/') return false;
