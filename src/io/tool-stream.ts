@@ -136,7 +136,7 @@ export function toolStream(core: ToolCore, options: ToolStreamOptions = {}): Tra
   };
   // The parts may point into memory read into again (a chunk released to its pool, the
   // reader's line buffer): the output always gets bytes of its own.
-  const take = (): Buffer | null => {
+  const collect = (): Buffer | null => {
     if (parts.length === 0) {
       if (text === '') return null;
       // Only text: its encoding is already a buffer of its own.
@@ -147,6 +147,12 @@ export function toolStream(core: ToolCore, options: ToolStreamOptions = {}): Tra
     flushText();
     const out = Buffer.concat(parts);
     parts = [];
+    return out;
+  };
+  /** The output made so far, as it leaves the stream (told to `onOutput`). */
+  const take = (): Buffer | null => {
+    const out = collect();
+    if (out) options.onOutput?.(out);
     return out;
   };
   return transform(
@@ -178,16 +184,12 @@ export function toolStream(core: ToolCore, options: ToolStreamOptions = {}): Tra
         // What was made before the failing line is still written.
         const out = take();
         release?.();
-        if (out) {
-          options.onOutput?.(out);
-          this.push(out);
-        }
+        if (out) this.push(out);
         cb(error as Error);
         return;
       }
       const out = take();
       release?.();
-      if (out) options.onOutput?.(out);
       cb(null, out ?? undefined);
     },
     function (this: Transform, cb: (err?: Error | null) => void) {
@@ -199,10 +201,7 @@ export function toolStream(core: ToolCore, options: ToolStreamOptions = {}): Tra
         return;
       }
       const out = take();
-      if (out) {
-        options.onOutput?.(out);
-        this.push(out);
-      }
+      if (out) this.push(out);
       cb();
     },
   ) as unknown as Transform;
