@@ -3,7 +3,7 @@
  * of chunks tagged with their source. `-` (or no file at all) is stdin. A file
  * that cannot be read is reported through `onError` and skipped, like cat(1).
  */
-import { close, createReadStream, existsSync, fstat, fstatSync, open, read, readFileSync } from 'node:fs';
+import { close, createReadStream, existsSync, fstat, fstatSync, open, readFileSync, readSync } from 'node:fs';
 import { Socket } from 'node:net';
 import { Readable } from 'node:stream';
 import { promisify } from 'node:util';
@@ -248,19 +248,14 @@ async function openInput(
   return { fd, owned: true, regular };
 }
 
-/** What a read came to: the bytes read, or its error. */
-type ReadOutcome = { bytesRead: number } | { error: NodeJS.ErrnoException };
-
-/** A read into one of the pool's buffers, its outcome kept (never a rejected promise nobody awaits). */
-interface PendingRead {
-  buf: Buffer;
-  done: Promise<ReadOutcome>;
-}
-
 /**
  * The chunks of a regular file, read into the pool's buffers; each is released
- * by its consumer. The next read is started before a chunk is handed over, so
- * the disk (or the page cache) is read while the chunk is processed.
+ * by its consumer. A regular file is read with blocking reads, as cat(1) reads
+ * it: the kernel reads ahead of a file read in order, so the disk is read
+ * while a chunk is processed anyway, and a read of the page cache takes a
+ * fraction of a millisecond. A read handed to libuv's thread pool instead
+ * left the tool waiting on the event loop for its result (README, *What each
+ * change bought*).
  */
 async function* pooledChunks(
   file: OpenInput,
@@ -269,36 +264,24 @@ async function* pooledChunks(
   onError: (source: string, error: NodeJS.ErrnoException) => void,
   stop?: AbortSignal,
 ): AsyncGenerator<SourceChunk> {
-  const startRead = (): PendingRead => {
-    const buf = pool.take();
-    return { buf, done: readInto(file, buf) };
-  };
-  let pending: PendingRead | undefined;
   try {
-    if (stop?.aborted) return;
-    pending = startRead();
-    for (;;) {
-      const { buf, done } = pending;
-      pending = undefined;
-      const outcome = await done;
-      if ('error' in outcome) {
+    while (!stop?.aborted) {
+      const buf = pool.take();
+      let bytesRead: number;
+      try {
+        bytesRead = readSync(file.fd, buf, 0, buf.length, null);
+      } catch (error) {
         pool.give(buf);
-        onError(source, outcome.error);
+        onError(source, error as NodeJS.ErrnoException);
         return;
       }
-      if (outcome.bytesRead === 0 || stop?.aborted) {
+      if (bytesRead === 0) {
         pool.give(buf);
         return;
       }
-      pending = startRead();
-      yield { source, data: buf.subarray(0, outcome.bytesRead), release: () => pool.give(buf) };
+      yield { source, data: buf.subarray(0, bytesRead), release: () => pool.give(buf) };
     }
   } finally {
-    // A read started ahead and not wanted: let it finish before its buffer is reused or the file closed.
-    if (pending !== undefined) {
-      await pending.done;
-      pool.give(pending.buf);
-    }
     if (file.owned) await closeFd(file.fd);
   }
 }
@@ -414,13 +397,6 @@ async function* socketChunks(
     if (buf !== null) pool.give(buf);
     socket.destroy();
   }
-}
-
-/** Reads the next bytes of a file into `buf`, from where the file is (stdin may be part-read). */
-function readInto(file: OpenInput, buf: Buffer): Promise<ReadOutcome> {
-  return new Promise((resolve) => {
-    read(file.fd, buf, 0, buf.length, null, (error, bytesRead) => resolve(error ? { error } : { bytesRead }));
-  });
 }
 
 /** True when the stream reads a file descriptor that is a directory. */
