@@ -35,7 +35,7 @@ export type { ReadEventsOptions } from './io/read-events.js';
 export { EventReader, formatProblem, recordType, recordSession } from './io/input.js';
 export type { EventRecord, InputProblem, ProblemReason, ReaderOptions, ReaderSink } from './io/input.js';
 export { StrictError } from './io/tool-stream.js';
-export type { Emit, ToolCore, ToolStreamOptions } from './io/tool-stream.js';
+export type { Emit, ToolCore, ToolStreamOptions, ToolTransform } from './io/tool-stream.js';
 export { TextTracker } from './assistant-text.js';
 export type { TextVerdict } from './assistant-text.js';
 export { EXIT, EXIT_TABLE } from './exit.js';

@@ -308,3 +308,77 @@ t.test('an unreadable file: Permission denied, status 2', async (t) => {
     t.same(ran, { code: 2, stderr: `${tool}: ${locked}: Permission denied\n` }, tool);
   }
 });
+
+/** `tool args FILES… 2>&1`, as a shell runs it, into a pipe (`| cat`) or a file (`> out`): what the one place holds. */
+function oneplace(tool: string, args: readonly string[], files: readonly string[], into: 'pipe' | 'file'): string {
+  const command = `env -u NODE_OPTIONS ${JSON.stringify(process.execPath)} ${JSON.stringify(path.join(BIN, `${tool}.js`))} ${args.join(' ')} "$@"`;
+  const out = path.join(dir, 'oneplace.out');
+  const script = into === 'pipe' ? `${command} 2>&1 | cat` : `${command} > ${JSON.stringify(out)} 2>&1; cat ${JSON.stringify(out)}`;
+  return spawnSync('bash', ['-c', script, 'bash', ...files], { env: PLAIN_ENV, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }).stdout;
+}
+
+t.test('stdout and stderr one place (2>&1): each warning stands where its line was read', async (t) => {
+  // Several MiB, read in several chunks: a line that is not JSON every 997 lines, most of them mid-chunk.
+  const lines = manySessions(3e6).toString('utf8').split('\n');
+  const input: string[] = [];
+  lines.forEach((line, i) => {
+    if (i > 0 && i % 997 === 0) input.push(`noise ${i}`);
+    input.push(line);
+  });
+  const noisy = path.join(dir, 'noisy.ndjson');
+  fs.writeFileSync(noisy, input.join('\n'));
+  const noise = input.filter((line) => line.startsWith('noise ')).length;
+  t.ok(noise > 10, `${noise} lines of noise`);
+  for (const into of ['pipe', 'file'] as const) {
+    // ndjson-dedupe copies lines in order: each output line is found in the input after the one before it, and a warning
+    // about line N comes after the output of the lines before N and before that of the lines after it.
+    const out = oneplace('ndjson-dedupe', [], [noisy], into).split('\n');
+    let at = 0;
+    let warnings = 0;
+    let misplaced = 0;
+    for (const line of out) {
+      const warning = /^ndjson-dedupe: .*:(\d+): not JSON: noise \d+$/.exec(line);
+      if (warning !== null) {
+        const n = Number(warning[1]) - 1;
+        warnings++;
+        if (n < at || input.slice(at, n).some((l) => l.startsWith('noise '))) misplaced++;
+        at = n + 1;
+        continue;
+      }
+      if (line === '') continue;
+      let next = at;
+      while (next < input.length && input[next] !== line) next++;
+      // Passing a line of noise whose warning has not come yet is out of order too.
+      if (next === input.length || input.slice(at, next).some((l) => l.startsWith('noise '))) misplaced++;
+      else at = next + 1;
+    }
+    t.equal(warnings, noise, `${into}: every line of noise warned about`);
+    t.equal(misplaced, 0, `${into}: every warning, and every line, in the order of the input`);
+  }
+  // ndjson-text -a: a warning that comes while the text is mid-line stands on a line of its own.
+  const text = path.join(dir, 'midline.ndjson');
+  const events = fs.readFileSync(path.join(ROOT, 'test/fixtures/streams/text-complete.ndjson'), 'utf8').split('\n');
+  fs.writeFileSync(text, [...events.slice(0, 3), 'Update available 1.2.3', ...events.slice(3)].join('\n'));
+  for (const into of ['pipe', 'file'] as const) {
+    t.match(
+      oneplace('ndjson-text', ['-a'], [text], into),
+      /^> Put the API key[^\n]*\n\nI'll read the config and list the docs in parallel\.\nndjson-text: [^\n]*midline\.ndjson:4: not JSON: Update available 1\.2\.3\n\n→ shell ls docs/,
+      `ndjson-text -a, ${into}`,
+    );
+  }
+});
+
+t.test('stdout and stderr one place (2>&1): an input that cannot be read is reported after the output of those before it', async (t) => {
+  const good = path.join(ROOT, 'test/fixtures/streams/basic.ndjson');
+  const missing = path.join(dir, 'missing.ndjson');
+  // MANY is read in several chunks: its output is still being made when the next file is opened.
+  const many = spawnSync(...plainCommand('ndjson-dedupe', [MANY]), { env: PLAIN_ENV, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }).stdout;
+  const events = fs.readFileSync(good, 'utf8');
+  for (const into of ['pipe', 'file'] as const) {
+    const out = oneplace('ndjson-dedupe', [], [MANY, missing, good], into);
+    t.ok(out === `${many}ndjson-dedupe: ${missing}: No such file or directory\n${events}`, `ndjson-dedupe, ${into}: the error after the output of the file before it (at ${out.indexOf('ndjson-dedupe:')} of ${out.length})`);
+    const audit = oneplace('ndjson-tools', [], [good, missing], into).split('\n');
+    t.equal(audit.at(-2), `ndjson-tools: ${missing}: No such file or directory`, `ndjson-tools, ${into}: the error after the audit of the file before it`);
+    t.ok(audit.length > 2 && audit.slice(0, -2).every((line) => line.startsWith('{')), `ndjson-tools, ${into}`);
+  }
+});

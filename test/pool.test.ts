@@ -15,6 +15,7 @@ import os from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { ROOT } from './fixtures/lib/run.js';
 import { ReadPool, openSources } from '../src/io/sources.js';
+import type { SourceChunk } from '../src/io/sources.js';
 import { formatProblem, scanReadBuffers } from '../src/io/input.js';
 import { toolStream } from '../src/io/tool-stream.js';
 import type { ToolCore } from '../src/io/tool-stream.js';
@@ -85,7 +86,7 @@ t.test('a tool reads a file through a reused buffer exactly as from a buffer of 
         for (const own of size === 7 ? [false] : [false, true]) {
           runs++;
           const pool = new ReadPool({ size, keep: 1, poison: true, own: own ? scanReadBuffers() : [] });
-          const pooled = await run(make(), openSources([file], process.stdin, () => {}, 'stdin', undefined, { pool }));
+          const pooled = await run(make(), openSources([file], process.stdin, 'stdin', undefined, { pool }));
           if (pooled.out === whole.out && pooled.problems.join('\n') === whole.problems.join('\n')) same++;
           else t.same(pooled, whole, `${name}, ${size}-byte buffers${own ? ' of the byte scan' : ''}: ${path.relative(ROOT, file)}`);
         }
@@ -123,15 +124,20 @@ t.test('a pool gives back the buffers released, and makes new ones when none is 
   t.equal(withOwn.take(), first, 'its own are always kept (none of the others: keep 0), and taken before any other');
 });
 
-t.test('a file read with a pool ends with its source end, and a missing one is reported', async (t) => {
+t.test('a file read with a pool ends with its source end, and a missing one ends with its error', async (t) => {
   const errors: string[] = [];
   const chunks: unknown[] = [];
   const file = path.join(ROOT, 'test/fixtures/streams/basic.ndjson');
   const pool = new ReadPool({ size: 1024, keep: 1 });
-  for await (const c of openSources([file, '/nonexistent/x.ndjson'], process.stdin, (s, e) => errors.push(`${s}: ${e.code}`), 'stdin', undefined, { pool })) {
-    const chunk = c as { source: string; data?: Buffer; release?: () => void; end?: true };
-    chunks.push(chunk.end ? `end ${path.basename(chunk.source)}` : chunk.data!.length);
-    chunk.release?.();
+  for await (const c of openSources([file, '/nonexistent/x.ndjson'], process.stdin, 'stdin', undefined, { pool })) {
+    const chunk = c as SourceChunk;
+    if ('end' in chunk) {
+      chunks.push(`end ${path.basename(chunk.source)}`);
+      if (chunk.error) errors.push(`${chunk.source}: ${chunk.error.code}`);
+    } else {
+      chunks.push(chunk.data.length);
+      chunk.release?.();
+    }
   }
   const size = fs.statSync(file).size;
   const reads = chunks.filter((c) => typeof c === 'number') as number[];
@@ -150,7 +156,8 @@ t.test('a pipe on standard input is read into the pool: every byte in order, whe
     const pool = new ReadPool({ size: 4096, keep: 2, poison: true });
     const parts = [];
     let chunks = 0;
-    for await (const c of openSources([], process.stdin, (s, e) => { console.error(s, e.code); process.exit(3); }, 'stdin', undefined, { pool, stdinFd: 0 })) {
+    for await (const c of openSources([], process.stdin, 'stdin', undefined, { pool, stdinFd: 0 })) {
+      if (c.error) { console.error(c.source, c.error.code); process.exit(3); }
       if (!('data' in c)) continue;
       chunks++;
       parts.push(Buffer.from(c.data));
@@ -174,7 +181,8 @@ t.test('a pipe on standard input named twice is read once, the file between them
   const script = `
     import { openSources, ReadPool } from ${JSON.stringify(sources)};
     const parts = [];
-    for await (const c of openSources(['-', ${JSON.stringify(file)}, '-'], process.stdin, (s, e) => { console.error(s, e.code); process.exit(3); }, 'stdin', undefined, { pool: new ReadPool(), stdinFd: 0 })) {
+    for await (const c of openSources(['-', ${JSON.stringify(file)}, '-'], process.stdin, 'stdin', undefined, { pool: new ReadPool(), stdinFd: 0 })) {
+      if (c.error) { console.error(c.source, c.error.code); process.exit(3); }
       parts.push('data' in c ? c.source + ':' + c.data.length : c.source + ':end');
       c.release?.();
     }

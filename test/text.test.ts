@@ -582,36 +582,37 @@ t.test('| head -1 ends quietly with status 0', async (t) => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-t.test('on one terminal, a warning that comes while the text is mid-line starts on a line of its own', async (t) => {
+t.test('where stdout and stderr are one place, a warning stands where its line was read, on a line of its own', async (t) => {
   const { Readable, Writable } = await import('node:stream');
-  const run = async (terminal: boolean) => {
-    const order: string[] = [];
-    const stream = (tag: string) => {
-      const s = new Writable({
-        write(chunk: Buffer, _enc, cb) {
-          order.push(`${tag}${chunk.toString()}`);
-          cb();
-        },
-      }) as InstanceType<typeof Writable> & { isTTY?: boolean };
-      if (terminal) s.isTTY = true;
-      return s;
-    };
-    // Two reads: the first ends mid-line; the second starts with a line that is not JSON.
-    const stdin = Readable.from([Buffer.from(lines(init(), delta("I'll run"))), Buffer.from(`Update available: 2.0.1\n${lines(delta(' the tests.'), ok("I'll run the tests."))}`)]);
-    const io: Io = { stdin, stdout: stream('out:'), stderr: stream('err:'), env: { NO_COLOR: '1', TERM: 'dumb' } };
-    await main(['--all'], io);
-    return order;
+  const sink = () => {
+    let text = '';
+    const stream = Object.assign(new Writable({ write: (c: Buffer, _e, cb) => ((text += c.toString()), cb()) }), { isTTY: true });
+    return { stream, text: () => text };
   };
-  const tty = await run(true);
-  t.same(tty.slice(0, 4), ["out:I'll run", 'out:\n', 'err:ndjson-text: stdin:3: not JSON: Update available: 2.0.1\n', 'out: the tests.\n']);
-  const piped = await run(false);
-  const text = (order: string[]) => order.filter((s) => s.startsWith('out:')).map((s) => s.slice(4)).join('');
-  t.equal(text(tty), "I'll run\n the tests.\n");
-  t.equal(text(piped), "I'll run the tests.\n", 'into a pipe, the text is left as it is');
+  // Two reads: the first ends mid-line; the second starts with a line that is not JSON.
+  const input = () => Readable.from([Buffer.from(lines(init(), delta("I'll run"))), Buffer.from(`Update available: 2.0.1\n${lines(delta(' the tests.'), ok("I'll run the tests."))}`)]);
+  const env = { NO_COLOR: '1', TERM: 'dumb' };
+  const warning = 'ndjson-text: stdin:3: not JSON: Update available: 2.0.1\n';
+  // One terminal (or `2>&1`): one place for both.
+  const one = sink();
+  await main(['--all'], { stdin: input(), stdout: one.stream, stderr: one.stream, sharedOutput: true, env });
+  t.equal(one.text(), `I'll run\n${warning} the tests.\n`);
+  // Without sharedOutput, two terminals are taken as one.
+  const out = sink();
+  const err = sink();
+  await main(['--all'], { stdin: input(), stdout: out.stream, stderr: err.stream, env });
+  t.equal(out.text(), `I'll run\n${warning} the tests.\n`, 'two terminals, taken as one: the warning in its place');
+  t.equal(err.text(), '');
+  // Two places: the text is left as it is, the warning goes to stderr.
+  const piped = sink();
+  const errors = sink();
+  await main(['--all'], { stdin: input(), stdout: piped.stream, stderr: errors.stream, sharedOutput: false, env });
+  t.equal(piped.text(), "I'll run the tests.\n", 'into a pipe, the text is left as it is');
+  t.equal(errors.text(), warning);
   // So is a flush that differs from its deltas, reported by the core.
-  const order: string[] = [];
-  const terminal = (tag: string) => Object.assign(new Writable({ write: (c: Buffer, _e, cb) => (order.push(`${tag}${c.toString()}`), cb()) }), { isTTY: true });
   const mismatch = Readable.from([Buffer.from(lines(init(), delta('Hel'))), Buffer.from(lines(asst('Help', { timestamp_ms: 2, model_call_id: 'm' }), ok('Hel')))]);
-  await main(['--all'], { stdin: mismatch, stdout: terminal('out:'), stderr: terminal('err:'), env: { NO_COLOR: '1', TERM: 'dumb' } });
-  t.same(order.slice(0, 3), ['out:Hel', 'out:\n', 'err:ndjson-text: stdin:3: session sess-1: flush differs from the deltas before it at offset 3, not shown: flush "Help", deltas "Hel"\n']);
+  const both = sink();
+  await main(['--all'], { stdin: mismatch, stdout: both.stream, stderr: both.stream, sharedOutput: true, env });
+  // The line ended for the warning is ended again where the text ends: one blank line.
+  t.equal(both.text(), 'Hel\nndjson-text: stdin:3: session sess-1: flush differs from the deltas before it at offset 3, not shown: flush "Help", deltas "Hel"\n\n');
 });

@@ -8,9 +8,9 @@ import type { Argv, Options } from 'yargs';
 import { spawn } from 'node:child_process';
 import { formatProblem, scanReadBuffers } from '../io/input.js';
 import type { InputProblem } from '../io/input.js';
-import { ReadPool, openSources, describeError, pathExists } from '../io/sources.js';
+import { ReadPool, openSources, describeError, pathExists, sameFile } from '../io/sources.js';
 import { toolStream, StrictError } from '../io/tool-stream.js';
-import type { ToolCore } from '../io/tool-stream.js';
+import type { ToolCore, ToolTransform } from '../io/tool-stream.js';
 import { runOutput, guardOutput } from '../io/output.js';
 import { visibleOneLine } from '../safe-text.js';
 import { VERSION } from '../version.js';
@@ -38,6 +38,11 @@ export interface Io {
   stdinFd?: number;
   stdout: NodeJS.WritableStream & { isTTY?: boolean };
   stderr: NodeJS.WritableStream & { isTTY?: boolean };
+  /**
+   * True when stdout and stderr are one file, pipe or terminal (`2>&1`).
+   * Without it, they are taken as one when both are terminals.
+   */
+  readonly sharedOutput?: boolean;
   env: NodeJS.ProcessEnv;
   /** Where SIGINT and SIGTERM arrive while the input is read; without it they are not caught. */
   signals?: SignalSource;
@@ -55,6 +60,9 @@ export function processIo(): Io {
     stdinFd: 0,
     stdout: process.stdout,
     stderr: process.stderr,
+    get sharedOutput() {
+      return sameFile(1, 2);
+    },
     env: process.env,
     signals: process,
   };
@@ -315,21 +323,39 @@ export function list(value: unknown): string[] | undefined {
   return (Array.isArray(value) ? value : [value]).map(String);
 }
 
-/** Writes a warning line `name: message` on stderr. */
+/**
+ * Writes a warning line `name: message` on stderr. Where stdout and stderr
+ * are one place, while a tool runs, the line goes into the tool's output
+ * instead, after the output of the lines before the one it is about: written
+ * to stderr, it would come before the output made but not yet written (of a
+ * whole chunk of input, or waiting for a slow reader). A line of output
+ * left unfinished (live text) is ended first, so that the warning stands on
+ * a line of its own.
+ */
 export function warn(io: Io, name: string, message: string): void {
+  const line = `${name}: ${message}\n`;
+  const stream = running.get(io);
+  // The output made so far is pushed first: how it ends is then known.
+  if (stream?.interject('') === true) {
+    stream.interject(midLine.get(io) === true ? `\n${line}` : line);
+    return;
+  }
   if (midLine.get(io) === true) {
     io.stdout.write('\n');
     midLine.set(io, false);
   }
-  io.stderr.write(`${name}: ${message}\n`);
+  io.stderr.write(line);
 }
 
 /**
- * For a run whose stdout and stderr are one terminal: the output ends
- * mid-line (live text), where a warning would land inside that line; {@link
- * warn} ends it first. Set by {@link runTool} as it writes.
+ * For a run whose stdout and stderr are one place (see Io.sharedOutput): the
+ * output ends mid-line (live text), where a warning would land inside that
+ * line; {@link warn} ends it first. Set by {@link runTool} as it writes.
  */
 const midLine = new WeakMap<Io, boolean>();
+
+/** The tool stream {@link runTool} is running, for a run whose stdout and stderr are one place: {@link warn} writes into it. */
+const running = new WeakMap<Io, ToolTransform>();
 
 /** Outcome of running a tool over its inputs. */
 export interface RunResult {
@@ -461,16 +487,12 @@ export async function runTool(
   const sources = openSources(
     command ? ['-'] : args.files,
     command ? command.stdout : () => io.stdin,
-    (source, error) => {
-      inputError = true;
-      warn(io, name, visibleOneLine(`${source}: ${describeError(error)}`));
-    },
     command ? visibleOneLine(command.name) : undefined,
     stop.signal,
     { pool: readPool(), stdinFd: command ? undefined : io.stdinFd },
   );
-  // On one terminal, a warning written while the output is mid-line (live text) would land inside that line: the line is ended first.
-  const oneTerminal = io.stdout.isTTY === true && io.stderr.isTTY === true;
+  // Where stdout and stderr are one place, a warning written while the output is mid-line (live text) would land inside that line: the line is ended first.
+  const shared = io.sharedOutput ?? (io.stdout.isTTY === true && io.stderr.isTTY === true);
   const stream = toolStream(core, {
     strict: args.strict,
     onProblem: (p) => {
@@ -478,11 +500,17 @@ export async function runTool(
       onProblem?.(p);
       if (!args.quiet || args.strict) warn(io, name, formatProblem(p));
     },
-    onOutput: oneTerminal ? (data) => midLine.set(io, data[data.length - 1] !== 0x0a) : undefined,
+    onSourceError: (source, error) => {
+      inputError = true;
+      warn(io, name, visibleOneLine(`${source}: ${describeError(error)}`));
+    },
+    onOutput: shared ? (data) => midLine.set(io, data[data.length - 1] !== 0x0a) : undefined,
   });
+  if (shared) running.set(io, stream);
   // What is owed is written if the reader takes it soon; a reader that has stopped reading does not hold the end back.
   const flushed = new Promise<'stopped'>((resolve) => stop.signal.addEventListener('abort', () => setTimeout(() => resolve('stopped'), FLUSH_WAIT_MS).unref(), { once: true }));
   const outcome = await Promise.race([runOutput(sources, stream, io.stdout), flushed]);
+  running.delete(io);
   io.signals?.off('SIGINT', onSignal);
   io.signals?.off('SIGTERM', onSignal);
   if (outcome === 'stopped' || stoppedBy !== null) {

@@ -1,12 +1,11 @@
 /** ndjson-dedupe as a Transform stream: agent-stream bytes in, the same events out, each piece of text once. */
-import type { Transform } from 'node:stream';
 import { toolStream } from '../io/tool-stream.js';
-import type { ToolStreamOptions } from '../io/tool-stream.js';
+import type { ToolStreamOptions, ToolTransform } from '../io/tool-stream.js';
 import { DedupeCore } from './core.js';
 import type { DedupeOptions } from './core.js';
 
 /** A dedupe stream, with its core (read `core.stats` once the stream has ended). */
-export type DedupeStream = Transform & { core: DedupeCore };
+export type DedupeStream = ToolTransform & { core: DedupeCore };
 
 /**
  * Creates a Transform that writes the events of the stream written to it as

@@ -35,11 +35,31 @@ export function descriptorOffset(fd: number): number | undefined {
 }
 
 /**
+ * True when the file descriptors `a` and `b` are one file, pipe or terminal
+ * (the same device and inode: `2>&1`); false when they are not, or either
+ * cannot be looked at.
+ */
+export function sameFile(a: number, b: number): boolean {
+  try {
+    const x = fstatSync(a);
+    const y = fstatSync(b);
+    return x.dev === y.dev && x.ino === y.ino;
+  } catch {
+    return false;
+  }
+}
+
+/**
  * A chunk of one input, or the end of one input. A chunk with `release` was
  * read into a buffer that is read into again once `release` is called: the
- * consumer calls it when nothing it keeps points into `data` any more.
+ * consumer calls it when nothing it keeps points into `data` any more. An
+ * input that could not be opened or read to its end ends with the `error`
+ * (reported by the consumer, which thus reports it after the output of the
+ * inputs before it).
  */
-export type SourceChunk = { source: string; data: Buffer; release?: () => void } | { source: string; end: true };
+export type SourceChunk =
+  | { source: string; data: Buffer; release?: () => void }
+  | { source: string; end: true; error?: NodeJS.ErrnoException };
 
 /** Shown as the source of standard input in messages (`stdin:12: …`). */
 export const STDIN = 'stdin';
@@ -117,7 +137,8 @@ export interface SourceOptions {
 /**
  * The chunks of every input in order. `stdin` is the stream read for `-`, or
  * a function that makes it, called only when it is read.
- * Errors opening or reading a file go to `onError`; reading goes on with the next file.
+ * An error opening or reading a file ends that file's chunks (see
+ * {@link SourceChunk}); reading goes on with the next file.
  * `stdinName` names standard input in messages. Once `stop` is aborted, the
  * input being read ends where it is and no other is read: the inputs end early,
  * as if they had ended there.
@@ -125,7 +146,6 @@ export interface SourceOptions {
 export function openSources(
   files: readonly string[],
   stdin: NodeJS.ReadableStream | (() => NodeJS.ReadableStream),
-  onError: (source: string, error: NodeJS.ErrnoException) => void,
   stdinName: string = STDIN,
   stop?: AbortSignal,
   options: SourceOptions = {},
@@ -139,26 +159,32 @@ export function openSources(
     for (const name of names) {
       if (stop?.aborted) return;
       const source = name === '-' ? stdinName : name;
+      // The first error of this input, given with its end.
+      const failure: { error?: NodeJS.ErrnoException } = {};
+      const onError = (_source: string, error: NodeJS.ErrnoException): void => {
+        failure.error ??= error;
+      };
+      const end = (): SourceChunk => (failure.error === undefined ? { source, end: true } : { source, end: true, error: failure.error });
       let fd: number | undefined;
       if (name === '-' && stdinClosed) {
-        yield { source, end: true };
+        yield end();
         continue;
       }
       if (pool !== undefined) {
         const file = await openInput(name === '-' ? (options.stdinFd ?? (stdinStream() as { fd?: unknown }).fd) : name, source, onError);
         if (file === 'error') {
-          yield { source, end: true };
+          yield end();
           continue;
         }
         if (file?.regular) {
           yield* pooledChunks(file, source, pool, onError, stop);
-          yield { source, end: true };
+          yield end();
           continue;
         }
         if (file?.pipe && name === '-' && options.stdinFd !== undefined) {
           stdinClosed = true;
           yield* socketChunks(file.fd, source, pool, onError, stop);
-          yield { source, end: true };
+          yield end();
           continue;
         }
         // Open already (a named pipe opens once): read as a stream, which closes it.
@@ -169,7 +195,7 @@ export function openSources(
       if (name === '-' && isDirectoryFd(stream)) {
         // Node reads a directory on file descriptor 0 as an empty stream: say what it is, as for a named one.
         onError(source, Object.assign(new Error('EISDIR: illegal operation on a directory, read'), { code: 'EISDIR' }));
-        yield { source, end: true };
+        yield end();
         continue;
       }
       // Only the input's own errors are about the input: an error thrown in
@@ -194,7 +220,7 @@ export function openSources(
       } finally {
         stop?.removeEventListener('abort', onStop);
       }
-      yield { source, end: true };
+      yield end();
     }
   }
   return Readable.from(chunks(), { objectMode: true, highWaterMark: 4 });

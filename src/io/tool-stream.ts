@@ -70,9 +70,26 @@ export interface ToolStreamOptions {
   onProblem?: (p: InputProblem) => void;
   /** The name of the input in messages when plain bytes are written. Default `stdin`. */
   source?: string;
+  /**
+   * Called when an input ends with an error (it could not be opened, or read
+   * to its end: see SourceChunk), after the output of what was read before.
+   */
+  onSourceError?: (source: string, error: NodeJS.ErrnoException) => void;
   /** Called with each buffer of output the stream pushes, as it pushes it. */
   onOutput?: (data: Buffer) => void;
 }
+
+/** A tool's Transform. */
+export type ToolTransform = Transform & {
+  /**
+   * Pushes the output made so far, even mid-chunk, then `text` (which may
+   * be empty); false (nothing pushed) once the stream has ended or failed.
+   * Where stdout and stderr are one place (`2>&1`), a warning about line 42
+   * written this way stands after the output of lines 1 to 41, and before
+   * that of line 43.
+   */
+  interject(text: string): boolean;
+};
 
 /** The error a tool stream fails with under `strict`. */
 export class StrictError extends Error {
@@ -91,7 +108,7 @@ function isSourceChunk(chunk: unknown): chunk is SourceChunk {
  * `options.source`) or {@link SourceChunk}s (several inputs, as `openSources`
  * makes them), and pushes Buffers.
  */
-export function toolStream(core: ToolCore, options: ToolStreamOptions = {}): Transform {
+export function toolStream(core: ToolCore, options: ToolStreamOptions = {}): ToolTransform {
   let parts: Buffer[] = [];
   // Text emitted since the last bytes: joined, and encoded once (a delta is a few words; a chunk holds thousands).
   let text = '';
@@ -155,7 +172,9 @@ export function toolStream(core: ToolCore, options: ToolStreamOptions = {}): Tra
     if (out) options.onOutput?.(out);
     return out;
   };
-  return transform(
+  // Set once the stream's last output is pushed, or it failed: nothing may be pushed after.
+  let over = false;
+  const stream = transform(
     { writableObjectMode: true, readableObjectMode: false },
     function (this: Transform, chunk: unknown, _enc: BufferEncoding, cb: (err?: Error | null, data?: unknown) => void) {
       // A chunk read into a pooled buffer goes back to the pool once read: the reader and the core keep copies of what they keep.
@@ -164,6 +183,7 @@ export function toolStream(core: ToolCore, options: ToolStreamOptions = {}): Tra
         if (isSourceChunk(chunk)) {
           if ('end' in chunk) {
             if (current === null) current = chunk.source;
+            if (chunk.error !== undefined) options.onSourceError?.(chunk.source, chunk.error);
             endCurrent();
           } else {
             if (current !== chunk.source) {
@@ -185,6 +205,7 @@ export function toolStream(core: ToolCore, options: ToolStreamOptions = {}): Tra
         const out = take();
         release?.();
         if (out) this.push(out);
+        over = true;
         cb(error as Error);
         return;
       }
@@ -197,12 +218,23 @@ export function toolStream(core: ToolCore, options: ToolStreamOptions = {}): Tra
         endCurrent();
         core.end(emit);
       } catch (error) {
+        over = true;
         cb(error as Error);
         return;
       }
       const out = take();
       if (out) this.push(out);
+      over = true;
       cb();
     },
   ) as unknown as Transform;
+  return Object.assign(stream, {
+    interject(more: string): boolean {
+      if (over || stream.destroyed) return false;
+      if (more !== '') emit(more);
+      const out = take();
+      if (out) stream.push(out);
+      return true;
+    },
+  });
 }

@@ -1,12 +1,11 @@
 /** ndjson-result as a Transform stream: agent-stream bytes in, the result's text (or JSON, or fields) out. */
-import type { Transform } from 'node:stream';
 import { toolStream } from '../io/tool-stream.js';
-import type { ToolStreamOptions } from '../io/tool-stream.js';
+import type { ToolStreamOptions, ToolTransform } from '../io/tool-stream.js';
 import { ResultCore } from './core.js';
 import type { ResultOptions } from './core.js';
 
 /** A result stream, with its core (read `core.verdicts` once the stream has ended). */
-export type ResultStream = Transform & { core: ResultCore };
+export type ResultStream = ToolTransform & { core: ResultCore };
 
 /**
  * Creates a Transform that writes the terminal result of the stream written to

@@ -1,12 +1,11 @@
 /** ndjson-text as a Transform stream: agent-stream bytes in, the text a person reads out. */
-import type { Transform } from 'node:stream';
 import { toolStream } from '../io/tool-stream.js';
-import type { ToolStreamOptions } from '../io/tool-stream.js';
+import type { ToolStreamOptions, ToolTransform } from '../io/tool-stream.js';
 import { TextCore } from './core.js';
 import type { TextOptions } from './core.js';
 
 /** A text stream, with its core (read `core.sessions` once the stream has ended). */
-export type TextStream = Transform & { core: TextCore };
+export type TextStream = ToolTransform & { core: TextCore };
 
 /**
  * Creates a Transform that writes the text of the stream written to it: each

@@ -1,12 +1,11 @@
 /** ndjson-tools as a Transform stream: agent-stream bytes in, audit records (or the summary, or paths) out. */
-import type { Transform } from 'node:stream';
 import { toolStream } from '../io/tool-stream.js';
-import type { ToolStreamOptions } from '../io/tool-stream.js';
+import type { ToolStreamOptions, ToolTransform } from '../io/tool-stream.js';
 import { ToolsCore } from './core.js';
 import type { ToolsOptions } from './core.js';
 
 /** A tools stream, with its core (read `core.calls` and `core.violations` once the stream has ended). */
-export type ToolsStream = Transform & { core: ToolsCore };
+export type ToolsStream = ToolTransform & { core: ToolsCore };
 
 /**
  * Creates a Transform that writes one audit record per tool call of the
