@@ -453,3 +453,45 @@ t.test('retainRecord: a kept record owns its bytes, not a slab of the pool share
   for (const r of kept) t.equal(r.raw.buffer.byteLength, r.raw.length, `${r.raw.length} bytes kept in memory of their own`);
   t.equal(kept[0]!.event.result, 'ok', 'read again when asked');
 });
+
+t.test('with checkUnread, a line handed over unparsed is checked first: glued values are split, a broken line reported, in every chunking', async (t) => {
+  const lines = [
+    '{"type":"user","text":"a"}42{"type":"tool_call","text":"b"}',
+    '{"type":"user","text":"c"}',
+    '{"type":"user","broken":,"text":"d"}',
+    '{"type":"thinking","subtype":"delta","text":"e","session_id":"s","timestamp_ms":1}',
+    '{"type":"user","text":"f"}"x"{"type":"user","text":"g"}',
+  ];
+  const input = Buffer.from(lines.join('\n'));
+  const run = (checkUnread: boolean, size: number) => {
+    const seen: string[] = [];
+    const reader = new EventReader(
+      { record: (r) => seen.push(`${r.line}: ${JSON.stringify(r.event)}`), problem: (p) => seen.push(formatProblem(p)) },
+      { needs: () => false, checkUnread, reuseLines: true },
+    );
+    reader.startSource('x');
+    for (let at = 0; at < input.length; at += size) reader.write(input.subarray(at, at + size));
+    reader.endSource();
+    return seen;
+  };
+  const expected = [
+    '1: {"type":"user","text":"a"}',
+    'x:1: not an object: 42',
+    '1: {"type":"tool_call","text":"b"}',
+    '2: {"type":"user","text":"c"}',
+    'x:3: not JSON: {"type":"user","broken":,"text":"d"}',
+    '4: {"type":"thinking","subtype":"delta","text":"e","session_id":"s","timestamp_ms":1}',
+    '5: {"type":"user","text":"f"}',
+    'x:5: not an object: "x"',
+    '5: {"type":"user","text":"g"}',
+  ];
+  let same = 0;
+  for (let size = 1; size <= input.length; size++) {
+    const seen = run(true, size);
+    if (JSON.stringify(seen) === JSON.stringify(expected)) same++;
+    else t.same(seen, expected, `${size}-byte chunks`);
+  }
+  t.equal(same, input.length, 'every chunking reads the same');
+  // Without the check, the glued line is judged by its first key: one event, which fails when parsed.
+  t.equal(run(false, input.length).filter((s) => s.startsWith('1:')).length, 1);
+});

@@ -12,7 +12,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { EventRecord, InputProblem } from '../io/input.js';
-import { recordChecked, recordSession, recordSessionField, recordType } from '../io/input.js';
+import { recordSession, recordSessionField, recordType } from '../io/input.js';
 import type { ToolCore, Emit } from '../io/tool-stream.js';
 import { assistantKind, getPath, hasOtherContent, isClaudeCodeEvent, isSystemInit, messageText, resultFailed, resultText, sessionId } from '../events.js';
 import { TextTracker, firstDifference, flushMismatch } from '../assistant-text.js';
@@ -186,6 +186,9 @@ export class DedupeCore implements ToolCore {
     this.keys = options.keys && options.keys.length > 0 ? options.keys : undefined;
   }
 
+  /** The lines of the types it does not read are copied out as read: the reader checks them first. */
+  readonly copiesUnread = true;
+
   /**
    * The events read in full: `assistant`, `result` under `verify`, every event
    * with `keys`. Lines of other types are passed through as read, unparsed.
@@ -225,8 +228,7 @@ export class DedupeCore implements ToolCore {
         else if (this.options.verify) this.lastSeen(rec);
         break;
     }
-    // Copied as read, a line must be JSON: one that is not is reported, and dropped like any line that is no event.
-    if (!recordChecked(rec)) return;
+    // Copied as read, a line must be JSON: the reader checks the lines it hands over unparsed (copiesUnread).
     this.keep(rec, statKind(type), emit);
   }
 

@@ -193,21 +193,16 @@ export function recordBroken(rec: EventRecord): boolean {
 }
 
 /**
- * For a tool that copies the lines it does not read: true when `rec` is an
- * event, its whole line checked as strictly as `JSON.parse` checks it. A
- * record handed over unparsed is checked by the skim's scan of its bytes
- * (see skim.ts), and parsed when the scan cannot vouch for it: a line that
- * is not JSON is then reported, as any record is when parsed, and false is
- * given.
+ * True when `raw`, the line of an event of `type` handed over unparsed, is
+ * one JSON object as `JSON.parse` reads it: a line exactly of a frequent
+ * shape (a delta of thinking) by the match, which checks its strings as
+ * `JSON.parse` does; any other by the skim's scan of its bytes (see
+ * skim.ts). False when it is not, or when the scan cannot vouch for it.
  */
-export function recordChecked(rec: EventRecord): boolean {
-  if (!(rec instanceof SkimmedRecord) || rec.parsed) return !recordBroken(rec);
-  // A line exactly of a frequent shape (a delta of thinking) is JSON: the match checks its strings as JSON.parse does.
-  const shapes = SHAPES.get(rec.type);
-  if (shapes !== undefined && matchShape(shapes, rec.raw) !== undefined) return true;
-  if (isJsonObject(rec.raw)) return true;
-  void rec.event;
-  return !rec.failed;
+function unreadLineChecked(type: string, raw: Buffer): boolean {
+  const shapes = SHAPES.get(type);
+  if (shapes !== undefined && matchShape(shapes, raw) !== undefined) return true;
+  return isJsonObject(raw);
 }
 
 /** Options of an {@link EventReader}. */
@@ -252,6 +247,14 @@ export interface ReaderOptions {
    * Default false.
    */
   reuseLines?: boolean;
+  /**
+   * For a sink that copies the lines it does not read: a line to be handed
+   * over unparsed (see `needs`) is first checked as strictly as `JSON.parse`
+   * checks it, and one the check fails is read as any line the reader must
+   * parse: values glued on it (`{…}42{…}`) are split, and a line that is not
+   * JSON is reported. It lets no line by in a run (see `passes`).
+   */
+  checkUnread?: boolean;
   /**
    * Hand over text deltas of one session that follow one another (lines
    * exactly of a shape marked `delta` in FREQUENT_SHAPES, within one write)
@@ -786,6 +789,7 @@ export class EventReader {
   private readonly reuseLines: boolean;
   private slow: SlowState | null = null;
   private readonly needs: ((type: string) => boolean) | undefined;
+  private readonly checkUnread: boolean;
   private readonly skim: ((type: string) => boolean) | undefined;
   private readonly passes: ((type: string) => boolean) | undefined;
   /** The session of the last line handed over, when it was of a type `passes` says yes to (see {@link passOver}). */
@@ -819,8 +823,10 @@ export class EventReader {
     options: ReaderOptions = {},
   ) {
     this.needs = options.needs;
+    this.checkUnread = options.checkUnread === true;
     this.skim = options.skim;
-    this.passes = options.needs === undefined ? undefined : options.passes;
+    // Lines let by in runs go unread, and so unchecked: a reader that checks them lets none by.
+    this.passes = options.needs === undefined || this.checkUnread ? undefined : options.passes;
     this.reuseLines = options.reuseLines === true;
     this.joinDeltas = options.joinDeltas === true;
     this.passDeltas = this.passes !== undefined && options.passDeltas === true;
@@ -1116,7 +1122,15 @@ export class EventReader {
       const type = peeked !== null ? peeked : peekType(raw);
       // A last line without its newline may be torn just after a `}`: it is always parsed.
       // Glued values (`}{`) are not one event, and a later `type` key is the one JSON.parse keeps: those lines take the full path.
-      if (type !== undefined && this.needs !== undefined && !unterminated && !this.needs(type) && this.typeCertain(raw, scan, at + begin)) {
+      if (
+        type !== undefined &&
+        this.needs !== undefined &&
+        !unterminated &&
+        !this.needs(type) &&
+        this.typeCertain(raw, scan, at + begin) &&
+        // A line the check fails takes the full path below.
+        (!this.checkUnread || unreadLineChecked(type, raw))
+      ) {
         this.sink.record(new SkimmedRecord(raw, this.source, no, type, this.broken));
         return;
       }

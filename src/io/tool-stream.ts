@@ -60,6 +60,15 @@ export interface ToolCore {
    * ReaderOptions.passDeltas). Ignored under `strict`, and without `passes`.
    */
   readonly passesDeltas?: boolean;
+  /**
+   * True when the core copies out the lines of the types it does not read
+   * (see {@link needs}): such a line is handed over only once checked as
+   * strictly as `JSON.parse` checks it, and one that fails the check is
+   * read in full first, so that the core is handed what a full parse finds
+   * on it: the values glued on it, or nothing (it is reported). See
+   * ReaderOptions.checkUnread.
+   */
+  readonly copiesUnread?: boolean;
 }
 
 /** Options shared by every tool stream. */
@@ -140,6 +149,7 @@ export function toolStream(core: ToolCore, options: ToolStreamOptions = {}): Too
       passes: options.strict || !core.passes ? undefined : (type) => core.passes!(type),
       joinDeltas: !options.strict && core.joinsDeltas === true,
       passDeltas: !options.strict && core.passesDeltas === true,
+      checkUnread: !options.strict && core.copiesUnread === true,
       // A core keeps copies of what it keeps (retainRecord), or what it reads of it: lines read across chunks can share one buffer.
       reuseLines: true,
     },
