@@ -752,6 +752,24 @@ function commandWords(value: unknown): string | undefined {
   return value.join(' ');
 }
 
+/** The keys a shell tool's command is given under: as a line, or as its words. */
+const COMMAND_KEYS = ['command', 'cmd', 'commandLine', 'CommandLine', 'script'];
+
+/** The command `o` (a shell tool's arguments) gives under one of {@link COMMAND_KEYS}, its words joined by spaces. */
+function commandOf(o: JsonObject): string | undefined {
+  for (const key of COMMAND_KEYS) {
+    const value = o[key];
+    const command = typeof value === 'string' ? value : commandWords(value);
+    if (command !== undefined && command !== '') return command;
+  }
+  return undefined;
+}
+
+/** True when `o`, the arguments of a tool of unknown kind, give a `command` or `cmd`, as a line or as its words. */
+function givesCommand(o: JsonObject): boolean {
+  return ['command', 'cmd'].some((key) => typeof o[key] === 'string' || commandWords(o[key]) !== undefined);
+}
+
 function pushPath(list: string[], value: unknown): void {
   if (typeof value === 'string' && value !== '' && !list.includes(value)) list.push(value);
 }
@@ -809,9 +827,7 @@ export function toolCallFacts(
   const kind = KIND_BY_NAME.get(nameKey) ?? 'other';
   const facts: ToolCallFacts = { kind, argPaths: [], resultPaths: [] };
   // A tool of a name not known that is given a command may run it: `--deny-tool shell` counts it (its paths are still checked).
-  if (kind === 'other' && args !== undefined && (typeof args.command === 'string' || typeof args.cmd === 'string' || Array.isArray(args.command))) {
-    facts.mayRunCommand = true;
-  }
+  if (kind === 'other' && args !== undefined && givesCommand(args)) facts.mayRunCommand = true;
   // No args of its own: those its start named.
   if (args === undefined && fromStart !== undefined) addOtherFacts(facts, fromStart);
   if (args !== undefined) {
@@ -824,8 +840,16 @@ export function toolCallFacts(
     if (inner !== undefined) {
       pushPathKeys(facts.argPaths, inner);
       const innerName = str(args, 'toolName') ?? str(args, 'tool');
-      pushMoveKeys(facts.argPaths, innerName === undefined ? undefined : toolNameKey(innerName), inner);
+      const innerKey = innerName === undefined ? undefined : toolNameKey(innerName);
+      pushMoveKeys(facts.argPaths, innerKey, inner);
       if (Array.isArray(inner.paths)) for (const p of inner.paths) pushPath(facts.argPaths, p);
+      // A server's shell (`execute_command`) runs its command; a tool of another name given one may.
+      if (innerKey !== undefined && KIND_BY_NAME.get(innerKey) === 'shell') {
+        facts.mayRunCommand = true;
+        facts.command = commandOf(inner);
+      } else if (givesCommand(inner)) {
+        facts.mayRunCommand = true;
+      }
     }
     if (kind === 'edit') {
       for (const key of PATCH_KEYS) {
@@ -833,8 +857,7 @@ export function toolCallFacts(
         if (typeof patch === 'string' && patch.includes('*** ')) for (const m of patch.matchAll(PATCH_FILE)) pushPath(facts.argPaths, m[1]);
       }
     }
-    const command = str(args, 'command') ?? str(args, 'cmd') ?? commandWords(args.command);
-    if (kind === 'shell' && command !== undefined) facts.command = command;
+    if (kind === 'shell') facts.command = commandOf(args);
     const wd = str(args, 'workingDirectory') ?? str(args, 'cwd');
     if (kind === 'shell' && wd) facts.workingDirectory = wd;
     if (kind === 'glob' || kind === 'grep') facts.pattern = str(args, 'globPattern') ?? str(args, 'pattern') ?? str(args, 'query');

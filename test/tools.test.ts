@@ -663,3 +663,52 @@ t.test('fields of the wrong type never stop the audit', async (t) => {
   }
   t.equal(runs, mutations.length * 3, `${runs} mutated runs, none threw`);
 });
+
+t.test('review fixes: absolute paths outside a package cwd, `..` past a drive root, MCP shells, commands as words, negated globs', async (t) => {
+  const init = (cwd: string) => JSON.stringify({ type: 'system', subtype: 'init', cwd, session_id: 's' });
+  const call = (id: string, toolCall: unknown) => JSON.stringify({ type: 'tool_call', subtype: 'completed', call_id: id, tool_call: toolCall, session_id: 's' });
+  const write = (id: string, p: string) => call(id, { writeToolCall: { args: { path: p }, result: { success: {} } } });
+  const read = (id: string, p: string) => call(id, { readToolCall: { args: { path: p }, result: { success: {} } } });
+  const denied = (input: string, options: PolicyOptions) => runCore(input, options).violations.map((v) => v.call.callId);
+
+  // A deny glob relative to the project catches a path written absolute as well as one written `../../`, from a package's cwd.
+  const pkg = [init('/repo/packages/app'), write('rel', '../../.github/workflows/ci.yml'), write('abs', '/repo/.github/workflows/ci.yml'), read('key', '/repo/secrets/prod.key')].join('\n');
+  t.same(denied(pkg, { denyWrite: ['.github/**'], denyRead: ['secrets/**'] }), ['rel', 'abs', 'key']);
+  t.ok(matchForms('/repo/.github/x.yml', '/repo/app', true).includes('.github/x.yml'));
+
+  // Windows stops `..` at the drive's root: the drive stays.
+  t.equal(resolvePath('..\\..\\..\\Windows\\System32\\hosts', 'C:\\proj\\sub'), 'C:/Windows/System32/hosts');
+  t.equal(resolvePath('..\\..\\x', 'C:\\proj'), 'C:/x');
+  t.equal(normalizePath('C:/a/../../x'), 'C:/x');
+  const win = [init('C:\\proj\\sub'), write('hosts', '..\\..\\..\\Windows\\System32\\drivers\\etc\\hosts')].join('\n');
+  t.same(denied(win, { denyWrite: ['C:\\Windows\\**'] }), ['hosts']);
+
+  // An MCP server's shell runs its command: `--deny-tool shell` and its own name catch it, and the command is recorded.
+  const mcp = [init('/p'), call('m1', { mcpToolCall: { args: { toolName: 'execute_command', providerIdentifier: 'desktop-commander', args: { command: 'git push --force' } }, result: { success: {} } } })].join('\n');
+  t.same(denied(mcp, { denyTool: ['shell'] }), ['m1']);
+  t.same(denied(mcp, { denyTool: ['execute_command'] }), ['m1']);
+  t.same(denied(mcp, { denyTool: ['read_file'] }), []);
+  t.equal(records(runCore(mcp).out)[0]!.command, 'git push --force');
+  // A server's tool of another name given a command may run it: counted as a shell, its command not taken for one.
+  const other = [init('/p'), call('m2', { mcpToolCall: { args: { toolName: 'editor', args: { command: 'create', path: 'a.ts' } }, result: { success: {} } } })].join('\n');
+  t.same(denied(other, { denyTool: ['shell'] }), ['m2']);
+  t.equal(records(runCore(other).out)[0]!.command, undefined);
+
+  // A command given as its words under `cmd`, or under `commandLine` or `script`.
+  for (const [args, command] of [
+    [{ cmd: ['bash', '-lc', 'make deploy'] }, 'bash -lc make deploy'],
+    [{ CommandLine: 'del /q build' }, 'del /q build'],
+    [{ script: 'Remove-Item -Recurse build' }, 'Remove-Item -Recurse build'],
+  ] as const) {
+    const shell = [init('/p'), call('c', { function: { name: 'shell', arguments: JSON.stringify(args) } })].join('\n');
+    t.equal(records(runCore(shell).out)[0]!.command, command, JSON.stringify(args));
+  }
+  // A tool of unknown name given `cmd` as words may run it.
+  const unknown = [init('/p'), call('u', { function: { name: 'sandbox_run', arguments: JSON.stringify({ cmd: ['rm', '-rf', '/'] }) } })].join('\n');
+  t.same(denied(unknown, { denyTool: ['shell'] }), ['u']);
+
+  // A negated glob would match nothing here: a usage error, not a check that never fails.
+  const mem = memoryIo('');
+  t.equal(await main(['--deny-write', '!src/**'], mem.io), 1);
+  t.match(mem.stderr(), /--deny-write takes no negated glob \('!src\/\*\*'\)/);
+});

@@ -87,9 +87,24 @@ export function toolNameSet(names: readonly string[] | undefined): ReadonlySet<s
   return new Set((names ?? []).map(toolNameKey));
 }
 
-/** True when the call names a tool or kind of `names` (a {@link toolNameSet}). */
+/**
+ * The key of `names` (a {@link toolNameSet}) the call answers to, or
+ * undefined: its tool's name, its kind, the name of the tool an MCP call
+ * calls on its server, or `shell` for a call that may run a command (a tool
+ * of unknown kind, or on an MCP server, given a command).
+ */
+export function toolNameMatched(call: AuditedCall, names: ReadonlySet<string>): string | undefined {
+  if (names.size === 0) return undefined;
+  const own = call.tool === undefined ? undefined : toolNameKey(call.tool);
+  if (own !== undefined && names.has(own)) return own;
+  if (names.has(call.kind)) return call.kind;
+  const served = call.kind === 'mcp' && call.facts.mcpTool !== undefined ? toolNameKey(call.facts.mcpTool) : undefined;
+  if (served !== undefined && names.has(served)) return served;
+  if (call.facts.mayRunCommand === true && names.has('shell')) return 'shell';
+  return undefined;
+}
+
+/** True when the call answers to a name of `names` (see {@link toolNameMatched}). */
 export function callIsTool(call: AuditedCall, names: ReadonlySet<string>): boolean {
-  if (names.size === 0) return false;
-  // A tool of unknown kind given a command may run it: a shell to these names too.
-  return (call.tool !== undefined && names.has(toolNameKey(call.tool))) || names.has(call.kind) || (call.facts.mayRunCommand === true && names.has('shell'));
+  return toolNameMatched(call, names) !== undefined;
 }

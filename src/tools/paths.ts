@@ -23,7 +23,9 @@ function isAbsolute(p: string): boolean {
  */
 export function normalizePath(p: string): string {
   if (p === '') return p;
-  let n = posix.normalize(p);
+  // A drive's root, as `/` is, is where `..` stops: `C:/a/../../x` is `C:/x`.
+  const drive = DRIVE.test(p) ? p.slice(0, 2) : '';
+  let n = drive + posix.normalize(p.slice(drive.length));
   // A root keeps its slash: `/`, and a drive's, `C:/` (`C:` alone is the drive's current directory).
   if (n.endsWith('/') && !isRoot(n)) n = n.slice(0, -1);
   return n;
@@ -133,7 +135,10 @@ export function matchForms(p: string, cwd: string | undefined, broad: boolean): 
       if (inside !== undefined) forms.add(inside);
       // Outside it, relative to it too: a glob may name it so (`../secrets/**`); in any case, as the deny globs match.
       else if (broad && isAbsolute(abs) && abs.slice(0, 1).toLowerCase() === base.slice(0, 1).toLowerCase()) {
-        forms.add(posix.relative(base.toLowerCase(), abs.toLowerCase()));
+        const relative = posix.relative(base.toLowerCase(), abs.toLowerCase());
+        forms.add(relative);
+        // And with its leading `../` dropped, as a path written relative is (`/repo/.github/x` from `/repo/app` is `.github/x`).
+        forms.add(relative.replace(/^(\.\.\/)+/, ''));
       }
     }
   }

@@ -8,7 +8,7 @@
 import { Minimatch } from 'minimatch';
 import type { MinimatchOptions } from 'minimatch';
 import { isRoot, matchForms, samePath } from './paths.js';
-import { callCounts, callIsTool, FIELD_OF_ACCESS, READ_FIELDS, WRITE_FIELDS, toolNameSet } from './call.js';
+import { callCounts, toolNameMatched, FIELD_OF_ACCESS, READ_FIELDS, WRITE_FIELDS, toolNameSet } from './call.js';
 import { nearToolName, toolNameKey } from '../events.js';
 import type { AuditedCall, PathField } from './call.js';
 import { visibleOneLine } from '../safe-text.js';
@@ -169,10 +169,12 @@ export function policyProblem(options: PolicyOptions): string | undefined {
     ['--deny-tool', options.denyTool],
   ] as const) {
     if (list?.some((g) => g === '')) return `${name} needs a non-empty value`;
+    // minimatch would read `!src/**` as "every path but src/**"; these checks read globs without negation, where it would match nothing.
+    const negated = name === '--deny-tool' ? undefined : list?.find((g) => g.startsWith('!'));
+    if (negated !== undefined) return `${name} takes no negated glob ('${negated}'): name the paths the check is about`;
   }
   return undefined;
 }
-
 
 /** Applies the checks to calls as they complete, then to the run as a whole. */
 export class Policy {
@@ -206,8 +208,8 @@ export class Policy {
       }
     }
     if (!callCounts(call)) return out;
-    if (callIsTool(call, this.denyTool)) {
-      const key = call.tool !== undefined && this.denyTool.has(toolNameKey(call.tool)) ? toolNameKey(call.tool) : this.denyTool.has(call.kind) ? call.kind : 'shell';
+    const key = toolNameMatched(call, this.denyTool);
+    if (key !== undefined) {
       this.deniedToolsSeen.add(key);
       // Named as it was given (`shell`), whatever the call's spelling (`ShellToolCall`).
       out.push({ check: '--deny-tool', pattern: (this.options.denyTool ?? []).find((n) => toolNameKey(n) === key) ?? key, call });
