@@ -9,9 +9,10 @@
  * yet are the only copy of their text. So a flush is a duplicate only of the
  * deltas that came before it in the same stretch of text of the same session:
  * since that session's last flush or tool call, or its `system/init` (a
- * resumed session's new run).
+ * resumed session's new run). An event without a `session_id` belongs to
+ * the session being read: the last one an event named.
  */
-import { assistantKind, isSystemInit, messageText, sessionId } from './events.js';
+import { assistantKind, isSystemInit, messageText, sessionField } from './events.js';
 
 /** What one `assistant` event is worth. */
 export type TextVerdict =
@@ -69,6 +70,18 @@ export function firstDifference(a: string, b: string): number {
 /** Per-session state of the partial-output rule. Feed it every event, in order. */
 export class TextTracker {
   private readonly stretches = new Map<string, Stretch>();
+  /** The session being read: the last one an event named ('' before any). */
+  private current = '';
+
+  /**
+   * The session of an event whose `session_id` is `field`: that one, or,
+   * without one, the session being read (deltas written without an id
+   * are that session's text, which its flush repeats).
+   */
+  sessionFor(field: string | undefined): string {
+    if (field !== undefined) this.current = field;
+    return this.current;
+  }
   /** The stretch the last flush closed (undefined when it had none), to describe a mismatch. */
   private lastClosed: Stretch | undefined;
 
@@ -82,7 +95,7 @@ export class TextTracker {
    * when the caller has already extracted it.
    */
   assistant(event: unknown, text: string = messageText(event)): TextVerdict {
-    const session = sessionId(event);
+    const session = this.sessionFor(sessionField(event));
     let stretch = this.stretches.get(session);
     if (assistantKind(event) === 'delta') {
       if (stretch === undefined) {
@@ -102,12 +115,12 @@ export class TextTracker {
 
   /** A tool call (started or completed) ends the session's stretch of text. */
   toolCall(event: unknown): void {
-    this.stretches.delete(sessionId(event));
+    this.stretches.delete(this.sessionFor(sessionField(event)));
   }
 
   /** A result ends the session: forget it. */
   result(event: unknown): void {
-    this.stretches.delete(sessionId(event));
+    this.stretches.delete(this.sessionFor(sessionField(event)));
   }
 
   /**
@@ -115,7 +128,7 @@ export class TextTracker {
    * that stopped before its flush are not the text of the next one.
    */
   init(event: unknown): void {
-    this.stretches.delete(sessionId(event));
+    this.stretches.delete(this.sessionFor(sessionField(event)));
   }
 
   /** Feeds any event: routes it by type. Returns the verdict for `assistant` events, else undefined. */

@@ -198,6 +198,11 @@ export function sessionId(e: unknown): string {
   return str(e, 'session_id') ?? '';
 }
 
+/** The event's `session_id`, or undefined when it names none. */
+export function sessionField(e: unknown): string | undefined {
+  return str(e, 'session_id');
+}
+
 export function isSystemInit(e: unknown): e is SystemEvent {
   return eventType(e) === 'system' && eventSubtype(e) === 'init';
 }

@@ -298,3 +298,12 @@ t.test('the built binary', async (t) => {
     t.equal(r.stderr, 'status 0\n');
   });
 });
+
+t.test('deltas without a session id are the text of the session being read: its flush is their duplicate, and --verify checks them', async (t) => {
+  const bare = (s: string, ts: number) => ev({ type: 'assistant', message: text(s), timestamp_ms: ts });
+  const input = lines(init('A'), bare('Hel', 1), bare('lo.', 2), flush('Hello.', 'A'), result('Hello.', 'A'));
+  const m = memoryIo(input);
+  t.equal(await main(['--verify'], m.io), 0);
+  t.equal(m.stdout(), lines(init('A'), bare('Hel', 1), bare('lo.', 2), result('Hello.', 'A')), 'the flush dropped');
+  t.equal(m.stderr(), '');
+});

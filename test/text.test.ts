@@ -616,3 +616,26 @@ t.test('where stdout and stderr are one place, a warning stands where its line w
   // The line ended for the warning is ended again where the text ends: one blank line.
   t.equal(both.text(), 'Hel\nndjson-text: stdin:3: session sess-1: flush differs from the deltas before it at offset 3, not shown: flush "Help", deltas "Hel"\n\n');
 });
+
+t.test('deltas without a session id are the text of the session being read: its flush does not show them again', async (t) => {
+  const J2 = (o: Record<string, unknown>) => JSON.stringify(o);
+  const bare = (textValue: string, ts: number) => J2({ type: 'assistant', message: { role: 'assistant', content: [{ type: 'text', text: textValue }] }, timestamp_ms: ts });
+  const input = lines(init('A'), bare('Hel', 1), bare('lo.', 2), asst('Hello.', { timestamp_ms: 3, model_call_id: 'm1' }, 'A'), ok('Hello.', 'A'));
+  for (let size = 0; size <= input.length; size += size < 16 ? 1 : 37) {
+    t.equal(await through(input, {}, size), 'Hello.\n', `final message, ${size}-byte chunks`);
+    t.equal(await through(input, { all: true }, size), 'Hello.\n', `transcript, ${size}-byte chunks`);
+  }
+  const r = await run([], input);
+  t.same({ code: r.code, stdout: r.stdout, stderr: r.stderr }, { code: 0, stdout: 'Hello.\n', stderr: '' });
+});
+
+t.test('--color given more than once: the last one counts, each must be a colour', async (t) => {
+  const input = lines(init(), user('Fix it'), ok('Done.'));
+  const colored = (out: string) => out.includes('\x1b[');
+  t.notOk(colored((await run(['--all', '--color=always', '--no-color'], input)).stdout), '--color=always --no-color: never');
+  t.notOk(colored((await run(['--all', '--color=always', '--color=never'], input)).stdout), '--color=always --color=never: never');
+  t.ok(colored((await run(['--all', '--no-color', '--color=always'], input)).stdout), '--no-color --color=always: always');
+  const bad = await run(['--color=always', '--color=bogus'], input);
+  t.equal(bad.code, 1);
+  t.match(bad.stderr, /--color must be auto, always or never, not 'bogus'/);
+});

@@ -57,6 +57,11 @@ type ColorWhen = (typeof COLOR_WHEN)[number];
 
 /** `--color` as given (`--no-color` means never), or undefined for a bad value. */
 function colorWhen(value: unknown): ColorWhen | undefined {
+  // Given more than once (in an alias, then on the command line): the last one counts, as with ls(1).
+  if (Array.isArray(value)) {
+    const each = value.map(colorWhen);
+    return each.includes(undefined) ? undefined : each[each.length - 1];
+  }
   if (value === undefined) return 'auto';
   if (value === false) return 'never';
   return COLOR_WHEN.find((w) => w === value);
@@ -77,7 +82,8 @@ export const textSpec: CommandSpec<typeof textOptions> = {
   values: { color: COLOR_WHEN },
   negations: ['tools', 'user', 'color'],
   check: (argv) => {
-    if (colorWhen(argv.color) === undefined) return `--color must be auto, always or never, not '${String(argv.color)}'`;
+    const badColor = (Array.isArray(argv.color) ? argv.color : [argv.color]).find((v) => colorWhen(v) === undefined);
+    if (badColor !== undefined) return `--color must be auto, always or never, not '${String(badColor)}'`;
     if (!argv.all) {
       const extra = (['tools', 'user', 'thinking'] as const).find((k) => argv[k] === true);
       if (extra) return `--${extra} needs --all (-a)`;

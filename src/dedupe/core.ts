@@ -12,9 +12,9 @@
  */
 import { createHash } from 'node:crypto';
 import type { EventRecord, InputProblem } from '../io/input.js';
-import { recordSession, recordSessionField, recordType } from '../io/input.js';
+import { recordSessionField, recordType } from '../io/input.js';
 import type { ToolCore, Emit } from '../io/tool-stream.js';
-import { assistantKind, getPath, hasOtherContent, isClaudeCodeEvent, isSystemInit, messageText, resultFailed, resultText, sessionId } from '../events.js';
+import { assistantKind, getPath, hasOtherContent, isClaudeCodeEvent, isSystemInit, messageText, resultFailed, resultText, sessionField } from '../events.js';
 import { TextTracker, firstDifference, flushMismatch } from '../assistant-text.js';
 import type { FlushMismatch } from '../assistant-text.js';
 import { canonicalJsonText } from '../json-text.js';
@@ -251,7 +251,7 @@ export class DedupeCore implements ToolCore {
   }
 
   private newRun(rec: EventRecord): void {
-    const session = recordSession(rec);
+    const session = this.sessionOf(rec);
     this.tracker.init({ session_id: session });
     if (!this.options.verify) return;
     // Under `verify`, the run before it, followed and without a result, ended there unchecked.
@@ -275,8 +275,13 @@ export class DedupeCore implements ToolCore {
     count.dropped++;
   }
 
+  /** The session of `rec`: its `session_id`, or without one, the session being read (see TextTracker.sessionFor). */
+  private sessionOf(rec: EventRecord): string {
+    return this.tracker.sessionFor(recordSessionField(rec));
+  }
+
   private session(rec: EventRecord): VerifySession {
-    const id = recordSession(rec);
+    const id = this.sessionOf(rec);
     let state = this.sessions.get(id);
     if (state === undefined) {
       state = { text: '', claude: false, assistant: false, source: rec.source, line: rec.line };
@@ -287,7 +292,7 @@ export class DedupeCore implements ToolCore {
 
   /** Under `verify`: `rec` is where its session, if its run is followed, was last seen. */
   private lastSeen(rec: EventRecord): void {
-    const state = this.sessions.get(recordSession(rec));
+    const state = this.sessions.get(this.sessionOf(rec));
     if (state === undefined) return;
     state.source = rec.source;
     state.line = rec.line;
@@ -295,7 +300,7 @@ export class DedupeCore implements ToolCore {
 
   private assistant(rec: EventRecord, emit: Emit): void {
     const event = rec.event;
-    const id = sessionId(event);
+    const id = this.tracker.sessionFor(sessionField(event));
     const text = messageText(event);
     const verdict = this.tracker.assistant(event, text);
     // A flush that repeats the deltas' text but holds more (an image, a tool_use block) is kept whole: that is nowhere else.
@@ -322,7 +327,7 @@ export class DedupeCore implements ToolCore {
 
   private verify(rec: EventRecord): void {
     const event = rec.event;
-    const id = sessionId(event);
+    const id = this.tracker.sessionFor(sessionField(event));
     const state = this.sessions.get(id);
     // The result ends the session's run: the next run with this id starts afresh.
     this.sessions.delete(id);

@@ -521,8 +521,8 @@ export class TextCore implements ToolCore {
     const type = recordType(rec);
     // Before any session, an event of another type than the run's without a session id (a wrapper's status line) starts none.
     if (field === undefined && this.states.size === 0 && !isRunEvent(type)) return;
-    // Events without a session id belong to the session being read.
-    const id = field ?? this.currentId;
+    // Events without a session id belong to the session being read: to the partial-output rule too.
+    const id = this.tracker.sessionFor(field ?? this.currentId);
     let s = this.current !== null && this.currentId === id ? this.current : sessionState(this.states, id);
     const init = type === 'system' && isSystemInit(rec.event);
     if (s !== undefined) {
