@@ -493,7 +493,8 @@ t.test('main: statuses and messages', async (t) => {
   t.match(m.stderr(), 'stdin:8: truncated: ');
   m = memoryIo(stream('tools-died.ndjson'));
   t.equal(await main(['--no-pending', '-q'], m.io), 3, '--quiet does not hide violations');
-  t.notMatch(m.stderr(), 'truncated');
+  t.notMatch(m.stderr(), 'stdin:8: truncated: ', '--quiet hides the warning about the line');
+  t.match(m.stderr(), 'stdin:8: a tool call the audit cannot read (truncated): the checks cannot pass', 'not what it means to the checks');
   m = memoryIo('');
   t.equal(await main(['--nope'], m.io), 1);
   m = memoryIo('');
@@ -711,4 +712,38 @@ t.test('review fixes: absolute paths outside a package cwd, `..` past a drive ro
   const mem = memoryIo('');
   t.equal(await main(['--deny-write', '!src/**'], mem.io), 1);
   t.match(mem.stderr(), /--deny-write takes no negated glob \('!src\/\*\*'\)/);
+});
+
+t.test('with a check asked for, a tool call the audit cannot read, or an input of no events, fails it', async (t) => {
+  const initLine = JSON.stringify({ type: 'system', subtype: 'init', cwd: '/p', session_id: 's' });
+  const callLine = JSON.stringify({ type: 'tool_call', subtype: 'completed', call_id: 'c1', tool_call: { writeToolCall: { args: { path: '.github/x' }, result: { success: {} } } }, session_id: 's' });
+  const runMain = async (argv: string[], input: Buffer | string) => {
+    const m = memoryIo('');
+    m.io.stdin = (await import('node:stream')).Readable.from([Buffer.from(input)]);
+    const code = await main(argv, m.io);
+    return { code, stderr: m.stderr() };
+  };
+  // A log written by Windows PowerShell 5.1's `>`: UTF-16, every line "not JSON".
+  const utf16 = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(`${initLine}\n${callLine}\n`, 'utf16le')]);
+  const u = await runMain(['-q', '--deny-write', '.github/**', '--no-pending'], utf16);
+  t.equal(u.code, 3);
+  t.match(u.stderr, /^ndjson-tools: the input held no events that could be read: nothing was audited, the checks cannot pass\n$/);
+  t.equal((await runMain([], utf16)).code, 0, 'no check asked for: nothing fails');
+  // A started write cut short (the agent died mid-write): it fails --no-pending and --deny-write, even under -q.
+  const cut = `${initLine}\n${callLine.slice(0, 90)}`;
+  for (const check of [['--no-pending'], ['--deny-write', '.github/**'], ['-q', '--deny-write', 'other/**']]) {
+    const r = await runMain(check, cut);
+    t.equal(r.code, 3, check.join(' '));
+    t.match(r.stderr, /stdin:2: a tool call the audit cannot read \(truncated\): the checks cannot pass\n$/, check.join(' '));
+  }
+  t.equal((await runMain([], cut)).code, 0, 'no check asked for: nothing fails');
+  // Its bytes name a write: --tool leaves it out as it would a write read whole, or keeps it.
+  t.equal((await runMain(['--tool', 'read', '--no-pending'], cut)).code, 0, '--tool read');
+  t.equal((await runMain(['--tool', 'write', '--no-pending'], cut)).code, 3, '--tool write');
+  // A line of noise is no tool call: the checks pass.
+  t.equal((await runMain(['--no-pending'], `Update available\n${initLine}\n`)).code, 0);
+  // Empty input: nothing audited.
+  const empty = await runMain(['--no-pending'], '');
+  t.equal(empty.code, 3);
+  t.equal(empty.stderr, 'ndjson-tools: the input held no events: nothing was audited, the checks cannot pass\n');
 });

@@ -497,8 +497,8 @@ export async function runTool(
     strict: args.strict,
     onProblem: (p) => {
       problems++;
-      onProblem?.(p);
       if (!args.quiet || args.strict) warn(io, name, formatProblem(p));
+      onProblem?.(p);
     },
     onSourceError: (source, error) => {
       inputError = true;

@@ -6,7 +6,8 @@ import type { Options } from 'yargs';
 import { list, parseArgs, processIo, runTool, warn, EXIT } from './common.js';
 import type { CommandSpec, Io } from './common.js';
 import { ToolsCore } from '../tools/core.js';
-import { CALL_STATUSES } from '../tools/call.js';
+import { CALL_STATUSES, toolNameSet } from '../tools/call.js';
+import { toolKind, toolNameKey } from '../events.js';
 import type { CallStatus } from '../tools/call.js';
 import { formatViolation, policyProblem } from '../tools/policy.js';
 import type { PathsChoice } from '../tools/summary.js';
@@ -165,6 +166,9 @@ function expandPaths(argv: string[]): string[] {
   return out;
 }
 
+/** A line that starts a tool call event, or holds one's `tool_call` object. */
+const TOOL_CALL_LINE = /"type"\s*:\s*"tool_call"|"tool_call"\s*:\s*\{/;
+
 /** Runs ndjson-tools; returns its exit status. */
 export async function main(argv: string[], io: Io = processIo()): Promise<number> {
   const parsed = parseArgs<typeof toolsOptions, ToolsArgs>(toolsSpec, expandPaths(argv), io);
@@ -210,8 +214,23 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
       warn(io, name, `--deny-tool '${visibleOneLine(tool)}' matched no call: did you mean '${known}'?`);
     },
   });
-  const run = await runTool(name, core, args, io);
+  const kept = toolNameSet(list(args.tool));
+  const run = await runTool(name, core, args, io, (p) => {
+    // A tool call the audit cannot read (a line cut short, broken) must not pass the checks unseen.
+    const start = p.raw.toString('latin1', 0, 4096);
+    if (!checking || !TOOL_CALL_LINE.test(start)) return;
+    // Unless its bytes name a tool that --tool leaves out, as it leaves out such a call read whole.
+    const tool = /"tool_call"\s*:\s*\{\s*"([^"\\]+)"/.exec(start)?.[1];
+    if (kept.size > 0 && tool !== undefined && !kept.has(toolNameKey(tool)) && !kept.has(toolKind(tool))) return;
+    violations++;
+    warn(io, name, `${visibleOneLine(p.source)}:${p.line}: a tool call the audit cannot read (${p.reason}): the checks cannot pass`);
+  });
   // A reader that went away (| head) ends the run quietly; a violation already reported still fails it.
   if (run.code !== EXIT.OK) return run.code;
+  if (checking && !core.sawEvents) {
+    // Nothing audited is not a pass: an agent that wrote nothing, or a log in another encoding (UTF-16).
+    violations++;
+    warn(io, name, `the input held no events${run.problems > 0 ? ' that could be read' : ''}: nothing was audited, the checks cannot pass`);
+  }
   return violations > 0 ? EXIT.FAILED : EXIT.OK;
 }

@@ -119,6 +119,8 @@ export class ToolsCore implements ToolCore {
   unknownCalls = false;
   /** Checks broken. */
   violations = 0;
+  /** Some event was read (none: the input held none, or none that could be read). */
+  sawEvents = false;
 
   constructor(private readonly options: ToolsOptions = {}) {
     this.tools = toolNameSet(options.tools);
@@ -151,6 +153,7 @@ export class ToolsCore implements ToolCore {
   readonly passesDeltas = true;
 
   record(rec: EventRecord, emit: Emit): void {
+    this.sawEvents = true;
     const type = recordType(rec);
     if (type !== 'tool_call' && type !== 'system') {
       if (type === 'assistant' && !this.foreignCalls && mayUseTools(rec.raw) && hasToolUseBlock(rec.event)) {
