@@ -538,9 +538,11 @@ export type ToolKind = 'read' | 'write' | 'edit' | 'delete' | 'shell' | 'ls' | '
 
 const KIND_BY_NAME: ReadonlyMap<string, ToolKind> = new Map<string, ToolKind>([
   ...['read', 'readfile', 'view', 'viewfile', 'cat'].map((n) => [n, 'read'] as const),
-  // A move or rename changes both of its paths.
-  ...['write', 'writefile', 'createfile', 'create', 'move', 'movefile', 'rename', 'renamefile', 'mv'].map((n) => [n, 'write'] as const),
-  ...['edit', 'editfile', 'multiedit', 'strreplace', 'searchreplace', 'applypatch', 'notebookedit', 'editnotebook'].map(
+  // A move or rename changes both of its paths; a copy, the one it writes.
+  ...['write', 'writefile', 'createfile', 'create', 'move', 'movefile', 'rename', 'renamefile', 'mv', 'copy', 'copyfile', 'cp'].map(
+    (n) => [n, 'write'] as const,
+  ),
+  ...['edit', 'editfile', 'editfiles', 'multiedit', 'strreplace', 'searchreplace', 'applypatch', 'notebookedit', 'editnotebook'].map(
     (n) => [n, 'edit'] as const,
   ),
   ...['delete', 'deletefile', 'remove', 'removefile', 'rm'].map((n) => [n, 'delete'] as const),
@@ -599,10 +601,27 @@ const MOVE_NAMES: ReadonlySet<string> = new Set(['move', 'movefile', 'rename', '
 // Argument keys of a move's two paths, beside those of PATH_KEYS (oldPath, newPath).
 const MOVE_KEYS = ['source', 'destination', 'src', 'dest', 'from', 'to'];
 
-/** Pushes the paths `o` names under {@link MOVE_KEYS}, for a tool whose {@link toolNameKey} is `key`. */
+/** Tools that copy a file, by {@link toolNameKey}: the path they write is named under {@link COPY_KEYS}. */
+const COPY_NAMES: ReadonlySet<string> = new Set(['copy', 'copyfile', 'cp']);
+// Argument keys of the path a copy writes (the one it reads, under `source`, is not its write).
+const COPY_KEYS = ['destination', 'dest', 'to', 'target'];
+
+/** Pushes the paths `o` names under {@link MOVE_KEYS} or {@link COPY_KEYS}, for a tool whose {@link toolNameKey} is `key`. */
 function pushMoveKeys(list: string[], key: string | undefined, o: JsonObject): void {
-  if (key === undefined || !MOVE_NAMES.has(key)) return;
-  for (const k of MOVE_KEYS) pushPath(list, o[k]);
+  if (key === undefined) return;
+  if (MOVE_NAMES.has(key)) for (const k of MOVE_KEYS) pushPath(list, o[k]);
+  else if (COPY_NAMES.has(key)) for (const k of COPY_KEYS) pushPath(list, o[k]);
+}
+
+/** Argument keys of a list of changes, each an object that may name its file (`edits: [{ path, … }]`). */
+const CHANGE_LIST_KEYS = ['edits', 'files', 'changes', 'operations'];
+
+/** Pushes the paths the objects of `o`'s lists of changes name (see {@link CHANGE_LIST_KEYS}). */
+function pushChangeListPaths(list: string[], o: JsonObject): void {
+  for (const key of CHANGE_LIST_KEYS) {
+    const items = o[key];
+    if (Array.isArray(items)) for (const item of items) if (isObject(item)) pushPathKeys(list, item);
+  }
 }
 
 /**
@@ -838,6 +857,7 @@ export function toolCallFacts(
   if (args !== undefined) {
     pushPathKeys(facts.argPaths, args);
     pushMoveKeys(facts.argPaths, nameKey, args);
+    pushChangeListPaths(facts.argPaths, args);
     const paths = args.paths;
     if (Array.isArray(paths)) for (const p of paths) pushPath(facts.argPaths, p);
     // An MCP call's own arguments are one level down.

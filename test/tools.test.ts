@@ -747,3 +747,24 @@ t.test('with a check asked for, a tool call the audit cannot read, or an input o
   t.equal(empty.code, 3);
   t.equal(empty.stderr, 'ndjson-tools: the input held no events: nothing was audited, the checks cannot pass\n');
 });
+
+t.test('a copy writes its destination; the files of a list of changes are the call\'s paths', async (t) => {
+  const init = JSON.stringify({ type: 'system', subtype: 'init', cwd: '/p', session_id: 's' });
+  const fn = (id: string, name: string, args: unknown) =>
+    JSON.stringify({ type: 'tool_call', subtype: 'completed', call_id: id, tool_call: { function: { name, arguments: JSON.stringify(args) } }, session_id: 's' });
+  const input = [
+    init,
+    fn('cp', 'copy_file', { source: 'a.yml', destination: '.github/a.yml' }),
+    fn('ef', 'edit_files', { edits: [{ path: 'src/a.ts', old: 'x', new: 'y' }, { file_path: '.github/b.yml', old: 'x', new: 'y' }] }),
+    fn('other', 'apply_changes', { changes: [{ path: '.github/c.yml' }] }),
+  ].join('\n');
+  const out = records(runCore(input).out);
+  t.same(out.map((r) => [r.call_id, r.kind, r.written ?? r.edited ?? r.touched]), [
+    ['cp', 'write', ['.github/a.yml']],
+    ['ef', 'edit', ['src/a.ts', '.github/b.yml']],
+    ['other', 'other', ['.github/c.yml']],
+  ]);
+  t.same(runCore(input, { denyWrite: ['.github/**'] }).violations.map((v) => v.call!.callId), ['cp', 'ef', 'other']);
+  t.same([...new Set(runCore(input, { noWrites: true }).violations.map((v) => v.call!.callId))], ['cp', 'ef', 'other']);
+  t.same(runCore(input, { denyRead: ['a.yml'] }).violations.map((v) => v.call!.callId), [], "a copy's source is not its write, nor counted as a read");
+});
