@@ -538,10 +538,8 @@ export type ToolKind = 'read' | 'write' | 'edit' | 'delete' | 'shell' | 'ls' | '
 
 const KIND_BY_NAME: ReadonlyMap<string, ToolKind> = new Map<string, ToolKind>([
   ...['read', 'readfile', 'view', 'viewfile', 'cat'].map((n) => [n, 'read'] as const),
-  // A move or rename changes both of its paths; a copy, the one it writes.
-  ...['write', 'writefile', 'createfile', 'create', 'move', 'movefile', 'rename', 'renamefile', 'mv', 'copy', 'copyfile', 'cp'].map(
-    (n) => [n, 'write'] as const,
-  ),
+  // A move or rename changes both of its paths. (A copy reads one and writes the other: it stays of unknown kind, see COPY_NAMES.)
+  ...['write', 'writefile', 'createfile', 'create', 'move', 'movefile', 'rename', 'renamefile', 'mv'].map((n) => [n, 'write'] as const),
   ...['edit', 'editfile', 'editfiles', 'multiedit', 'strreplace', 'searchreplace', 'applypatch', 'notebookedit', 'editnotebook'].map(
     (n) => [n, 'edit'] as const,
   ),
@@ -601,10 +599,15 @@ const MOVE_NAMES: ReadonlySet<string> = new Set(['move', 'movefile', 'rename', '
 // Argument keys of a move's two paths, beside those of PATH_KEYS (oldPath, newPath).
 const MOVE_KEYS = ['source', 'destination', 'src', 'dest', 'from', 'to'];
 
-/** Tools that copy a file, by {@link toolNameKey}: the path they write is named under {@link COPY_KEYS}. */
+/**
+ * Tools that copy a file, by {@link toolNameKey}: they read one path and
+ * write the other, which one call's single kind cannot say, so they stay
+ * of kind `other`, both paths touched (checked as read and as written).
+ * Their paths are named under {@link COPY_KEYS}.
+ */
 const COPY_NAMES: ReadonlySet<string> = new Set(['copy', 'copyfile', 'cp']);
-// Argument keys of the path a copy writes (the one it reads, under `source`, is not its write).
-const COPY_KEYS = ['destination', 'dest', 'to', 'target'];
+// Argument keys of a copy's two paths, beside those of PATH_KEYS.
+const COPY_KEYS = [...MOVE_KEYS, 'target'];
 
 /** Pushes the paths `o` names under {@link MOVE_KEYS} or {@link COPY_KEYS}, for a tool whose {@link toolNameKey} is `key`. */
 function pushMoveKeys(list: string[], key: string | undefined, o: JsonObject): void {
@@ -789,9 +792,9 @@ function commandOf(o: JsonObject): string | undefined {
   return undefined;
 }
 
-/** True when `o`, the arguments of a tool of unknown kind, give a `command` or `cmd`, as a line or as its words. */
+/** True when `o`, the arguments of a tool of unknown kind, give a `command` or `cmd`: a line, or a list (of its words, or of anything). */
 function givesCommand(o: JsonObject): boolean {
-  return ['command', 'cmd'].some((key) => typeof o[key] === 'string' || commandWords(o[key]) !== undefined);
+  return ['command', 'cmd'].some((key) => typeof o[key] === 'string' || Array.isArray(o[key]));
 }
 
 function pushPath(list: string[], value: unknown): void {
@@ -868,6 +871,7 @@ export function toolCallFacts(
       const innerKey = innerName === undefined ? undefined : toolNameKey(innerName);
       pushMoveKeys(facts.argPaths, innerKey, inner);
       if (Array.isArray(inner.paths)) for (const p of inner.paths) pushPath(facts.argPaths, p);
+      pushChangeListPaths(facts.argPaths, inner);
       // A server's shell (`execute_command`) runs its command; a tool of another name given one may.
       if (innerKey !== undefined && KIND_BY_NAME.get(innerKey) === 'shell') {
         facts.mayRunCommand = true;

@@ -306,4 +306,13 @@ t.test('deltas without a session id are the text of the session being read: its 
   t.equal(await main(['--verify'], m.io), 0);
   t.equal(m.stdout(), lines(init('A'), bare('Hel', 1), bare('lo.', 2), result('Hello.', 'A')), 'the flush dropped');
   t.equal(m.stderr(), '');
+  // The session being read is the last one any event named, with --verify or without.
+  const user = (session: string) => ev({ type: 'user', message: { role: 'user', content: [{ type: 'text', text: 'go' }] }, session_id: session });
+  const mixed = lines(init('A'), init('B'), delta('Hi', 'A'), user('B'), bare('Yo', 3), flush('Yo', 'B'), flush('Hi', 'A'));
+  for (const argv of [[], ['--verify']]) {
+    const r = memoryIo(mixed);
+    await main(argv, r.io);
+    t.equal(r.stdout(), lines(init('A'), init('B'), delta('Hi', 'A'), user('B'), bare('Yo', 3)), `both flushes dropped ${argv.join(' ')}`);
+    t.notMatch(r.stderr(), 'differs', argv.join(' '));
+  }
 });

@@ -382,3 +382,22 @@ t.test('stdout and stderr one place (2>&1): an input that cannot be read is repo
     t.ok(audit.length > 2 && audit.slice(0, -2).every((line) => line.startsWith('{')), `ndjson-tools, ${into}`);
   }
 });
+
+t.test('SIGINT while a large regular file is read into a file or /dev/null: 130, promptly', async (t) => {
+  // No pipe on either side holds the tool back: only its own reads give a signal the chance to be seen.
+  const big = path.join(dir, 'big.ndjson');
+  const many = fs.readFileSync(MANY);
+  fs.writeFileSync(big, Buffer.concat([Buffer.from('Update available: 9.9.9\n'), ...Array.from({ length: 40 }, () => many)]));
+  for (const [tool, args] of [['ndjson-tools', ['--summary']], ['ndjson-dedupe', []], ['ndjson-text', ['-a']]] as const) {
+    const out = fs.openSync('/dev/null', 'w');
+    const run = startBin(tool, [...args, big], { stdio: ['ignore', out, 'pipe'] });
+    fs.closeSync(out);
+    t.ok(await waitFor(() => run.stderr().includes(':1: not JSON'), 10000), `${tool} is reading`);
+    const t0 = Date.now();
+    run.child.kill('SIGINT');
+    const end = await run.exited;
+    const ms = Date.now() - t0;
+    t.same({ code: end.code, signal: end.signal }, { code: 130, signal: null }, `${tool}: SIGINT gives 130`);
+    t.ok(ms < 1500, `ended ${ms} ms after the signal`);
+  }
+});

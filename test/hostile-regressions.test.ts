@@ -43,8 +43,11 @@ t.test('a last line cut just after a closing brace is truncated, even of a type 
   t.equal(m.stdout(), "I'll read package.json first.\n", 'the text there was');
   t.match(m.stderr(), /^ndjson-text: stdin:7: truncated: /m);
   m = memoryIo(call);
-  t.equal(await toolsMain(['--no-pending'], m.io), 0, 'no call started: the torn line is no call');
+  t.equal(await toolsMain(['--no-pending'], m.io), 3, 'the torn line is no call started, and a call the audit cannot read fails the check');
   t.equal(m.stdout(), '');
+  t.match(m.stderr(), /^ndjson-tools: stdin:7: a tool call the audit cannot read \(truncated\): the checks cannot pass$/m);
+  m = memoryIo(call);
+  t.equal(await toolsMain([], m.io), 0, 'no check asked for: no failure');
 });
 
 t.test('values nested 100,000 deep: read, keyed, printed and audited, never a stack overflow', async (t) => {

@@ -123,7 +123,16 @@ t.test(`a ${STREAM.length}-byte run cut at every offset`, async (t) => {
     const calls = new Set(kept.filter((l) => l.event.type === 'tool_call').map((l) => l.event.call_id));
     for (const l of kept) if (l.event.subtype === 'completed') started.delete(l.event.call_id);
     const records = lines(out.tools.stdout).map((l) => JSON.parse(l) as { call_id: string; status: string });
-    if (out.tools.code !== (started.size > 0 ? 3 : 0)) fail(k, 'ndjson-tools --no-pending', `status ${out.tools.code} with ${started.size} calls pending`);
+    // It fails too when the cut tears a tool call line (a call it cannot read), or leaves no event at all (nothing audited).
+    const torn = input.subarray(input.lastIndexOf(10) + 1).toString('utf8');
+    let tornCall = false;
+    try {
+      JSON.parse(torn);
+    } catch {
+      tornCall = /"type"\s*:\s*"tool_call"|"tool_call"\s*:\s*\{/.test(torn);
+    }
+    const mustFail = started.size > 0 || tornCall || kept.length === 0;
+    if (out.tools.code !== (mustFail ? 3 : 0)) fail(k, 'ndjson-tools --no-pending', `status ${out.tools.code} with ${started.size} calls pending, a torn call ${tornCall}, ${kept.length} events`);
     if (records.length !== calls.size || records.filter((r) => r.status === 'pending').length !== started.size) {
       fail(k, 'ndjson-tools records', `${records.length} records (${records.filter((r) => r.status === 'pending').length} pending) for ${calls.size} calls (${started.size} pending)`);
     }

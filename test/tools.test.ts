@@ -748,7 +748,7 @@ t.test('with a check asked for, a tool call the audit cannot read, or an input o
   t.equal(empty.stderr, 'ndjson-tools: the input held no events: nothing was audited, the checks cannot pass\n');
 });
 
-t.test('a copy writes its destination; the files of a list of changes are the call\'s paths', async (t) => {
+t.test('a copy touches both its paths; the files of a list of changes are the call\'s paths', async (t) => {
   const init = JSON.stringify({ type: 'system', subtype: 'init', cwd: '/p', session_id: 's' });
   const fn = (id: string, name: string, args: unknown) =>
     JSON.stringify({ type: 'tool_call', subtype: 'completed', call_id: id, tool_call: { function: { name, arguments: JSON.stringify(args) } }, session_id: 's' });
@@ -760,11 +760,42 @@ t.test('a copy writes its destination; the files of a list of changes are the ca
   ].join('\n');
   const out = records(runCore(input).out);
   t.same(out.map((r) => [r.call_id, r.kind, r.written ?? r.edited ?? r.touched]), [
-    ['cp', 'write', ['.github/a.yml']],
+    ['cp', 'other', ['a.yml', '.github/a.yml']],
     ['ef', 'edit', ['src/a.ts', '.github/b.yml']],
     ['other', 'other', ['.github/c.yml']],
   ]);
   t.same(runCore(input, { denyWrite: ['.github/**'] }).violations.map((v) => v.call!.callId), ['cp', 'ef', 'other']);
   t.same([...new Set(runCore(input, { noWrites: true }).violations.map((v) => v.call!.callId))], ['cp', 'ef', 'other']);
-  t.same(runCore(input, { denyRead: ['a.yml'] }).violations.map((v) => v.call!.callId), [], "a copy's source is not its write, nor counted as a read");
+  // A copy reads its source: `cp .env public/` fails --deny-read, whatever key names the source.
+  t.same(runCore(input, { denyRead: ['/p/a.yml'] }).violations.map((v) => v.call!.callId), ['cp']);
+  const leak = [init, fn('leak', 'copyFile', { path: '.env', target: 'public/e.txt' })].join('\n');
+  t.same(runCore(leak, { denyRead: ['**/.env'] }).violations.map((v) => v.call!.callId), ['leak']);
+  // An MCP call's list of changes names its files too.
+  const mcp = [init, JSON.stringify({ type: 'tool_call', subtype: 'completed', call_id: 'm', tool_call: { mcpToolCall: { args: { toolName: 'edit_files', args: { edits: [{ path: '.github/workflows/ci.yml' }] } }, result: { success: {} } } }, session_id: 's' })].join('\n');
+  t.same(runCore(mcp, { denyWrite: ['.github/**'] }).violations.map((v) => v.call!.callId), ['m']);
+  // A tool of unknown name given a command as a list of anything may run it.
+  for (const command of [[], ['rm', { flags: '-rf' }]]) {
+    const unk = [init, fn('u', 'sandbox', { command })].join('\n');
+    t.same(runCore(unk, { denyTool: ['shell'] }).violations.map((v) => v.call!.callId), ['u'], JSON.stringify(command));
+  }
+});
+
+t.test('--tool leaves out a tool call it cannot read only when its key names a tool of a known kind left out', async (t) => {
+  const initLine = JSON.stringify({ type: 'system', subtype: 'init', cwd: '/p', session_id: 's' });
+  const runMain = async (argv: string[], input: string) => {
+    const m = memoryIo(input);
+    return main(argv, m.io);
+  };
+  const cut = (toolCall: string) => `${initLine}\n{"type":"tool_call","subtype":"started","call_id":"c1","tool_call":${toolCall}`;
+  // The metadata key first, the flat and function forms, an MCP shell: each still fails a check --tool keeps it under.
+  t.equal(await runMain(['--tool', 'write', '--deny-write', '**/.env'], cut('{"toolCallId":"c1","writeToolCall":{"args":{"path":".env","fileText":"x')), 3, 'metadata key first');
+  t.equal(await runMain(['--tool', 'write', '--no-pending'], cut('{"name":"write_file","args":{"path":".env","fileText":"x')), 3, 'flat form');
+  t.equal(await runMain(['--tool', 'write', '--no-pending'], cut('{"function":{"name":"write_file","arguments":"{\\"path')), 3, 'function form');
+  t.equal(await runMain(['--tool', 'shell', '--no-pending'], cut('{"mcpToolCall":{"args":{"toolName":"execute_command","args":{"command":"rm')), 3, 'an MCP call');
+  t.equal(await runMain(['--tool', 'read', '--no-pending'], cut('{"shellToolCall":{"args":{"command":"rm')), 0, 'a shell call, left out by --tool read');
+  // A whole tool call with a value glued after it: the call was read, the line is no call the audit cannot read.
+  const call = JSON.stringify({ type: 'tool_call', subtype: 'completed', call_id: 'c1', tool_call: { readToolCall: { args: { path: 'a.ts' }, result: { success: {} } } }, session_id: 's' });
+  const m = memoryIo(`${initLine}\n${call} 42\n`);
+  t.equal(await main(['--deny-read', '**/.env'], m.io), 0);
+  t.notMatch(m.stderr(), 'cannot read');
 });

@@ -14,7 +14,7 @@ import { createHash } from 'node:crypto';
 import type { EventRecord, InputProblem } from '../io/input.js';
 import { recordSessionField, recordType } from '../io/input.js';
 import type { ToolCore, Emit } from '../io/tool-stream.js';
-import { assistantKind, getPath, hasOtherContent, isClaudeCodeEvent, isSystemInit, messageText, resultFailed, resultText, sessionField } from '../events.js';
+import { assistantKind, getPath, hasOtherContent, isClaudeCodeEvent, isSystemInit, messageText, resultFailed, resultText } from '../events.js';
 import { TextTracker, firstDifference, flushMismatch } from '../assistant-text.js';
 import type { FlushMismatch } from '../assistant-text.js';
 import { canonicalJsonText } from '../json-text.js';
@@ -203,29 +203,28 @@ export class DedupeCore implements ToolCore {
       this.byKey(rec, type, emit);
       return;
     }
+    // Every event with a session id names the session being read, whose text an event without one is (see TextTracker.sessionFor).
+    const session = this.sessionOf(rec);
     // A run's init is where it starts: the run before it was last seen before.
-    if (this.options.verify && type !== 'result' && type !== 'system') this.lastSeen(rec);
+    if (this.options.verify && type !== 'result' && type !== 'system') this.lastSeen(session, rec);
     switch (type) {
       case 'assistant':
-        this.assistant(rec, emit);
+        this.assistant(rec, session, emit);
         return;
       case 'tool_call': {
         // The tracker reads only the session of a tool call or result: hand it that, so the line need not be parsed.
-        const session = recordSessionField(rec);
-        this.tracker.toolCall(session === undefined ? {} : { session_id: session });
-        if (this.options.verify) this.session(rec);
+        this.tracker.toolCall({ session_id: session });
+        if (this.options.verify) this.session(session, rec);
         break;
       }
-      case 'result': {
-        const session = recordSessionField(rec);
-        this.tracker.result(session === undefined ? {} : { session_id: session });
-        if (this.options.verify) this.verify(rec);
+      case 'result':
+        this.tracker.result({ session_id: session });
+        if (this.options.verify) this.verify(rec, session);
         break;
-      }
       case 'system':
         // A session's new run (a resumed session): what its last run left unflushed is not this run's text.
-        if (isSystemInit(rec.event)) this.newRun(rec);
-        else if (this.options.verify) this.lastSeen(rec);
+        if (isSystemInit(rec.event)) this.newRun(session);
+        else if (this.options.verify) this.lastSeen(session, rec);
         break;
     }
     // Copied as read, a line must be JSON: the reader checks the lines it hands over unparsed (copiesUnread).
@@ -250,8 +249,7 @@ export class DedupeCore implements ToolCore {
     this.options.onUnverified?.({ session, source: state.source, line: state.line, ...(restarted ? { restarted } : {}) });
   }
 
-  private newRun(rec: EventRecord): void {
-    const session = this.sessionOf(rec);
+  private newRun(session: string): void {
     this.tracker.init({ session_id: session });
     if (!this.options.verify) return;
     // Under `verify`, the run before it, followed and without a result, ended there unchecked.
@@ -280,8 +278,7 @@ export class DedupeCore implements ToolCore {
     return this.tracker.sessionFor(recordSessionField(rec));
   }
 
-  private session(rec: EventRecord): VerifySession {
-    const id = this.sessionOf(rec);
+  private session(id: string, rec: EventRecord): VerifySession {
     let state = this.sessions.get(id);
     if (state === undefined) {
       state = { text: '', claude: false, assistant: false, source: rec.source, line: rec.line };
@@ -291,16 +288,15 @@ export class DedupeCore implements ToolCore {
   }
 
   /** Under `verify`: `rec` is where its session, if its run is followed, was last seen. */
-  private lastSeen(rec: EventRecord): void {
-    const state = this.sessions.get(this.sessionOf(rec));
+  private lastSeen(id: string, rec: EventRecord): void {
+    const state = this.sessions.get(id);
     if (state === undefined) return;
     state.source = rec.source;
     state.line = rec.line;
   }
 
-  private assistant(rec: EventRecord, emit: Emit): void {
+  private assistant(rec: EventRecord, id: string, emit: Emit): void {
     const event = rec.event;
-    const id = this.tracker.sessionFor(sessionField(event));
     const text = messageText(event);
     const verdict = this.tracker.assistant(event, text);
     // A flush that repeats the deltas' text but holds more (an image, a tool_use block) is kept whole: that is nowhere else.
@@ -317,7 +313,7 @@ export class DedupeCore implements ToolCore {
       return;
     }
     if (this.options.verify) {
-      const state = this.session(rec);
+      const state = this.session(id, rec);
       state.text += text;
       state.assistant = true;
       if (!state.claude && isClaudeCodeEvent(event, 'assistant')) state.claude = true;
@@ -325,9 +321,8 @@ export class DedupeCore implements ToolCore {
     this.keep(rec, verdict === 'delta' ? 'assistant delta' : 'assistant flush', emit);
   }
 
-  private verify(rec: EventRecord): void {
+  private verify(rec: EventRecord, id: string): void {
     const event = rec.event;
-    const id = this.tracker.sessionFor(sessionField(event));
     const state = this.sessions.get(id);
     // The result ends the session's run: the next run with this id starts afresh.
     this.sessions.delete(id);

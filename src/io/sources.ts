@@ -281,7 +281,9 @@ async function openInput(
  * while a chunk is processed anyway, and a read of the page cache takes a
  * fraction of a millisecond. A read handed to libuv's thread pool instead
  * left the tool waiting on the event loop for its result (README, *What each
- * change bought*).
+ * change bought*). The event loop still runs between two reads: without
+ * that, chunks handed on through promises alone would keep a signal from
+ * being seen until the end of the file.
  */
 async function* pooledChunks(
   file: OpenInput,
@@ -291,7 +293,10 @@ async function* pooledChunks(
   stop?: AbortSignal,
 ): AsyncGenerator<SourceChunk> {
   try {
-    while (!stop?.aborted) {
+    for (let first = true; ; first = false) {
+      // A blocking read holds the event loop: between two, it runs, so that a signal (SIGINT, stop) is seen at once.
+      if (!first) await new Promise<void>((resolve) => setImmediate(resolve));
+      if (stop?.aborted) return;
       const buf = pool.take();
       let bytesRead: number;
       try {
