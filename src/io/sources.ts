@@ -1,7 +1,8 @@
 /**
  * Opens the inputs named on the command line, in order, as one object stream
  * of chunks tagged with their source. `-` (or no file at all) is stdin. A file
- * that cannot be read is reported through `onError` and skipped, like cat(1).
+ * that cannot be read ends with its error (see SourceChunk), for the consumer
+ * to report, and is skipped, like cat(1).
  */
 import { close, createReadStream, existsSync, fstat, fstatSync, open, readFileSync, readSync } from 'node:fs';
 import { Socket } from 'node:net';
