@@ -8,7 +8,7 @@ import { PassThrough } from 'node:stream';
 import { ROOT, memoryIo } from './fixtures/lib/run.js';
 import { main, toolsOptions, toolsSpec } from '../src/cli/tools.js';
 import { helpText } from '../src/cli/common.js';
-import { matchForms, normalizePath, resolvePath, samePath, insidePath, shortForm } from '../src/tools/paths.js';
+import { matchForms, normalizePath, normalizedForm, resolvePath, samePath, insidePath, shortForm } from '../src/tools/paths.js';
 import { Policy, formatViolation } from '../src/tools/policy.js';
 import type { PolicyOptions, Violation } from '../src/tools/policy.js';
 import { ToolsCore } from '../src/tools/core.js';
@@ -798,4 +798,15 @@ t.test('--tool leaves out a tool call it cannot read only when its key names a t
   const m = memoryIo(`${initLine}\n${call} 42\n`);
   t.equal(await main(['--deny-read', '**/.env'], m.io), 0);
   t.notMatch(m.stderr(), 'cannot read');
+});
+
+t.test('--paths and the summary show a Windows session\'s paths normalized, as --absolute writes them', async (t) => {
+  const init = JSON.stringify({ type: 'system', subtype: 'init', cwd: 'C:\\proj', session_id: 's' });
+  const write = (id: string, p: string) => JSON.stringify({ type: 'tool_call', subtype: 'completed', call_id: id, tool_call: { writeToolCall: { args: { path: p }, result: { success: {} } } }, session_id: 's' });
+  const input = [init, write('a', 'd:\\x\\..\\y'), write('b', 'src\\a.ts'), write('c', 'src/a.ts'), write('d', '.\\src\\.\\b.ts')].join('\n');
+  t.equal(runCore(input, { paths: 'all' }).out, 'D:/y\nsrc/a.ts\nsrc/b.ts\n');
+  t.equal(runCore(input, { paths: 'all', absolute: true }).out, 'D:/y\nC:/proj/src/a.ts\nC:/proj/src/b.ts\n');
+  t.equal(normalizedForm('a\\b', '/home/u'), 'a\\b', 'in a POSIX session a backslash is part of a name');
+  // Records keep each path as the call wrote it.
+  t.same(records(runCore(input).out).map((r) => r.written), [['d:\\x\\..\\y'], ['src\\a.ts'], ['src/a.ts'], ['.\\src\\.\\b.ts']]);
 });

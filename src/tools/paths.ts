@@ -57,6 +57,17 @@ function upperDrive(p: string): string {
 }
 
 /**
+ * A path as the summary and `--paths` show it without `--absolute`:
+ * normalized; in a session whose `cwd` is a Windows path, its backslashes
+ * read as separators and written as slashes, and its drive letter in
+ * capitals, as `--absolute` writes it (`d:\x\..\y` is `D:/y`).
+ */
+export function normalizedForm(p: string, cwd: string | undefined): string {
+  if (cwd !== undefined && WINDOWS_CWD.test(cwd)) return normalizePath(upperDrive(shortForm(p).replace(/\\/g, '/')));
+  return normalizePath(p);
+}
+
+/**
  * The path made absolute against `cwd` (itself absolute), normalized; a
  * relative path stays relative without one. In a session whose `cwd` is a
  * Windows path, backslashes are read as slashes, in both.
