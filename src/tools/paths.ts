@@ -51,9 +51,14 @@ export function shortForm(p: string): string {
   return m[1] !== undefined ? `\\\\${p.slice(m[0].length)}` : p.slice(m[0].length);
 }
 
-/** `c:/x` as `C:/x`; any other path as it is. */
-function upperDrive(p: string): string {
-  return /^[a-z]:/.test(p) ? `${p[0]!.toUpperCase()}${p.slice(1)}` : p;
+/**
+ * A path as a Windows session's paths are compared: its long form as the
+ * path it names, backslashes as slashes, and its drive letter in capitals
+ * (`c:\x` and `\\?\C:\x` are `C:/x`).
+ */
+function windowsForm(p: string): string {
+  const slashed = shortForm(p).replace(/\\/g, '/');
+  return /^[a-z]:/.test(slashed) ? `${slashed[0]!.toUpperCase()}${slashed.slice(1)}` : slashed;
 }
 
 /**
@@ -63,7 +68,7 @@ function upperDrive(p: string): string {
  * capitals, as `--absolute` writes it (`d:\x\..\y` is `D:/y`).
  */
 export function normalizedForm(p: string, cwd: string | undefined): string {
-  if (cwd !== undefined && WINDOWS_CWD.test(cwd)) return normalizePath(upperDrive(shortForm(p).replace(/\\/g, '/')));
+  if (cwd !== undefined && WINDOWS_CWD.test(cwd)) return normalizePath(windowsForm(p));
   return normalizePath(p);
 }
 
@@ -74,9 +79,9 @@ export function normalizedForm(p: string, cwd: string | undefined): string {
  */
 export function resolvePath(p: string, cwd: string | undefined): string {
   if (cwd !== undefined && WINDOWS_CWD.test(cwd)) {
-    // A drive letter in either case names one drive: `c:\x` is `C:\x`.
-    p = upperDrive(shortForm(p).replace(/\\/g, '/'));
-    cwd = upperDrive(shortForm(cwd).replace(/\\/g, '/'));
+    // Compared in one form: a drive letter in either case names one drive (`c:\x` is `C:\x`).
+    p = windowsForm(p);
+    cwd = windowsForm(cwd);
     const drive = DRIVE.test(cwd) ? cwd.slice(0, 2) : undefined;
     // On the session's drive: `\proj\x` is `C:\proj\x`, and `C:x` is `x` in the cwd (as Windows reads them).
     if (drive !== undefined && p.startsWith('/') && !p.startsWith('//')) p = `${drive}${p}`;
@@ -132,7 +137,7 @@ export function matchForms(p: string, cwd: string | undefined, broad: boolean): 
   const short = shortForm(p);
   // As written, with backslashes as slashes, and a Windows long form (`\\?\C:\x`) as the path it names.
   const spellings = new Set([p, short].flatMap((s) => [s, s.replace(/\\/g, '/')]));
-  const cwdSlashed = cwd === undefined ? undefined : upperDrive(shortForm(cwd).replace(/\\/g, '/'));
+  const cwdSlashed = cwd === undefined ? undefined : windowsForm(cwd);
   for (const written of spellings) {
     const n = normalizePath(written);
     forms.add(n);
