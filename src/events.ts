@@ -663,6 +663,22 @@ function editDistance(a: string, b: string, limit: number): number {
   return Math.min(row[b.length]!, limit);
 }
 
+/** A line that starts a tool call event, or holds one's `tool_call` object. */
+const TOOL_CALL_LINE = /"type"\s*:\s*"tool_call"|"tool_call"\s*:\s*\{/;
+/** The key of a `tool_call` object that names its tool (`readToolCall`). */
+const TOOL_CALL_KEY = /"(\w+ToolCall)"\s*:/;
+
+/**
+ * What the start of a line that could not be read shows of a tool call:
+ * undefined when it is not a tool call's; else the key naming its tool
+ * (`readToolCall`), when it shows one.
+ */
+export function unreadToolCall(start: string): { key?: string } | undefined {
+  if (!TOOL_CALL_LINE.test(start)) return undefined;
+  const key = TOOL_CALL_KEY.exec(start)?.[1];
+  return key === undefined ? {} : { key };
+}
+
 /** The kind of a tool, from its name (see {@link ToolKind}); `other` for every name not known. */
 export function toolKind(name: string): ToolKind {
   return KIND_BY_NAME.get(toolNameKey(name)) ?? 'other';

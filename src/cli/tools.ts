@@ -6,8 +6,7 @@ import type { Options } from 'yargs';
 import { list, parseArgs, processIo, runTool, warn, EXIT } from './common.js';
 import type { CommandSpec, Io } from './common.js';
 import { ToolsCore } from '../tools/core.js';
-import { CALL_STATUSES, toolNameSet } from '../tools/call.js';
-import { toolKind, toolNameKey } from '../events.js';
+import { CALL_STATUSES } from '../tools/call.js';
 import type { CallStatus } from '../tools/call.js';
 import { formatViolation, policyProblem } from '../tools/policy.js';
 import type { PathsChoice } from '../tools/summary.js';
@@ -166,9 +165,6 @@ function expandPaths(argv: string[]): string[] {
   return out;
 }
 
-/** A line that starts a tool call event, or holds one's `tool_call` object. */
-const TOOL_CALL_LINE = /"type"\s*:\s*"tool_call"|"tool_call"\s*:\s*\{/;
-
 /** Runs ndjson-tools; returns its exit status. */
 export async function main(argv: string[], io: Io = processIo()): Promise<number> {
   const parsed = parseArgs<typeof toolsOptions, ToolsArgs>(toolsSpec, expandPaths(argv), io);
@@ -214,16 +210,9 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
       warn(io, name, `--deny-tool '${visibleOneLine(tool)}' matched no call: did you mean '${known}'?`);
     },
   });
-  const kept = toolNameSet(list(args.tool));
   const run = await runTool(name, core, args, io, (p) => {
     // A tool call the audit cannot read (a line cut short, broken) must not pass the checks unseen.
-    // (A line of values glued together, one not an object, holds whole events: those were read.)
-    const start = p.raw.toString('latin1', 0, 4096);
-    if (!checking || p.reason === 'not an object' || !TOOL_CALL_LINE.test(start)) return;
-    // Unless its bytes name, by its key (`readToolCall`), a tool of a known kind that --tool leaves out, as it leaves out such a call read whole.
-    const key = /"(\w+ToolCall)"\s*:/.exec(start)?.[1];
-    const kind = key === undefined ? 'other' : toolKind(key);
-    if (kept.size > 0 && kind !== 'other' && kind !== 'mcp' && !kept.has(toolNameKey(key!)) && !kept.has(kind)) return;
+    if (!checking || !core.unreadCall(p)) return;
     violations++;
     warn(io, name, `${visibleOneLine(p.source)}:${p.line}: a tool call the audit cannot read (${p.reason}): the checks cannot pass`);
   });

@@ -7,7 +7,7 @@
  * Memory: per pending call only (its facts, not its payloads, unless `full`),
  * each session's `cwd`, and for `--summary` what the summary shows.
  */
-import type { EventRecord } from '../io/input.js';
+import type { EventRecord, InputProblem } from '../io/input.js';
 import { holdsBytes, recordType } from '../io/input.js';
 import type { ToolCore, Emit } from '../io/tool-stream.js';
 import {
@@ -22,6 +22,9 @@ import {
   toolCallPhase,
   toolCallResult,
   toolCallTimes,
+  toolKind,
+  toolNameKey,
+  unreadToolCall,
 } from '../events.js';
 import type { JsonObject, ToolCallFacts, ToolCallResult } from '../events.js';
 import type { AuditedCall, CallStatus } from './call.js';
@@ -182,6 +185,22 @@ export class ToolsCore implements ToolCore {
     // An event of another subtype (or none) completes the call when it carries a result, else starts it.
     if (phase === 'completed' || (phase === 'other' && result !== undefined)) this.complete(rec, callId, entry, result, emit);
     else this.start(rec, callId, entry);
+  }
+
+  /**
+   * True when the line `p` reports is a tool call the audit cannot read (cut
+   * short, broken), of a tool the filters keep: the checks cannot clear it.
+   * `--tool` leaves one out, as it would the call read whole, only when its
+   * key names a tool of a known kind it does not keep. A line of values
+   * glued together, one not an object, is none: its events were read.
+   */
+  unreadCall(p: InputProblem): boolean {
+    if (p.reason === 'not an object') return false;
+    const call = unreadToolCall(p.raw.toString('latin1', 0, 4096));
+    if (call === undefined) return false;
+    if (this.tools.size === 0 || call.key === undefined) return true;
+    const kind = toolKind(call.key);
+    return kind === 'other' || kind === 'mcp' || this.tools.has(toolNameKey(call.key)) || this.tools.has(kind);
   }
 
   end(emit: Emit): void {
