@@ -226,9 +226,9 @@ t.test('the sources hold no means to evaluate code, start a process, or reach th
     t.notMatch(code, /\b(connect|createConnection|createServer|listen)\s*\(/, `${where}: connects to nothing, listens to nothing`);
     const childProcess = /['"](node:)?child_process['"]/.test(code);
     t.equal(childProcess, where === 'src/cli/common.ts', `${where}: ${childProcess ? 'imports' : 'does not import'} child_process`);
-    // Dynamic imports only of the command modules and heap.ts, each named as it is.
+    // Dynamic imports only of the command modules, heap.ts and inlining.ts, each named as it is.
     for (const m of code.matchAll(/\bimport\s*\(([^)]*)\)/g)) {
-      t.match(`${where}: import(${m[1]})`, /^src\/cli\/run\.ts: import\('\.\/(result|dedupe|text|tools|heap)\.js'\)$/, 'a module of src/cli, by its name');
+      t.match(`${where}: import(${m[1]})`, /^src\/cli\/run\.ts: import\('\.\/(result|dedupe|text|tools|heap|inlining)\.js'\)$/, 'a module of src/cli, by its name');
     }
     // code-cache.ts and byte-scan-emit.ts are steps of the build (each writes a file of dist/), which no module imports.
     const build = where === 'src/cli/code-cache.ts' || where === 'src/io/byte-scan-emit.ts';

@@ -1,14 +1,17 @@
 /**
  * The commands, as the bundle exports them (see start.ts). {@link run} is
  * a binary's: the command's module is loaded and run, V8's heap is held
- * small once it reads its input (see heap.ts), and its status becomes the
- * process's.
+ * small once it reads its input (see heap.ts), and, for some commands, V8's
+ * inlining (see inlining.ts), and its status becomes the process's.
  */
 import { processIo } from './common.js';
 import type { Io } from './common.js';
 
 /** The commands, by the module that implements each. */
 export type CommandName = 'result' | 'dedupe' | 'text' | 'tools';
+
+/** The commands whose runs are shorter with V8's inlining held (see inlining.ts). */
+const INLINING_LIMITED: ReadonlySet<CommandName> = new Set(['text', 'tools']);
 
 /** Each command's module, loaded when it runs. */
 const COMMANDS: Record<CommandName, () => Promise<{ main(argv: string[], io?: Io): Promise<number> }>> = {
@@ -26,8 +29,12 @@ export async function runCommand(command: CommandName, argv: string[], io?: Io):
 /** Runs a command with the process's arguments and exits with its status (start.ts has answered `--version`). */
 export async function run(command: CommandName, argv: string[] = process.argv.slice(2)): Promise<never> {
   const io = processIo();
-  // Only a run that reads its input needs the hold, and what it is made of (V8's module, perf_hooks) takes a
-  // few ms to load: ndjson-result reading a file from its end, or any --help, goes without.
-  io.onRead = () => void import('./heap.js').then(({ holdHeap }) => holdHeap());
+  // Only a run that reads its input needs the hold and the inlining held, and what they are made of (V8's module,
+  // perf_hooks) takes a few ms to load: ndjson-result reading a file from its end, or any --help, goes without.
+  io.onRead = () =>
+    void Promise.all([import('./heap.js'), import('./inlining.js')]).then(([{ holdHeap }, { limitInlining }]) => {
+      holdHeap();
+      if (INLINING_LIMITED.has(command)) limitInlining();
+    });
   process.exit(await runCommand(command, argv, io));
 }
