@@ -116,8 +116,8 @@ t.test('held, the old generation grows far less before V8 collects it, on the V8
 t.test('a binary loads the hold once it reads its input, and not when it answers without reading it', async (t) => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ndjson-heap-'));
   t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
-  // Run before the binary, it reports at exit whether V8's module was loaded (heap.ts is the one module that
-  // loads it), then the size of the new space.
+  // Run before the binary, it reports at exit whether V8's module was loaded (heap.ts and inlining.ts, which a
+  // run loads together, are the modules that load it), then the size of the new space.
   const probe = path.join(dir, 'probe.cjs');
   fs.writeFileSync(
     probe,
