@@ -8,9 +8,9 @@
  * twice a call. On the corpus of `npm run bench`, V8's default (inlining up
  * to 920 bytes of bytecode into one function) made 75 optimized
  * compilations of `ndjson-tools` 313 ms of work, more than the rest of the
- * run takes, so that much of the hot code was still bytecode when the run
- * ended; held at {@link INLINING_BUDGET}, 168 ms (`--trace-opt`), and the
- * run was shorter (see the README's *What each change bought*).
+ * run takes, and the hot code ran as bytecode until its turn came; held at
+ * {@link INLINING_BUDGET}, 168 ms (`--trace-opt`), and the run was shorter
+ * (see the README's *What each change bought*).
  * `ndjson-dedupe`, whose hot loop gains from what is inlined into it, was
  * slower, and `ndjson-result`, whose reading is mostly the WebAssembly
  * module's, the same: they keep V8's default.
