@@ -27,7 +27,7 @@ function inlined(limit: boolean): { applied: boolean; inlined: boolean } {
     }
     function outer(a, n) { let t = 0; for (let k = 0; k < n; k++) t += inner(a, k); return t; }
     let z = 0;
-    for (let i = 0; i < 20000; i++) z += outer('hello world xy', 3);
+    for (let i = 0; i < 200000; i++) z += outer('hello world xy', 3);
     process.stderr.write(JSON.stringify({ applied, z }) + '\\n');`;
   const run = spawnSync(process.execPath, ['--trace-turbo-inlining', '--input-type=module', '-e', script], { encoding: 'utf8', timeout: 60_000 });
   if (run.status !== 0) throw new Error(run.stderr);
