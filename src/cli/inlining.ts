@@ -25,13 +25,14 @@
  * flag is read as said; on other versions V8 keeps its default.
  */
 import v8 from 'node:v8';
+import { canHoldHeap } from './heap.js';
 
 /** How much bytecode V8 may inline into one optimized function, in bytes (`--max-inlined-bytecode-size-cumulative`; V8 11's default is 920). */
 export const INLINING_BUDGET = 100;
 
-/** True on the V8 versions where the budget was measured to help. */
+/** True on the V8 versions where the budget was measured to help: those where the heap's hold was (see heap.ts). */
 export function canLimitInlining(v8Version: string = process.versions.v8): boolean {
-  return v8Version.startsWith('11.');
+  return canHoldHeap(v8Version);
 }
 
 /** Holds V8's inlining to {@link INLINING_BUDGET} where {@link canLimitInlining} says yes; returns true then. */
