@@ -195,7 +195,7 @@ export function eventSubtype(e: unknown): string {
 
 /** The session an event belongs to; events without one share the session ''. */
 export function sessionId(e: unknown): string {
-  return str(e, 'session_id') ?? '';
+  return sessionField(e) ?? '';
 }
 
 /** The event's `session_id`, or undefined when it names none. */
@@ -808,9 +808,12 @@ function commandOf(o: JsonObject): string | undefined {
   return undefined;
 }
 
+/** The keys under which the arguments of a tool of unknown kind give a command it may run. */
+const GIVEN_COMMAND_KEYS = ['command', 'cmd'];
+
 /** True when `o`, the arguments of a tool of unknown kind, give a `command` or `cmd`: a line, or a list (of its words, or of anything). */
 function givesCommand(o: JsonObject): boolean {
-  return ['command', 'cmd'].some((key) => typeof o[key] === 'string' || Array.isArray(o[key]));
+  return GIVEN_COMMAND_KEYS.some((key) => typeof o[key] === 'string' || Array.isArray(o[key]));
 }
 
 function pushPath(list: string[], value: unknown): void {
