@@ -140,6 +140,27 @@ t.test('SIGINT and SIGTERM: 130 and 143, promptly, after writing what is owed at
   }
 });
 
+t.test('SIGINT and SIGTERM mid-line: the line cut by the stop is reported as interrupted, not truncated', async (t) => {
+  const cut = '{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"Hel';
+  for (const tool of TOOLS) {
+    for (const [signal, status] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
+      const run = startBin(tool, []);
+      // One write, smaller than a pipe's atomic size: the warning about line 1 says line 2's start was read too.
+      run.child.stdin!.write(`Update available: 9.9.9\n${cut}`);
+      t.ok(await waitFor(() => run.stderr().includes('stdin:1: not JSON'), 10000), `${tool} is reading`);
+      run.child.kill(signal);
+      const end = await run.exited;
+      t.same({ code: end.code, signal: end.signal }, { code: status, signal: null }, `${tool}: ${signal} gives ${status}`);
+      t.equal(
+        run.stderr(),
+        `${tool}: stdin:1: not JSON: Update available: 9.9.9\n${tool}: stdin:2: interrupted: {"type":"assistant","message":{"role":"assistant","content":…\n`,
+        `${tool}: the cut line, as interrupted`,
+      );
+      run.child.stdin!.destroy();
+    }
+  }
+});
+
 t.test('a signal in process: the input ends where it is, the run ends with its status', async (t) => {
   for (const [signal, status] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
     const signals = new EventEmitter();

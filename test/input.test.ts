@@ -127,6 +127,33 @@ t.test('several sources keep their own line numbers', async (t) => {
   t.same(seen, ['a:1', 'a:2: truncated: {"x":', 'b:2']);
 });
 
+t.test('a source whose reading was stopped: what it ends in is interrupted, not truncated', async (t) => {
+  const seen: string[] = [];
+  const reader = new EventReader({
+    record: (r) => seen.push(`${r.source}:${r.line}`),
+    problem: (p) => seen.push(formatProblem(p)),
+  });
+  reader.startSource('a');
+  // A line cut by the stop, and a value over several lines left open by it.
+  reader.write(Buffer.from('{}\n{"type":"assistant","message":'));
+  reader.endSource(true);
+  reader.startSource('b');
+  reader.write(Buffer.from('{"type":"x",\n"deep":[1,\n'));
+  reader.endSource(true);
+  // A complete object without its newline is an event, stopped or not.
+  reader.startSource('c');
+  reader.write(Buffer.from('{"type":"y"}'));
+  reader.endSource(true);
+  // The value is reported at the line it starts on, and the lines after it read again, as at any end.
+  t.same(seen, ['a:1', 'a:2: interrupted: {"type":"assistant","message":', 'b:1: interrupted: {"type":"x",', 'b:2: not JSON: "deep":[1,', 'c:1']);
+  // Not stopped: truncated, as before.
+  seen.length = 0;
+  reader.startSource('d');
+  reader.write(Buffer.from('{"type":"z",'));
+  reader.endSource();
+  t.same(seen, ['d:1: truncated: {"type":"z",']);
+});
+
 t.test('a 64 MiB line', async (t) => {
   const big = 'x'.repeat(64 * 1024 * 1024);
   const line = Buffer.from(`{"type":"tool_call","content":"${big}"}\n{"type":"result"}\n`);

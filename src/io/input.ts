@@ -634,8 +634,11 @@ class SkimmedRecord implements EventRecord {
   }
 }
 
-/** Why an input line is not an event. */
-export type ProblemReason = 'not JSON' | 'not an object' | 'truncated' | 'line too long';
+/**
+ * Why an input line is not an event: `truncated`, a value the input ended
+ * in; `interrupted`, one its reading was stopped in (SIGINT, SIGTERM).
+ */
+export type ProblemReason = 'not JSON' | 'not an object' | 'truncated' | 'interrupted' | 'line too long';
 
 /** A line of input that is not an event. */
 export interface InputProblem {
@@ -1053,12 +1056,17 @@ export class EventReader {
     return scan === undefined ? typeIsCertain(raw) : scan.typeIsCertain(at, at + raw.length);
   }
 
-  /** Ends the current source: a last line without a newline is read, an unclosed value is reported as truncated. */
-  endSource(): void {
+  /**
+   * Ends the current source: a last line without a newline is read, an
+   * unclosed value is reported as `truncated`, or as `interrupted` when the
+   * source's reading was `stopped` (the line or value was cut by the stop,
+   * not by its writer).
+   */
+  endSource(stopped = false): void {
     if (this.carryLength > 0) {
       this.line(this.takeCarry(), ++this.lineNo, true);
     }
-    while (this.slow) this.slowFail(true);
+    while (this.slow) this.slowFail(true, stopped);
     if (this.joined !== null) this.handJoined();
     this.lineNo = 0;
   }
@@ -1276,11 +1284,12 @@ export class EventReader {
   }
 
   /**
-   * The tokenizer met an error (or the input ended inside a value): the value
-   * is reported at the line it started on, and the lines after that one are
-   * read again from the fast path, since an event may follow a torn line.
+   * The tokenizer met an error (or the input ended inside a value, its
+   * reading `stopped` or not): the value is reported at the line it started
+   * on, and the lines after that one are read again from the fast path,
+   * since an event may follow a torn line.
    */
-  private slowFail(atEnd: boolean): void {
+  private slowFail(atEnd: boolean, stopped = false): void {
     const slow = this.slow!;
     this.slow = null;
     if (atEnd) {
@@ -1293,7 +1302,7 @@ export class EventReader {
     }
     const [first, ...rest] = slow.lines;
     if (!first) return;
-    this.problem(atEnd ? 'truncated' : 'not JSON', first.buf, first.no);
+    this.problem(atEnd ? (stopped ? 'interrupted' : 'truncated') : 'not JSON', first.buf, first.no);
     for (const line of rest) this.line(line.buf, line.no, line.unterminated);
   }
 }

@@ -56,11 +56,13 @@ export function sameFile(a: number, b: number): boolean {
  * consumer calls it when nothing it keeps points into `data` any more. An
  * input that could not be opened or read to its end ends with the `error`
  * (reported by the consumer, which thus reports it after the output of the
- * inputs before it).
+ * inputs before it). An input whose reading was stopped (see
+ * {@link openSources}) ends `stopped`: what it ends with may be a line cut by
+ * the stop, not by its writer.
  */
 export type SourceChunk =
   | { source: string; data: Buffer; release?: () => void }
-  | { source: string; end: true; error?: NodeJS.ErrnoException };
+  | { source: string; end: true; error?: NodeJS.ErrnoException; stopped?: true };
 
 /** Shown as the source of standard input in messages (`stdin:12: …`). */
 export const STDIN = 'stdin';
@@ -165,7 +167,12 @@ export function openSources(
       const onError = (_source: string, error: NodeJS.ErrnoException): void => {
         failure.error ??= error;
       };
-      const end = (): SourceChunk => (failure.error === undefined ? { source, end: true } : { source, end: true, error: failure.error });
+      const end = (): SourceChunk => ({
+        source,
+        end: true,
+        ...(failure.error === undefined ? {} : { error: failure.error }),
+        ...(stop?.aborted ? { stopped: true as const } : {}),
+      });
       let fd: number | undefined;
       if (name === '-' && stdinClosed) {
         yield end();

@@ -155,9 +155,9 @@ export function toolStream(core: ToolCore, options: ToolStreamOptions = {}): Too
     },
   );
   let current: string | null = null;
-  const endCurrent = (): void => {
+  const endCurrent = (stopped = false): void => {
     if (current === null) return;
-    reader.endSource();
+    reader.endSource(stopped);
     core.endSource?.(current, emit);
     current = null;
   };
@@ -194,7 +194,7 @@ export function toolStream(core: ToolCore, options: ToolStreamOptions = {}): Too
           if ('end' in chunk) {
             if (current === null) current = chunk.source;
             if (chunk.error !== undefined) options.onSourceError?.(chunk.source, chunk.error);
-            endCurrent();
+            endCurrent(chunk.stopped === true);
           } else {
             if (current !== chunk.source) {
               endCurrent();
