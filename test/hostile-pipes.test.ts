@@ -420,5 +420,7 @@ t.test('SIGINT while a large regular file is read into a file or /dev/null: 130,
     const ms = Date.now() - t0;
     t.same({ code: end.code, signal: end.signal }, { code: 130, signal: null }, `${tool}: SIGINT gives 130`);
     t.ok(ms < 1500, `ended ${ms} ms after the signal`);
+    // The stop cuts the file mid-line, but for a stop that falls between two lines: that line is interrupted, not truncated.
+    t.match(run.stderr(), new RegExp(`^${tool}: \\S+:1: not JSON: Update available: 9\\.9\\.9\\n(?:${tool}: \\S+:\\d+: interrupted: [^\\n]*\\n)?$`), `${tool}: nothing else, or the line the stop cut, as interrupted`);
   }
 });

@@ -167,11 +167,12 @@ export function openSources(
       const onError = (_source: string, error: NodeJS.ErrnoException): void => {
         failure.error ??= error;
       };
-      const end = (): SourceChunk => ({
+      // `stopped`: the stop ended the reading of this input before its end.
+      const end = (stopped = false): SourceChunk => ({
         source,
         end: true,
         ...(failure.error === undefined ? {} : { error: failure.error }),
-        ...(stop?.aborted ? { stopped: true as const } : {}),
+        ...(stopped ? { stopped: true as const } : {}),
       });
       let fd: number | undefined;
       if (name === '-' && stdinClosed) {
@@ -185,14 +186,12 @@ export function openSources(
           continue;
         }
         if (file?.regular) {
-          yield* pooledChunks(file, source, pool, onError, stop);
-          yield end();
+          yield end(yield* pooledChunks(file, source, pool, onError, stop));
           continue;
         }
         if (file?.pipe && name === '-' && options.stdinFd !== undefined) {
           stdinClosed = true;
-          yield* socketChunks(file.fd, source, pool, onError, stop);
-          yield end();
+          yield end(yield* socketChunks(file.fd, source, pool, onError, stop));
           continue;
         }
         // Open already (a named pipe opens once): read as a stream, which closes it.
@@ -215,20 +214,25 @@ export function openSources(
       // A read waiting for input (a pipe that stays open) ends when reading is stopped.
       const onStop = (): void => void (stream as Partial<Readable>).destroy?.();
       stop?.addEventListener('abort', onStop, { once: true });
+      let stopped = false;
       try {
         for await (const data of stream) {
-          if (stop?.aborted) break;
+          if (stop?.aborted) {
+            stopped = true;
+            break;
+          }
           yield { source, data: typeof data === 'string' ? Buffer.from(data) : (data as Buffer) };
         }
       } catch (error) {
-        if (!stop?.aborted) {
+        if (stop?.aborted) stopped = true;
+        else {
           if (readError === null) throw error;
           onError(source, readError);
         }
       } finally {
         stop?.removeEventListener('abort', onStop);
       }
-      yield end();
+      yield end(stopped);
     }
   }
   return Readable.from(chunks(), { objectMode: true, highWaterMark: 4 });
@@ -291,7 +295,8 @@ async function openInput(
  * left the tool waiting on the event loop for its result (README, *What each
  * change bought*). The event loop still runs between two reads: without
  * that, chunks handed on through promises alone would keep a signal from
- * being seen until the end of the file.
+ * being seen until the end of the file. Returns true when the stop ended the
+ * reading before the file's end.
  */
 async function* pooledChunks(
   file: OpenInput,
@@ -299,12 +304,12 @@ async function* pooledChunks(
   pool: ReadPool,
   onError: (source: string, error: NodeJS.ErrnoException) => void,
   stop?: AbortSignal,
-): AsyncGenerator<SourceChunk> {
+): AsyncGenerator<SourceChunk, boolean> {
   try {
     for (let first = true; ; first = false) {
       // A blocking read holds the event loop: between two, it runs, so that a signal (SIGINT, stop) is seen at once.
       if (!first) await new Promise<void>((resolve) => setImmediate(resolve));
-      if (stop?.aborted) return;
+      if (stop?.aborted) return true;
       const buf = pool.take();
       let bytesRead: number;
       try {
@@ -312,11 +317,11 @@ async function* pooledChunks(
       } catch (error) {
         pool.give(buf);
         onError(source, error as NodeJS.ErrnoException);
-        return;
+        return false;
       }
       if (bytesRead === 0) {
         pool.give(buf);
-        return;
+        return false;
       }
       yield { source, data: buf.subarray(0, bytesRead), release: () => pool.give(buf) };
     }
@@ -336,7 +341,8 @@ const PIPE_READ_SIZE = 64 * 1024;
  * copied into a pool buffer: handed over at once when the consumer is
  * waiting for them (a live view sees each read as it comes), or gathered up
  * to the pool's buffer size while it is busy. Reading pauses while two full
- * buffers wait.
+ * buffers wait. Returns true when the stop ended the reading before the
+ * input's end.
  */
 async function* socketChunks(
   fd: number,
@@ -344,7 +350,7 @@ async function* socketChunks(
   pool: ReadPool,
   onError: (source: string, error: NodeJS.ErrnoException) => void,
   stop?: AbortSignal,
-): AsyncGenerator<SourceChunk> {
+): AsyncGenerator<SourceChunk, boolean> {
   const ready: SourceChunk[] = [];
   let buf: Buffer | null = null;
   let filled = 0;
@@ -408,7 +414,7 @@ async function* socketChunks(
   stop?.addEventListener('abort', onStop, { once: true });
   try {
     for (;;) {
-      if (stop?.aborted) return;
+      if (stop?.aborted) return true;
       const next = ready.shift();
       if (next !== undefined) {
         // Returning false stopped the reads; resume() starts them again (a no-op while they run).
@@ -418,7 +424,7 @@ async function* socketChunks(
       }
       if (ended) {
         if (failure !== null) onError(source, failure);
-        return;
+        return false;
       }
       // Nothing ready: what has been gathered goes now, or with the next read.
       if (filled > 0) {
