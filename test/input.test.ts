@@ -113,12 +113,18 @@ t.test('invalid UTF-8 never crashes the reader', async (t) => {
   t.same(seen.problems, ['in.ndjson:2: not JSON: \ufffd\ufffd']);
 });
 
-t.test('several sources keep their own line numbers', async (t) => {
+/** A reader that notes each record as `source:line`, and each problem as it is reported. */
+function notingReader(): { reader: EventReader; seen: string[] } {
   const seen: string[] = [];
   const reader = new EventReader({
     record: (r) => seen.push(`${r.source}:${r.line}`),
     problem: (p) => seen.push(formatProblem(p)),
   });
+  return { reader, seen };
+}
+
+t.test('several sources keep their own line numbers', async (t) => {
+  const { reader, seen } = notingReader();
   reader.startSource('a');
   reader.write(Buffer.from('{}\n{"x":'));
   reader.startSource('b');
@@ -128,11 +134,7 @@ t.test('several sources keep their own line numbers', async (t) => {
 });
 
 t.test('a source whose reading was stopped: what it ends in is interrupted, not truncated', async (t) => {
-  const seen: string[] = [];
-  const reader = new EventReader({
-    record: (r) => seen.push(`${r.source}:${r.line}`),
-    problem: (p) => seen.push(formatProblem(p)),
-  });
+  const { reader, seen } = notingReader();
   reader.startSource('a');
   // A line cut by the stop, and a value over several lines left open by it.
   reader.write(Buffer.from('{}\n{"type":"assistant","message":'));
