@@ -8,7 +8,7 @@ import { PassThrough } from 'node:stream';
 import { ROOT, memoryIo } from './fixtures/lib/run.js';
 import { main, toolsOptions, toolsSpec } from '../src/cli/tools.js';
 import { helpText } from '../src/cli/common.js';
-import { matchForms, normalizePath, normalizedForm, resolvePath, samePath, insidePath, shortForm } from '../src/tools/paths.js';
+import { isRoot, matchForms, normalizePath, normalizedForm, resolvePath, samePath, insidePath, shortForm } from '../src/tools/paths.js';
 import { Policy, formatViolation } from '../src/tools/policy.js';
 import type { PolicyOptions, Violation } from '../src/tools/policy.js';
 import { ToolsCore } from '../src/tools/core.js';
@@ -339,7 +339,7 @@ t.test('a session whose cwd is a Windows path: backslashes separate, in its path
   t.ok(violates(oneCall('read', 'C:\\proj\\secrets\\k.pem', cwd), { denyRead: ['secrets/**'] }), 'absolute path, relative glob');
   t.ok(violates(oneCall('read', 'src\\a.ts', cwd), { denyRead: ['C:/proj/src/**'] }), 'relative path, absolute glob');
   t.equal(resolvePath('src\\a.ts', cwd), 'C:/proj/src/a.ts');
-  t.equal(resolvePath('..\\b\\c', '\\\\host\\share\\a'), '/host/share/b/c', 'a share (its leading slashes collapsed, as in every form compared)');
+  t.equal(resolvePath('..\\b\\c', '\\\\host\\share\\a'), '//host/share/b/c', 'a share keeps its two slashes');
   t.ok(samePath('.env', 'C:\\proj\\.env', cwd), 'a result\'s absolute path is the relative one the args named');
   t.equal(resolvePath('src\\a.ts', '/home/u/p'), '/home/u/p/src\\a.ts', 'in a POSIX session a backslash is part of a name');
   const { out } = runCore(oneCall('read', 'src\\a.ts', cwd), { absolute: true });
@@ -361,7 +361,7 @@ t.test('a session whose cwd is a Windows path: backslashes separate, in its path
   t.equal(resolvePath('\\proj\\a.ts', cwd), 'C:/proj/a.ts');
   t.equal(resolvePath('C:a.ts', cwd), 'C:/proj/a.ts');
   t.equal(resolvePath('D:a.ts', cwd), 'D:a.ts', "another drive's current directory is not known");
-  t.equal(resolvePath('\\\\host\\share\\a', cwd), '/host/share/a', 'a share is no path on the drive');
+  t.equal(resolvePath('\\\\host\\share\\a', cwd), '//host/share/a', 'a share is no path on the drive');
   // A drive letter in either case names one drive; a deny glob's `../` form meets a path in any case.
   t.ok(violates(oneCall('read', 'c:\\proj\\secrets\\key', 'C:\\proj\\sub'), { denyRead: ['../secrets/**'] }), 'c: against C:');
   t.ok(violates(oneCall('read', '/Users/u/proj/secrets/k', '/Users/u/Proj/sub'), { denyRead: ['../secrets/**'] }), 'a directory in another case');
@@ -379,6 +379,32 @@ t.test('a session whose cwd is a Windows path: backslashes separate, in its path
   t.ok(violates(oneCall('read', '.env', '/home/u/p'), { denyRead: ['\\.env'] }), '\\.env is .env');
   t.ok(violates(oneCall('read', 'my file.txt', '/home/u/p'), { denyRead: ['my\\ file.txt'] }), 'an escaped space');
   t.ok(violates(oneCall('write', 'app/[id].tsx', '/home/u/p'), { denyWrite: ['app/\\[id\\].tsx'] }), 'an escaped bracket is a bracket');
+});
+
+t.test('a session whose cwd is on a share: the share is a root, as a drive is', async (t) => {
+  const cwd = '\\\\fileserver\\projects\\app';
+  // `..` stops at the share's root, as at a drive's; a path from the root is on the share.
+  t.equal(resolvePath('..\\..\\..\\..\\secrets\\key.pem', cwd), '//fileserver/projects/secrets/key.pem');
+  t.equal(resolvePath('..\\..', cwd), '//fileserver/projects/');
+  t.equal(resolvePath('\\x\\y.txt', cwd), '//fileserver/projects/x/y.txt');
+  t.equal(resolvePath('\\\\?\\UNC\\fileserver\\projects\\app\\a.ts', cwd), '//fileserver/projects/app/a.ts', 'a long-form share path');
+  t.equal(normalizedForm('\\\\fileserver\\projects\\app\\src\\..\\README.md', cwd), '//fileserver/projects/app/README.md');
+  t.ok(isRoot('//fileserver/projects/'), "a share's root is a root");
+  // Checks: a glob from the share's root meets a path that climbs to it; relative globs and paths meet as on a drive.
+  const climb = oneCall('read', '..\\..\\..\\..\\secrets\\key.pem', cwd);
+  for (const glob of ['\\\\fileserver\\projects\\secrets\\**', '//fileserver/projects/secrets/**', '../secrets/**', '**/*.pem']) {
+    t.ok(violates(climb, { denyRead: [glob] }), `--deny-read ${glob}`);
+  }
+  t.ok(violates(oneCall('read', '\\\\fileserver\\projects\\app\\secrets\\k', cwd), { denyRead: ['secrets/**'] }), 'an absolute path inside the cwd, a relative glob');
+  t.ok(violates(oneCall('write', 'src\\a.ts', cwd), { denyWrite: ['\\\\fileserver\\projects\\app\\src\\**'] }), 'a relative path, a glob from the share');
+  t.notOk(violates(oneCall('read', 'src\\a.ts', cwd), { denyRead: ['\\\\fileserver\\projects\\secrets\\**'] }), 'another directory of the share');
+  t.notOk(violates(oneCall('write', 'CHANGELOG.md', cwd), { requireWrite: ['CHANGELOG.md'] }), 'a required write is met');
+  t.ok(violates(oneCall('delete', '..\\..\\..', cwd), { denyWrite: ['src/**'] }), "deleting the share's root deletes what any glob names");
+  const { out } = runCore(climb, { paths: 'all', absolute: true });
+  t.equal(out, '//fileserver/projects/secrets/key.pem\n', '--paths --absolute');
+  // In a POSIX session, `//` is `/`, as before.
+  t.equal(resolvePath('//etc/passwd', '/home/u/p'), '/etc/passwd');
+  t.ok(violates(oneCall('read', '//etc/passwd', '/home/u/p'), { denyRead: ['/etc/**'] }), '//etc/passwd is /etc/passwd');
 });
 
 t.test('--summary --json lists the paths no call touched successfully, with their status', async (t) => {

@@ -16,13 +16,24 @@ function isAbsolute(p: string): boolean {
   return p.startsWith('/') || DRIVE.test(p);
 }
 
+// A share's root in a Windows session's path, backslashes made slashes: `//host/share`.
+const SHARE = /^\/\/[^/]+\/[^/]+(?=\/|$)/;
+
 /**
  * A path with `.` and `..` segments resolved, slashes collapsed, and no
  * leading `./` or trailing `/`: `./a//b/../c/` is `a/c`. Backslashes are left
- * alone (on POSIX they are part of a name); see {@link matchForms}.
+ * alone (on POSIX they are part of a name); see {@link matchForms}. A path of
+ * a Windows session (`windows`, its backslashes already slashes) that starts
+ * with a share keeps it as its root, where `..` stops (`//host/share/a/../..`
+ * is `//host/share/`); anywhere else, `//` is `/`, as POSIX reads it.
  */
-export function normalizePath(p: string): string {
+export function normalizePath(p: string, windows = false): string {
   if (p === '') return p;
+  const share = windows ? SHARE.exec(p) : null;
+  if (share !== null) {
+    const n = share[0] + posix.normalize(`/${p.slice(share[0].length)}`);
+    return n.endsWith('/') && !isRoot(n) ? n.slice(0, -1) : n;
+  }
   // A drive's root, as `/` is, is where `..` stops: `C:/a/../../x` is `C:/x`.
   const drive = DRIVE.test(p) ? p.slice(0, 2) : '';
   let n = drive + posix.normalize(p.slice(drive.length));
@@ -31,12 +42,12 @@ export function normalizePath(p: string): string {
   return n;
 }
 
-/** True for a root, normalized: `/`, or a drive's, `C:/`. */
+/** True for a root, normalized: `/`, a drive's, `C:/`, or a share's, `//host/share/`. */
 export function isRoot(p: string): boolean {
   return ROOT.test(p);
 }
 
-const ROOT = /^(?:[A-Za-z]:)?\/$/;
+const ROOT = /^(?:[A-Za-z]:|\/\/[^/]+\/[^/]+)?\/$/;
 
 // A Windows `cwd`: a drive (`C:\\proj`, `C:/proj`) or a share (`\\\\host\\share`). In such a session a backslash separates.
 const WINDOWS_CWD = /^(?:[A-Za-z]:[\\/]|\\\\)/;
@@ -68,7 +79,7 @@ function windowsForm(p: string): string {
  * capitals, as `--absolute` writes it (`d:\x\..\y` is `D:/y`).
  */
 export function normalizedForm(p: string, cwd: string | undefined): string {
-  if (cwd !== undefined && WINDOWS_CWD.test(cwd)) return normalizePath(windowsForm(p));
+  if (cwd !== undefined && WINDOWS_CWD.test(cwd)) return normalizePath(windowsForm(p), true);
   return normalizePath(p);
 }
 
@@ -78,30 +89,34 @@ export function normalizedForm(p: string, cwd: string | undefined): string {
  * Windows path, backslashes are read as slashes, in both.
  */
 export function resolvePath(p: string, cwd: string | undefined): string {
-  if (cwd !== undefined && WINDOWS_CWD.test(cwd)) {
+  const windows = cwd !== undefined && WINDOWS_CWD.test(cwd);
+  if (windows) {
     // Compared in one form: a drive letter in either case names one drive (`c:\x` is `C:\x`).
     p = windowsForm(p);
-    cwd = windowsForm(cwd);
+    cwd = windowsForm(cwd!);
     const drive = DRIVE.test(cwd) ? cwd.slice(0, 2) : undefined;
-    // On the session's drive: `\proj\x` is `C:\proj\x`, and `C:x` is `x` in the cwd (as Windows reads them).
-    if (drive !== undefined && p.startsWith('/') && !p.startsWith('//')) p = `${drive}${p}`;
+    // The root of the session's drive or share: `\proj\x` is `C:\proj\x` (`\\host\share\proj\x`), and `C:x` is `x` in the
+    // cwd (as Windows reads them).
+    const root = drive ?? SHARE.exec(cwd)?.[0];
+    if (root !== undefined && p.startsWith('/') && !p.startsWith('//')) p = `${root}${p}`;
     else if (DRIVE_RELATIVE.test(p)) {
       // Another drive's current directory is not known: such a path stays as it is.
-      if (drive === undefined || p.slice(0, 1).toLowerCase() !== drive.slice(0, 1).toLowerCase()) return normalizePath(p);
+      if (drive === undefined || p.slice(0, 1).toLowerCase() !== drive.slice(0, 1).toLowerCase()) return normalizePath(p, true);
       p = p.slice(2);
     }
   }
-  if (isAbsolute(p) || cwd === undefined || !isAbsolute(cwd)) return normalizePath(p);
-  return normalizePath(`${cwd}/${p}`);
+  if (isAbsolute(p) || cwd === undefined || !isAbsolute(cwd)) return normalizePath(p, windows);
+  return normalizePath(`${cwd}/${p}`, windows);
 }
 
 /**
  * The path relative to `cwd` when it lies inside it (`.` for `cwd` itself),
  * else undefined. With `ignoreCase`, `/Users/U/p` contains `/users/u/p/x`
- * (as on a case-insensitive file system).
+ * (as on a case-insensitive file system). `windows`: `cwd` is a Windows
+ * session's, normalized as such (see {@link normalizePath}).
  */
-export function insidePath(absolute: string, cwd: string, ignoreCase: boolean): string | undefined {
-  const base = normalizePath(cwd);
+export function insidePath(absolute: string, cwd: string, ignoreCase: boolean, windows = false): string | undefined {
+  const base = normalizePath(cwd, windows);
   const a = ignoreCase ? absolute.toLowerCase() : absolute;
   const b = ignoreCase ? base.toLowerCase() : base;
   if (a === b) return '.';
@@ -138,16 +153,21 @@ export function matchForms(p: string, cwd: string | undefined, broad: boolean): 
   // As written, with backslashes as slashes, and a Windows long form (`\\?\C:\x`) as the path it names.
   const spellings = new Set([p, short].flatMap((s) => [s, s.replace(/\\/g, '/')]));
   const cwdSlashed = cwd === undefined ? undefined : windowsForm(cwd);
+  // A Windows session: a share (`\\host\share`) is a root, as a drive is; the forms as POSIX reads `//` are tried too.
+  const windows = cwd !== undefined && WINDOWS_CWD.test(cwd);
   for (const written of spellings) {
     const n = normalizePath(written);
     forms.add(n);
+    if (windows) forms.add(normalizePath(written, true));
     if (broad && (n.startsWith('../') || n === '..')) forms.add(n.replace(/^(\.\.\/)+/, '').replace(/^\.\.$/, '.'));
     if (cwdSlashed !== undefined && isAbsolute(cwdSlashed)) {
-      const abs = resolvePath(written, cwdSlashed);
+      // A share's cwd is resolved against as the session's own (its slashed form would read as POSIX's `//`).
+      const abs = resolvePath(written, windows ? cwd : cwdSlashed);
       forms.add(abs);
-      const base = normalizePath(cwdSlashed);
+      const base = normalizePath(cwdSlashed, windows);
       // Inside the cwd, also where one is composed Unicode and the other not (macOS reports names decomposed).
-      const inside = insidePath(abs, base, broad) ?? (broad ? insidePath(abs.normalize('NFC'), base.normalize('NFC'), true) : undefined);
+      const inside =
+        insidePath(abs, base, broad, windows) ?? (broad ? insidePath(abs.normalize('NFC'), base.normalize('NFC'), true, windows) : undefined);
       if (inside !== undefined) forms.add(inside);
       // Outside it, relative to it too: a glob may name it so (`../secrets/**`); in any case, as the deny globs match.
       else if (broad && isAbsolute(abs) && abs.slice(0, 1).toLowerCase() === base.slice(0, 1).toLowerCase()) {
