@@ -240,6 +240,19 @@ t.test('SIGTERM with a command after --: the command is ended too', async (t) =>
   }
 });
 
+t.test('SIGTERM with a command after --: the line its output was cut in is reported as interrupted', async (t) => {
+  for (const tool of ['ndjson-result', 'ndjson-text']) {
+    const agent = `process.stdout.write(${JSON.stringify('Update available\n{"type":"assistant","message":{"role":"assistant","content":[')}); setInterval(() => {}, 1000);`;
+    const run = startBin(tool, ['--', process.execPath, '-e', agent]);
+    t.ok(await waitFor(() => run.stderr().includes(':1: not JSON'), 10000), `${tool} is reading the agent's output`);
+    run.child.kill('SIGTERM');
+    const end = await run.exited;
+    t.equal(end.code, 143, `${tool} -- agent: 143`);
+    t.match(run.stderr(), /:2: interrupted: \{"type":"assistant","message":\{"role":"assistant","content":…\n$/, `${tool}: the cut line, as interrupted`);
+    t.notMatch(run.stderr(), /truncated/);
+  }
+});
+
 t.test('SIGTERM with a command after --: the tool waits for the command to end, passing its last words through', async (t) => {
   for (const tool of ['ndjson-result', 'ndjson-text']) {
     // An agent that, told to stop, takes its time: it says so on stderr, then saves its session.
