@@ -52,6 +52,11 @@ const ROOT = /^(?:[A-Za-z]:|\/\/[^/]+\/[^/]+)?\/$/;
 // A Windows `cwd`: a drive (`C:\\proj`, `C:/proj`) or a share (`\\\\host\\share`). In such a session a backslash separates.
 const WINDOWS_CWD = /^(?:[A-Za-z]:[\\/]|\\\\)/;
 
+/** True for a Windows session's `cwd` (see WINDOWS_CWD). */
+function isWindowsCwd(cwd: string | undefined): cwd is string {
+  return cwd !== undefined && WINDOWS_CWD.test(cwd);
+}
+
 // A Windows path in its long form: `\\?\C:\x`, `\\.\C:\x`, `\\?\UNC\host\share\x` (slashes or backslashes).
 const LONG_FORM = /^[\\/]{2}[?.][\\/](UNC[\\/])?(?=.)/i;
 
@@ -79,7 +84,7 @@ function windowsForm(p: string): string {
  * capitals, as `--absolute` writes it (`d:\x\..\y` is `D:/y`).
  */
 export function normalizedForm(p: string, cwd: string | undefined): string {
-  if (cwd !== undefined && WINDOWS_CWD.test(cwd)) return normalizePath(windowsForm(p), true);
+  if (isWindowsCwd(cwd)) return normalizePath(windowsForm(p), true);
   return normalizePath(p);
 }
 
@@ -89,7 +94,7 @@ export function normalizedForm(p: string, cwd: string | undefined): string {
  * Windows path, backslashes are read as slashes, in both.
  */
 export function resolvePath(p: string, cwd: string | undefined): string {
-  const windows = cwd !== undefined && WINDOWS_CWD.test(cwd);
+  const windows = isWindowsCwd(cwd);
   if (windows) {
     // Compared in one form: a drive letter in either case names one drive (`c:\x` is `C:\x`).
     p = windowsForm(p);
@@ -154,7 +159,7 @@ export function matchForms(p: string, cwd: string | undefined, broad: boolean): 
   const spellings = new Set([p, short].flatMap((s) => [s, s.replace(/\\/g, '/')]));
   const cwdSlashed = cwd === undefined ? undefined : windowsForm(cwd);
   // A Windows session: a share (`\\host\share`) is a root, as a drive is; the forms as POSIX reads `//` are tried too.
-  const windows = cwd !== undefined && WINDOWS_CWD.test(cwd);
+  const windows = isWindowsCwd(cwd);
   for (const written of spellings) {
     const n = normalizePath(written);
     forms.add(n);
