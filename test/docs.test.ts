@@ -60,6 +60,11 @@ for (const bin of Object.keys(pkg.bin).sort()) {
       const man3 = /^\* `3`:\n\s+(.*?)\.?$/m.exec(statusSection)?.[1]?.toLowerCase();
       t.match(help.stdout, new RegExp(`\\n {2}3 +${man3}\\n`), '--help says what status 3 means as the man page does');
     }
+    // A command that cannot be started is status 2 where a tool runs one (the man page's SYNOPSIS has `-- command`).
+    if (source.includes("`--` *command*")) {
+      const two = /\n {2}2 +([\s\S]*?)\n {2}3 /.exec(help.stdout)?.[1]?.replace(/\s+/g, ' ');
+      t.match(two, /the command after -- could not be started/, '--help says a command not started gives 2');
+    }
     t.match(help.stdout, /Examples:/, '--help ends with examples');
     const version = await runBin(bin, ['--version']);
     t.equal(version.stdout.trim(), pkg.version, '--version prints the version');

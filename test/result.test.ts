@@ -193,6 +193,20 @@ t.test('--all: a session that ended well and goes on is judged as if it had been
   t.equal(differ, 0, '300 random logs read the same either way');
 });
 
+t.test('a file that cannot be read from its end is read from its start, and what fails is said in one line', async (t) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ndjson-unseekable-'));
+  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const file = path.join(dir, 'run.ndjson');
+  fs.writeFileSync(file, `${init('a')}\n${ok('a')}\n`);
+  // Standard input a regular file opened for writing only: a read of it fails.
+  const fd = fs.openSync(file, 'a');
+  t.teardown(() => fs.closeSync(fd));
+  const ran = spawnSync(process.execPath, [path.join(ROOT, 'bin/ndjson-result.js')], { stdio: [fd, 'pipe', 'pipe'], env: TEST_ENV });
+  t.equal(ran.stderr.toString(), 'ndjson-result: stdin: Bad file descriptor\n');
+  t.equal(ran.status, EXIT.INPUT);
+  t.equal(ran.stdout.toString(), '');
+});
+
 t.test('from the start, only the results of the sessions last active are kept', async (t) => {
   const run = async (lines: string[], heldResults: number) => {
     const stream = result({ heldResults });
@@ -237,6 +251,19 @@ t.test('a result let go is said, with status 2; the file itself is read from its
   const named = spawnSync(process.execPath, [path.join(ROOT, 'bin/ndjson-result.js'), file], { env: TEST_ENV });
   t.equal(named.status, EXIT.OK);
   t.equal(named.stdout.toString(), 'first\n');
+  // --strict reads the file from its start to check every line: the result let go on the way is read again from its end.
+  for (const [how, spawned] of [
+    ['named', spawnSync(process.execPath, [path.join(ROOT, 'bin/ndjson-result.js'), '--strict', file], { env: TEST_ENV })],
+    ['on stdin', spawnSync(process.execPath, [path.join(ROOT, 'bin/ndjson-result.js'), '--strict'], { stdio: [fs.openSync(file, 'r'), 'pipe', 'pipe'], env: TEST_ENV })],
+  ] as const) {
+    t.equal(spawned.status, EXIT.OK, `--strict, the file ${how}`);
+    t.equal(spawned.stdout.toString(), 'first\n', `--strict, the file ${how}`);
+    t.equal(spawned.stderr.toString(), '', `--strict, the file ${how}`);
+  }
+  // Piped, it is not there to read again.
+  const strictPiped = spawnSync(process.execPath, [path.join(ROOT, 'bin/ndjson-result.js'), '--strict'], { input, env: TEST_ENV });
+  t.equal(strictPiped.status, EXIT.INPUT);
+  t.match(strictPiped.stderr.toString(), /the result was not kept/);
   // One session fewer after it: the result is still held.
   const fewer = `${[lines[0], ...lines.slice(3)].join('\n')}\n`;
   const held = spawnSync(process.execPath, [path.join(ROOT, 'bin/ndjson-result.js')], { input: fewer, env: TEST_ENV });

@@ -65,7 +65,7 @@ export const resultSpec: CommandSpec<typeof resultOptions> = {
   ],
   runsCommand: true,
   statusText: {
-    [EXIT.INPUT]: 'input or output failed, --strict met a bad line, or a result was not kept',
+    [EXIT.INPUT]: 'input or output failed, --strict met a bad line, a result was not kept,\n      or the command after -- could not be started',
     [EXIT.FAILED]: 'failure reported: the result says the run failed',
   },
   check: (argv) => {
@@ -92,11 +92,32 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     tsv: args.tsv,
     escape: !args.raw && io.stdout.isTTY === true,
   });
-  if (parsed.rest.length === 0 && !args.all && !args.strict) {
-    const code = await fromEnd(args, core, io);
-    if (code !== undefined) return code;
+  const seekable = parsed.rest.length === 0 && !args.all ? await openSeekable(args.files, io) : undefined;
+  try {
+    if (seekable !== undefined && !args.strict) {
+      const code = await fromEnd(args, core, io, seekable);
+      if (code !== undefined) return code;
+    }
+    return await runJudged(name, core, args, parsed.rest, io, async (run) => {
+      // --strict reads a regular file from its start, to check every line: a last result let go on the way (see
+      // ResultOptions.heldResults) is read again from the file's end, where the reading without --strict finds it.
+      if (seekable !== undefined && args.strict && run.code === EXIT.OK && core.verdicts.at(-1)?.dropped) {
+        const code = await fromEnd(args, new ResultCore(core.options), io, seekable);
+        if (code !== undefined) return code;
+      }
+      return judgeSessions(name, core.verdicts, args, run, io, { given: core.given });
+    });
+  } finally {
+    await seekable?.close();
   }
-  return runJudged(name, core, args, parsed.rest, io, (run) => judgeSessions(name, core.verdicts, args, run, io, { given: core.given }));
+}
+
+/** A regular file to read at any offset: see {@link openSeekable}. */
+interface Seekable {
+  fd: number;
+  size: number;
+  source: string;
+  close: () => Promise<void>;
 }
 
 /**
@@ -104,39 +125,40 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
  * redirected from one), read from its end; undefined when the file must be
  * read from the start (it is not a regular file, or its end is not clean).
  */
-async function fromEnd(args: ResultArgs & CommonArgs, core: ResultCore, io: Io): Promise<number | undefined> {
-  const input = await openSeekable(args.files, io);
-  if (input === undefined) return undefined;
+async function fromEnd(args: ResultArgs & CommonArgs, core: ResultCore, io: Io, input: Seekable): Promise<number | undefined> {
+  let outcome: Awaited<ReturnType<typeof verdictFromEnd>>;
+  let line: number;
   try {
-    const outcome = await verdictFromEnd(input.fd, input.size);
+    outcome = await verdictFromEnd(input.fd, input.size);
     if (outcome === null) return undefined;
-    const line = outcome.kind === 'result' && !resultFailed(outcome.event) ? 0 : await lineNumberAt(input.fd, outcome.line.offset);
-    const verdict: SessionVerdict = {
-      session: outcome.session,
-      source: input.source,
-      line,
-      failed: outcome.kind === 'result' && resultFailed(outcome.event),
-      result: outcome.kind === 'result' ? { event: outcome.event, raw: outcome.line.raw, source: input.source, line } : undefined,
-    };
-    core.verdicts.push(verdict);
-    const out = formatVerdict(verdict, core.options);
-    if (out !== undefined) {
-      guardOutput(io.stdout);
-      const written = await writeAll(io.stdout, out);
-      if (written.kind === 'closed') return EXIT.OK;
-      if (written.kind === 'write-error') {
-        warn(io, resultSpec.name, `write error: ${written.message}`);
-        return EXIT.INPUT;
-      }
-    }
-    return judgeSessions(resultSpec.name, core.verdicts, args, { code: EXIT.OK, closed: false, problems: 0 }, io);
-  } finally {
-    await input.close();
+    line = outcome.kind === 'result' && !resultFailed(outcome.event) ? 0 : await lineNumberAt(input.fd, outcome.line.offset);
+  } catch {
+    // Not read as its size said (cut short while read, a file of the kernel's), or not readable at all: the full read reads it as it is, and reports what fails.
+    return undefined;
   }
+  const verdict: SessionVerdict = {
+    session: outcome.session,
+    source: input.source,
+    line,
+    failed: outcome.kind === 'result' && resultFailed(outcome.event),
+    result: outcome.kind === 'result' ? { event: outcome.event, raw: outcome.line.raw, source: input.source, line } : undefined,
+  };
+  core.verdicts.push(verdict);
+  const out = formatVerdict(verdict, core.options);
+  if (out !== undefined) {
+    guardOutput(io.stdout);
+    const written = await writeAll(io.stdout, out);
+    if (written.kind === 'closed') return EXIT.OK;
+    if (written.kind === 'write-error') {
+      warn(io, resultSpec.name, `write error: ${written.message}`);
+      return EXIT.INPUT;
+    }
+  }
+  return judgeSessions(resultSpec.name, core.verdicts, args, { code: EXIT.OK, closed: false, problems: 0 }, io);
 }
 
 /** The input as a regular file to read at any offset, when it is one: a single file argument, or standard input redirected from a file. */
-async function openSeekable(files: string[], io: Io): Promise<{ fd: number; size: number; source: string; close: () => Promise<void> } | undefined> {
+async function openSeekable(files: string[], io: Io): Promise<Seekable | undefined> {
   if (files.length > 1) return undefined;
   if (files.length === 1 && files[0] !== '-') {
     // Only a regular file is opened here. A named pipe opened and closed again before it is read loses what its writer wrote, and the read after waits for a writer that has gone.

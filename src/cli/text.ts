@@ -78,7 +78,10 @@ export const textSpec: CommandSpec<typeof textOptions> = {
     ['ndjson-text -a --no-tools --no-user run.ndjson | less', 'all the assistant text of a saved run'],
   ],
   runsCommand: true,
-  statusText: { [EXIT.FAILED]: 'failure reported: a result says the run failed' },
+  statusText: {
+    [EXIT.INPUT]: 'input or output failed, --strict met a bad line, or the command\n      after -- could not be started',
+    [EXIT.FAILED]: 'failure reported: a result says the run failed',
+  },
   values: { color: COLOR_WHEN },
   negations: ['tools', 'user', 'color'],
   check: (argv) => {

@@ -77,7 +77,7 @@ export async function runJudged(
   args: CommonArgs,
   rest: string[],
   io: Io,
-  judge: (run: RunResult) => number,
+  judge: (run: RunResult) => number | Promise<number>,
 ): Promise<number> {
   const command = rest.length > 0 ? startCommand(rest, io) : undefined;
   const run = await runTool(name, core, args, io, undefined, command);
@@ -86,6 +86,6 @@ export async function runJudged(
     const notStarted = await commandStartFailure(name, command, io);
     if (notStarted !== null) return notStarted;
   }
-  const code = judge(run);
+  const code = await judge(run);
   return command ? commandStatus(name, command, code, io) : code;
 }
