@@ -207,6 +207,10 @@ t.test('peekSession reads only a top-level session_id among the last scalar memb
   t.equal(p('{"type":"x","session_id":"ab"}'), 'ab', 'a value ending with the last id');
   t.equal(p('{"type":"x","text":"\\"session_id\\":\\"ab"}'), undefined, 'the last id after an escaped quote, in a string');
   t.equal(p('{"type":"x","session_id":"ab"}'), 'ab', 'the same id again');
+  // A key given twice: JSON.parse keeps the last, here no string, and the event has no session.
+  t.equal(p('{"type":"x","session_id":"ab","session_id":null}'), undefined, 'a later session_id of null');
+  t.equal(p('{"type":"x","session_id":"ab","session_id":1,"n":2}'), undefined, 'a later session_id of a number, members after it');
+  t.equal(p('{"type":"x","session_id":null,"session_id":"ab"}'), 'ab', 'a later string session_id is the one kept');
 });
 
 t.test('with needs, unneeded lines are handed over unparsed and give the same events', async (t) => {

@@ -582,6 +582,8 @@ export function peekSession(buf: Buffer, start = 0, end = buf.length): string | 
       while (j >= start && isScalarByte(buf[j]!)) j--;
       if (j === i) return undefined;
       valueStart = j + 1;
+      // The last `session_id` is the one JSON.parse keeps: one that is no string leaves the event none.
+      if (isSessionKey(buf, start, valueStart)) return undefined;
     }
     // `:` then the key, a plain string, then `,` (the object's `{` would mean no session here).
     let k = valueStart - 1;
