@@ -213,6 +213,20 @@ t.test('peekSession reads only a top-level session_id among the last scalar memb
   t.equal(p('{"type":"x","session_id":null,"session_id":"ab"}'), 'ab', 'a later string session_id is the one kept');
 });
 
+t.test('tornSession reads the session a line cut short names at its top level, when it got that far', async (t) => {
+  const { tornSession } = await import('../src/io/input.js');
+  const p = (s: string) => tornSession(Buffer.from(s));
+  t.equal(p('{"type":"system","subtype":"init","session_id":"s2","model":"Au'), 's2');
+  t.equal(p('{"type":"system", "session_id" : "s2"'), 's2', 'spaces around the colon');
+  t.equal(p('{"type":"system","subtype":"init","session_id":"s2'), undefined, 'the id itself cut');
+  t.equal(p('{"type":"assistant","message":{"session_id":"nested"},"text":"mo'), undefined, 'one nested in a value is not the line\'s');
+  t.equal(p('{"type":"assistant","text":"\\"session_id\\":\\"in a string\\"","session_id":"s3","x":"cu'), 's3', 'one in a string is not a key');
+  t.equal(p('{"type":"assistant","message":{"a":[{"b":1}]},"session_id":"s4","z'), 's4', 'after nested values, the line\'s own');
+  t.equal(p('{"type":"x","session_id":"s\\u0035","more'), undefined, 'an escape in the id: not read');
+  t.equal(p('{"type":"x","session_id":7,"more'), undefined, 'not a string');
+  t.equal(p('{"type":"assistant","message":{"content":[{"type":"text","text":"mo'), undefined, 'none yet');
+});
+
 t.test('with needs, unneeded lines are handed over unparsed and give the same events', async (t) => {
   const { recordType, recordSession } = await import('../src/io/input.js');
   const input = [

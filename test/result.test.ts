@@ -207,6 +207,35 @@ t.test('a file that cannot be read from its end is read from its start, and what
   t.equal(ran.stdout.toString(), '');
 });
 
+t.test('a last line cut short is a run without a result, read from a file as from a pipe', async (t) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ndjson-torn-'));
+  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const torn = [
+    // A new run of another session, cut in its init: its session is read, it has no result.
+    ['{"type":"system","subtype":"init","session_id":"b","model":"Au', 'session b'],
+    // A line of the session being read, cut before its id: the run goes on after its result.
+    ['{"type":"assistant","message":{"content":[{"type":"text","text":"mo', 'session a'],
+    // The result itself, cut.
+    ['{"type":"result","subtype":"success","is_error":false,"result":"tw', 'session a'],
+  ];
+  for (const [line, session] of torn) {
+    for (const end of ['', '\n']) {
+      const input = `${init('a')}\n${ok('a', 'one')}\n${line}${end}`;
+      const file = path.join(dir, 'run.ndjson');
+      fs.writeFileSync(file, input);
+      for (const [how, ran] of [
+        ['piped', spawnSync(process.execPath, [path.join(ROOT, 'bin/ndjson-result.js')], { input, env: TEST_ENV })],
+        ['named', spawnSync(process.execPath, [path.join(ROOT, 'bin/ndjson-result.js'), file], { env: TEST_ENV })],
+      ] as const) {
+        const name = `${how}, ${JSON.stringify(line.slice(0, 30))}${end ? ' and a newline' : ''}`;
+        t.equal(ran.status, EXIT.NO_RESULT, name);
+        t.equal(ran.stdout.toString(), '', name);
+        t.match(ran.stderr.toString(), new RegExp(`:3: truncated: [^\\n]*\\n[^\\n]*no result event: the agent stopped before finishing \\(${session}, last event at [^:]+:3\\)\\n$`), name);
+      }
+    }
+  }
+});
+
 t.test('from the start, only the results of the sessions last active are kept', async (t) => {
   const run = async (lines: string[], heldResults: number) => {
     const stream = result({ heldResults });

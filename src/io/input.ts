@@ -545,6 +545,34 @@ function isSessionKey(raw: Buffer, start: number, open: number): boolean {
   return (before === 0x2c || before === 0x7b) && sameBytes(raw, quote + 1, SESSION_ID);
 }
 
+const SESSION_KEY = Buffer.from('"session_id"');
+
+/**
+ * The session a line cut short names, when it got that far: the value of a
+ * `"session_id"` key of the line's object itself (found by following the
+ * line's structure from its start, so not one nested in a value), a string
+ * of plain bytes, closed before the cut. Undefined otherwise.
+ */
+export function tornSession(raw: Buffer): string | undefined {
+  let state = 0;
+  let from = 0;
+  for (let at = raw.indexOf(SESSION_KEY); at !== -1; at = raw.indexOf(SESSION_KEY, at + 1)) {
+    state = walkBytes(raw, from, at, state);
+    from = at;
+    if (walkDepth(state) !== 1 || walkInString(state) || walkEscaped(state)) continue;
+    let i = at + SESSION_KEY.length;
+    while (isSpace(raw[i] ?? 0)) i++;
+    if (raw[i] !== 0x3a) continue;
+    i++;
+    while (isSpace(raw[i] ?? 0)) i++;
+    if (raw[i] !== 0x22) continue;
+    let j = i + 1;
+    while (j < raw.length && isPlain(raw[j]!)) j++;
+    if (raw[j] === 0x22) return raw.toString('latin1', i + 1, j);
+  }
+  return undefined;
+}
+
 /**
  * The top-level `session_id` of a line, read backwards from its closing `}`
  * through its last scalar members without parsing; undefined when the line

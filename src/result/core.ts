@@ -2,12 +2,12 @@
  * ndjson-result's core: finds each session's terminal `result` event and
  * judges the run: success, a failure the result reports, or no result at all.
  */
-import type { EventRecord } from '../io/input.js';
+import type { EventRecord, InputProblem } from '../io/input.js';
 import type { SessionEnd } from '../session.js';
 import { Settled, sessionState } from '../session.js';
 import type { ToolCore, Emit } from '../io/tool-stream.js';
 import { getPath, isRunActivity, isRunEvent, isSystemInit, resultFailed, resultText } from '../events.js';
-import { placeOf, placeRecord, recordBroken, recordSessionField, recordType, retainRecord } from '../io/input.js';
+import { placeOf, placeRecord, recordBroken, recordSessionField, recordType, retainRecord, tornSession } from '../io/input.js';
 import { visible, visibleJson } from '../safe-text.js';
 import { exactJsonText } from '../json-text.js';
 
@@ -140,21 +140,7 @@ export class ResultCore implements ToolCore {
     const type = recordType(rec);
     // Events without a session id belong to the session being read; before any, one of another type than the run's starts none.
     if (field === undefined && this.last === null && !isRunEvent(type)) return;
-    const id = field ?? this.last?.session ?? '';
-    let state = sessionState(this.sessions, id);
-    if (state === undefined) {
-      state = { session: id, source: rec.source, line: rec.line, failed: false };
-      this.sessions.set(id, state);
-    } else if ((type === 'system' && isSystemInit(rec.event)) || (state.result !== undefined && isRunActivity(type))) {
-      // The session starts again (a resumed run), or goes on after its result: an earlier run's result is not this run's.
-      state.result = undefined;
-      state.failed = false;
-      state.dropped = undefined;
-      this.held.delete(id);
-    }
-    // The order of activity changes only when the session does.
-    if (state !== this.last && state.result !== undefined && this.held.delete(id)) this.held.set(id, state);
-    this.last = state;
+    const state = this.enter(field, type === 'system' && isSystemInit(rec.event), isRunActivity(type));
     if (type !== 'result') {
       if (state.result === undefined) {
         state.source = rec.source;
@@ -169,6 +155,46 @@ export class ResultCore implements ToolCore {
     state.dropped = undefined;
     if (this.options.all) this.give(state, emit, rec);
     else this.hold(state);
+  }
+
+  /**
+   * A value the input ended in (`truncated`): the agent died writing an
+   * event, of the session the line names (see tornSession) or else of the
+   * session being read. Its run did not end where a result read before says
+   * it did: that result is not the run's verdict.
+   */
+  problem(p: InputProblem): void {
+    if (p.reason !== 'truncated') return;
+    const field = tornSession(p.raw);
+    if (field === undefined && this.last === null) return;
+    const state = this.enter(field, false, true);
+    state.source = p.source;
+    state.line = p.line;
+  }
+
+  /**
+   * The state of the session an event names (`field`; none: the session
+   * being read), made the session being read. The event starts its run again
+   * (`init`), or is the run at work (`activity`): after the session's result,
+   * a run that result does not answer for.
+   */
+  private enter(field: string | undefined, init: boolean, activity: boolean): SessionVerdict {
+    const id = field ?? this.last?.session ?? '';
+    let state = sessionState(this.sessions, id);
+    if (state === undefined) {
+      state = { session: id, source: '', line: 0, failed: false };
+      this.sessions.set(id, state);
+    } else if (init || (state.result !== undefined && activity)) {
+      // The session starts again (a resumed run), or goes on after its result: an earlier run's result is not this run's.
+      state.result = undefined;
+      state.failed = false;
+      state.dropped = undefined;
+      this.held.delete(id);
+    }
+    // The order of activity changes only when the session does.
+    if (state !== this.last && state.result !== undefined && this.held.delete(id)) this.held.set(id, state);
+    this.last = state;
+    return state;
   }
 
   /** Keeps a session's result for the end, letting go of that of the least recently active session beyond the limit. */

@@ -11,10 +11,10 @@
  * Which `assistant` events carry new text is not decided here: that is the
  * shared partial-output rule of {@link TextTracker}.
  */
-import type { EventRecord } from '../io/input.js';
+import type { EventRecord, InputProblem } from '../io/input.js';
 import type { SessionEnd } from '../session.js';
 import { Settled, sessionState } from '../session.js';
-import { placeOf, placeRecord, recordBroken, recordSessionField, recordType, retainRecord } from '../io/input.js';
+import { placeOf, placeRecord, recordBroken, recordSessionField, recordType, retainRecord, tornSession } from '../io/input.js';
 import type { ToolCore, Emit } from '../io/tool-stream.js';
 import { TextTracker, flushMismatch } from '../assistant-text.js';
 import type { FlushMismatch } from '../assistant-text.js';
@@ -521,38 +521,8 @@ export class TextCore implements ToolCore {
     const type = recordType(rec);
     // Before any session, an event of another type than the run's without a session id (a wrapper's status line) starts none.
     if (field === undefined && this.states.size === 0 && !isRunEvent(type)) return;
-    // Events without a session id belong to the session being read: to the partial-output rule too.
-    const id = this.tracker.sessionFor(field ?? this.currentId);
-    let s = this.current !== null && this.currentId === id ? this.current : sessionState(this.states, id);
-    const init = type === 'system' && isSystemInit(rec.event);
-    if (s !== undefined) {
-      // After its result, the agent at work again without an `init` is a run the result does not answer for.
-      if (!init && s.result !== undefined && isRunActivity(type)) this.runAgain(s, emit);
-      if (!init) s.ran = true;
-      else if (s.ran) this.runAgain(s, emit);
-    }
-    if (s === undefined) {
-      s = {
-        session: id,
-        source: rec.source,
-        line: rec.line,
-        failed: false,
-        texts: 0,
-        toolCalls: 0,
-        final: '',
-        written: 0,
-        printed: false,
-        ran: !init,
-      };
-      this.states.set(id, s);
-      if (this.states.size === 2 && !this.options.all) this.labelFirst(emit);
-    }
-    if (s.result === undefined) {
-      s.source = rec.source;
-      s.line = rec.line;
-    }
-    this.currentId = id;
-    this.current = s;
+    const s = this.enter(field, type === 'system' && isSystemInit(rec.event), isRunActivity(type), rec.source, rec.line, emit);
+    const id = s.session;
     const out = this.options.all ? (this.transcript ??= this.makeTranscript(emit)) : null;
     switch (type) {
       case 'assistant': {
@@ -653,6 +623,60 @@ export class TextCore implements ToolCore {
    * the session's, over all its runs). A run that stopped without a result
    * is judged by the run that takes it up, as ndjson-result judges it.
    */
+  /**
+   * A value the input ended in (`truncated`): the agent died writing an
+   * event, of the session the line names (see tornSession) or else of the
+   * session being read. Its run did not end where a result read before says
+   * it did: that result is not the run's verdict.
+   */
+  problem(p: InputProblem, emit: Emit): void {
+    if (p.reason !== 'truncated') return;
+    const field = tornSession(p.raw);
+    if (field === undefined && this.states.size === 0) return;
+    this.enter(field, false, true, p.source, p.line, emit);
+  }
+
+  /**
+   * The state of the session an event at `source:line` names (`field`; none:
+   * the session being read), made the session being read. The event starts
+   * its run again (`init`), or is the run at work (`activity`): after the
+   * session's result, a run that result does not answer for.
+   */
+  private enter(field: string | undefined, init: boolean, activity: boolean, source: string, line: number, emit: Emit): SessionState {
+    // Events without a session id belong to the session being read: to the partial-output rule too.
+    const id = this.tracker.sessionFor(field ?? this.currentId);
+    let s = this.current !== null && this.currentId === id ? this.current : sessionState(this.states, id);
+    if (s !== undefined) {
+      // After its result, the agent at work again without an `init` is a run the result does not answer for.
+      if (!init && s.result !== undefined && activity) this.runAgain(s, emit);
+      if (!init) s.ran = true;
+      else if (s.ran) this.runAgain(s, emit);
+    }
+    if (s === undefined) {
+      s = {
+        session: id,
+        source,
+        line,
+        failed: false,
+        texts: 0,
+        toolCalls: 0,
+        final: '',
+        written: 0,
+        printed: false,
+        ran: !init,
+      };
+      this.states.set(id, s);
+      if (this.states.size === 2 && !this.options.all) this.labelFirst(emit);
+    }
+    if (s.result === undefined) {
+      s.source = source;
+      s.line = line;
+    }
+    this.currentId = id;
+    this.current = s;
+    return s;
+  }
+
   private runAgain(s: SessionState, emit: Emit): void {
     if (this.options.all) {
       if (this.transcript !== null) {
