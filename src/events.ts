@@ -598,6 +598,8 @@ const TOOL_CALL = 'toolcall';
 const MOVE_NAMES: ReadonlySet<string> = new Set(['move', 'movefile', 'rename', 'renamefile', 'mv']);
 // Argument keys of a move's two paths, beside those of PATH_KEYS (oldPath, newPath).
 const MOVE_KEYS = ['source', 'destination', 'src', 'dest', 'from', 'to'];
+// Argument keys of the path a move takes away.
+const MOVE_FROM_KEYS = ['source', 'src', 'from', 'oldPath', 'old_path'];
 
 /**
  * Tools that copy a file, by {@link toolNameKey}: they read one path and
@@ -609,11 +611,17 @@ const COPY_NAMES: ReadonlySet<string> = new Set(['copy', 'copyfile', 'cp']);
 // Argument keys of a copy's two paths, beside those of PATH_KEYS.
 const COPY_KEYS = [...MOVE_KEYS, 'target'];
 
-/** Pushes the paths `o` names under {@link MOVE_KEYS} or {@link COPY_KEYS}, for a tool whose {@link toolNameKey} is `key`. */
-function pushMoveKeys(list: string[], key: string | undefined, o: JsonObject): void {
+/**
+ * Pushes the paths `o` names under {@link MOVE_KEYS} or {@link COPY_KEYS},
+ * for a tool whose {@link toolNameKey} is `key`; a move's source also to
+ * `movedFrom`.
+ */
+function pushMoveKeys(facts: ToolCallFacts, key: string | undefined, o: JsonObject): void {
   if (key === undefined) return;
-  if (MOVE_NAMES.has(key)) for (const k of MOVE_KEYS) pushPath(list, o[k]);
-  else if (COPY_NAMES.has(key)) for (const k of COPY_KEYS) pushPath(list, o[k]);
+  if (MOVE_NAMES.has(key)) {
+    for (const k of MOVE_KEYS) pushPath(facts.argPaths, o[k]);
+    for (const k of MOVE_FROM_KEYS) if (typeof o[k] === 'string' && o[k] !== '') pushPath((facts.movedFrom ??= []), o[k]);
+  } else if (COPY_NAMES.has(key)) for (const k of COPY_KEYS) pushPath(facts.argPaths, o[k]);
 }
 
 /** Argument keys of a list of changes, each an object that may name its file (`edits: [{ path, … }]`). */
@@ -777,6 +785,8 @@ export interface ToolCallFacts {
    * directory, as ripgrep has it: `*.ts` is `**\/*.ts`). The files it reads.
    */
   searchFilters?: string[];
+  /** A move or rename: the paths it takes away (its `source`, `from`, `oldPath`), among its paths. */
+  movedFrom?: string[];
   /** The pattern of a glob or grep call. */
   pattern?: string;
   /** The URL of a web fetch. */
@@ -878,7 +888,7 @@ export function toolCallFacts(
   if (args === undefined && fromStart !== undefined) addOtherFacts(facts, fromStart);
   if (args !== undefined) {
     pushPathKeys(facts.argPaths, args);
-    pushMoveKeys(facts.argPaths, nameKey, args);
+    pushMoveKeys(facts, nameKey, args);
     pushChangeListPaths(facts.argPaths, args);
     const paths = args.paths;
     if (Array.isArray(paths)) for (const p of paths) pushPath(facts.argPaths, p);
@@ -888,7 +898,7 @@ export function toolCallFacts(
       pushPathKeys(facts.argPaths, inner);
       const innerName = str(args, 'toolName') ?? str(args, 'tool');
       const innerKey = innerName === undefined ? undefined : toolNameKey(innerName);
-      pushMoveKeys(facts.argPaths, innerKey, inner);
+      pushMoveKeys(facts, innerKey, inner);
       if (Array.isArray(inner.paths)) for (const p of inner.paths) pushPath(facts.argPaths, p);
       pushChangeListPaths(facts.argPaths, inner);
       // A server's shell (`execute_command`) runs its command; a tool of another name given one may.
@@ -969,6 +979,7 @@ export function addArgPaths(facts: ToolCallFacts, more: readonly string[]): void
  */
 export function addOtherFacts(facts: ToolCallFacts, other: ToolCallFacts): void {
   addArgPaths(facts, other.argPaths);
+  for (const path of other.movedFrom ?? []) pushPath((facts.movedFrom ??= []), path);
   if (other.mayRunCommand) facts.mayRunCommand = true;
   for (const filter of other.searchFilters ?? []) if (!(facts.searchFilters ??= []).includes(filter)) facts.searchFilters.push(filter);
   facts.command ??= other.command;

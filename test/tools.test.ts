@@ -121,6 +121,28 @@ t.test('a directory a deny glob names is denied itself: deleting or searching it
   t.ok(violates(oneCall('delete', 'config', cwd), { denyWrite: ['config/.env'] }), 'deleting the directory of a denied file');
   t.ok(violates(oneCall('delete', '.', cwd), { denyWrite: ['**/.env'] }), 'deleting the project deletes every .env in it');
   t.ok(violates(oneCall('delete', '/home/u', cwd), { denyWrite: ['/home/u/p/secrets/**'] }), 'an absolute glob, a directory above');
+  // A directory a glob names after a `**`, or in one of its braces: deleting it, anywhere the glob puts it, deletes what it names.
+  for (const [p, glob] of [
+    ['.github', '**/.github/workflows/**'],
+    ['x/.github', '**/.github/workflows/**'],
+    ['/home/u/p/.github', '**/.github/workflows/**'],
+    ['.github/workflows', '**/.github/workflows/**'],
+    ['.github', '{.github,.gitlab}/workflows/**'],
+    ['.gitlab', '{.github,.gitlab}/workflows/**'],
+    ['secrets', '**/secrets/*.key'],
+    ['src/a/secrets', 'src/**/secrets/**'],
+  ]) {
+    t.ok(violates(oneCall('delete', p!, cwd), { denyWrite: [glob!] }), `deleting ${p} deletes what ${glob} names`);
+  }
+  for (const [p, glob] of [
+    ['src', '**/.env'],
+    ['workflows', '**/.github/workflows/**'],
+    ['lib/secrets', 'src/**/secrets/**'],
+    ['.git', '**/.github/**'],
+    ['.gitea', '{.github,.gitlab}/workflows/**'],
+  ]) {
+    t.notOk(violates(oneCall('delete', p!, cwd), { denyWrite: [glob!] }), `deleting ${p} is not above what ${glob} names`);
+  }
   for (const p of ['src', 'src/old.ts', '.githubx', '.github/workflow']) {
     t.notOk(violates(oneCall('delete', p, cwd), { denyWrite: ['.github/workflows/**', 'config/.env'] }), `deleting ${p} is not above them`);
   }
@@ -424,6 +446,14 @@ t.test('required writes must be successful and exact', async (t) => {
   t.ok(violates(oneCall('write', 'sub/CHANGELOG.md', cwd), { requireWrite: ['CHANGELOG.md'] }), 'no basename matching');
   t.ok(violates(oneCall('delete', 'CHANGELOG.md', cwd), { requireWrite: ['CHANGELOG.md'] }), 'a delete is no write');
   t.ok(violates(oneCall('read', 'CHANGELOG.md', cwd), { requireWrite: ['CHANGELOG.md'] }));
+  // A move writes where it puts the file, not where it takes it from; --deny-write still sees both.
+  const move = (from: string, to: string) => callOf('function', { source: from, destination: to }, cwd, 'move_file');
+  t.ok(violates(move('CHANGELOG.md', 'old/CHANGELOG.bak'), { requireWrite: ['CHANGELOG.md'] }), 'moved away is not written');
+  t.notOk(violates(move('draft.md', 'CHANGELOG.md'), { requireWrite: ['CHANGELOG.md'] }), 'moved there is written');
+  t.ok(violates(move('CHANGELOG.md', 'old/CHANGELOG.bak'), { denyWrite: ['CHANGELOG.md'] }), 'moving a file away changes it');
+  const rename = (from: string, to: string) => callOf('renameToolCall', { oldPath: from, newPath: to }, cwd);
+  t.ok(violates(rename('CHANGELOG.md', 'CHANGES.md'), { requireWrite: ['CHANGELOG.md'] }), 'renamed away is not written');
+  t.notOk(violates(rename('CHANGES.md', 'CHANGELOG.md'), { requireWrite: ['CHANGELOG.md'] }), 'renamed to it is written');
 });
 
 t.test('the policy on its own', async (t) => {

@@ -5,7 +5,7 @@
  * tried against every spelling of a path and ignore case; a required write
  * must be a successful one.
  */
-import { Minimatch } from 'minimatch';
+import { Minimatch, braceExpand } from 'minimatch';
 import type { MinimatchOptions } from 'minimatch';
 import { isRoot, matchForms, samePath } from './paths.js';
 import { callCounts, toolNameMatched, FIELD_OF_ACCESS, READ_FIELDS, WRITE_FIELDS, toolNameSet } from './call.js';
@@ -51,6 +51,17 @@ interface Glob {
    * which matches a file name in any directory.
    */
   above?: string;
+  /** The same, of each alternative of a glob with braces (`{.github,.gitlab}/workflows/**`); of the glob itself without. */
+  aboves: readonly string[];
+  /**
+   * The plain directories that follow a `**` part, by their parts, lower
+   * case: `.github/workflows` of a glob for every `.github/workflows/**`,
+   * `secrets` of `src/**` then `/secrets/*.key`. Each names a directory
+   * wherever the `**` puts it.
+   */
+  floating: ReadonlyArray<readonly string[]>;
+  /** Whether a path may lie on the way to a path that matches (minimatch's partial match). */
+  partial: (path: string) => boolean;
 }
 
 // Matching is lexical and the same on every platform: `/` separates, `\` escapes.
@@ -91,6 +102,9 @@ function compile(text: string, options: MinimatchOptions, deny = false): Glob {
     match: second === undefined ? first.match : (p) => first.match(p) || second.match(p),
     name: first.name ?? second?.name,
     above: second?.above ?? first.above,
+    aboves: [...first.aboves, ...(second?.aboves ?? [])],
+    floating: [...first.floating, ...(second?.floating ?? [])],
+    partial: second === undefined ? first.partial : (p) => first.partial(p) || second.partial(p),
   };
 }
 
@@ -104,12 +118,32 @@ function reading(given: string, options: MinimatchOptions, deny: boolean): Readi
   const dir = deny && /.\/\*\*$/.test(pattern) ? new Minimatch(pattern.slice(0, -3), { ...options, matchBase: false }) : undefined;
   const name = pattern.slice(pattern.lastIndexOf('/') + 1);
   const parts = pattern.split('/').slice(0, -1);
-  const plain = parts.findIndex((part) => GLOB_CHARS.test(part));
+  const above = pattern.includes('/') ? leadingDirectory(parts) : undefined;
+  const alternatives = braceExpand(pattern);
+  const floating: string[][] = [];
+  for (const alternative of alternatives) {
+    const dirs = alternative.split('/').slice(0, -1);
+    dirs.forEach((part, at) => {
+      if (part !== '**') return;
+      const end = dirs.findIndex((next, k) => k > at && GLOB_CHARS.test(next));
+      const run = dirs.slice(at + 1, end === -1 ? dirs.length : end).map((d) => d.toLowerCase());
+      if (run.length > 0) floating.push(run);
+    });
+  }
   return {
     match: dir === undefined ? (p) => matcher.match(p) : (p) => matcher.match(p) || dir.match(p),
     name: name !== '' && !GLOB_CHARS.test(name) ? name : undefined,
-    above: pattern.includes('/') ? (plain === -1 ? parts : parts.slice(0, plain)).join('/').toLowerCase() : undefined,
+    above,
+    aboves: above === undefined ? [] : alternatives.length > 1 ? alternatives.map((a) => leadingDirectory(a.split('/').slice(0, -1))) : [above],
+    floating,
+    partial: (p) => matcher.match(p, true),
   };
+}
+
+/** The plain directories a glob's directory `parts` start with, up to the first with a glob character, lower case. */
+function leadingDirectory(parts: readonly string[]): string {
+  const plain = parts.findIndex((part) => GLOB_CHARS.test(part));
+  return (plain === -1 ? parts : parts.slice(0, plain)).join('/').toLowerCase();
 }
 
 // The session's cwd, or a directory above it, as a relative form of a path (see matchForms).
@@ -120,16 +154,33 @@ const CWD_OR_ABOVE = /^\.(?:\.(?:\/\.\.)*)?$/;
  * matchForms) deletes what `glob` names: the directory it lies in is
  * `form` or under it. The session's `cwd` or a directory above it holds
  * whatever a relative glob names, a file name in any directory included.
+ * Where a `**` part puts a directory the glob names anywhere (`.github` in
+ * a glob for every `.github/workflows/**`), a `form` that ends with it, or
+ * with its first parts, and that lies on the way to a match, is one; a
+ * directory the `**` alone would stand for (`src`, for every `.env`) is not.
  */
 function deletesUnder(form: string, glob: Glob): boolean {
   // A root holds every file, whatever the session's cwd (or none).
   if (isRoot(form)) return true;
   const absolute = glob.above !== undefined && glob.above.startsWith('/');
   if (CWD_OR_ABOVE.test(form)) return !absolute;
-  if (glob.above === undefined || glob.above === '' || glob.above === '/') return false;
   const f = form.toLowerCase();
   // A root (`/`, `c:/`) ends in its slash already.
-  return glob.above === f || glob.above.startsWith(f.endsWith('/') ? f : `${f}/`);
+  const under = f.endsWith('/') ? f : `${f}/`;
+  if (glob.aboves.some((above) => above !== '' && above !== '/' && (above === f || above.startsWith(under)))) return true;
+  if (glob.floating.length === 0) return false;
+  const parts = f.split('/').filter((part) => part !== '');
+  return glob.floating.some((run) => endsWithStart(parts, run)) && glob.partial(form);
+}
+
+/** True when the last parts of `parts` are the first of `run`, one or more. */
+function endsWithStart(parts: readonly string[], run: readonly string[]): boolean {
+  for (let k = Math.min(parts.length, run.length); k >= 1; k--) {
+    let same = true;
+    for (let i = 0; i < k && same; i++) same = parts[parts.length - k + i] === run[i];
+    if (same) return true;
+  }
+  return false;
 }
 
 /**
@@ -204,7 +255,8 @@ export class Policy {
     const field = call.facts.access === undefined ? undefined : FIELD_OF_ACCESS[call.facts.access];
     if (this.require.length > 0 && call.status === 'success' && field !== undefined && REQUIRED_FIELDS.has(field)) {
       for (const glob of this.require) {
-        if (!glob.met && call.allPaths.some((p) => matchForms(p, call.cwd, false).some((f) => glob.match(f)))) glob.met = true;
+        // A move writes where it puts the file, not where it takes it from.
+        if (!glob.met && call.allPaths.some((p) => !call.facts.movedFrom?.includes(p) && matchForms(p, call.cwd, false).some((f) => glob.match(f)))) glob.met = true;
       }
     }
     if (!callCounts(call)) return out;
