@@ -268,6 +268,25 @@ t.test('SIGTERM with a command after --: the tool waits for the command to end, 
   }
 });
 
+t.test('SIGTERM with a command after --, once its output has ended: the command still gets it', async (t) => {
+  for (const tool of ['ndjson-result', 'ndjson-text']) {
+    // An agent that writes its whole stream, closes its stdout, and goes on.
+    const pidFile = path.join(dir, `lingering-${tool}.pid`);
+    const stream = '{"type":"system","subtype":"init","session_id":"s"}\n{"type":"result","subtype":"success","result":"done","session_id":"s"}\n';
+    const agent = `process.stdout.write(${JSON.stringify(stream)}, () => { require('fs').closeSync(1); require('fs').writeFileSync(${JSON.stringify(pidFile)}, String(process.pid)); setInterval(() => {}, 1000); });`;
+    const run = startBin(tool, ['--', process.execPath, '-e', agent]);
+    t.ok(await waitFor(() => run.stdout().includes('done') && fs.existsSync(pidFile), 10000), `${tool} has read the whole stream`);
+    run.child.kill('SIGTERM');
+    const timer = setTimeout(() => run.child.kill('SIGKILL'), 10000);
+    const end = await run.exited;
+    clearTimeout(timer);
+    t.equal(end.code, 143, `${tool} -- agent: 143`);
+    const pid = Number(fs.readFileSync(pidFile, 'utf8'));
+    t.ok(await waitFor(() => !alive(pid), 2000), 'the agent got the signal and ended');
+    if (alive(pid)) process.kill(pid, 'SIGKILL');
+  }
+});
+
 t.test('inputs that cannot be read: one clear line each', async (t) => {
   const missing = path.join(dir, 'missing.ndjson');
   const good = path.join(dir, 'good.ndjson');

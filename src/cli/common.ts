@@ -428,6 +428,37 @@ export async function commandStatus(name: string, command: StartedCommand, strea
   return streamCode !== EXIT.OK ? streamCode : EXIT.COMMAND;
 }
 
+/**
+ * Waits for a command run after `--` to end, once its output has: a
+ * command may close its stdout and go on. SIGINT or SIGTERM meanwhile goes on
+ * to it, as while its output was read, and the command is given
+ * {@link COMMAND_WAIT_MS} to end; the signal is returned then (null when none
+ * came).
+ */
+export async function awaitCommand(command: StartedCommand, io: Io): Promise<StopSignal | null> {
+  let onSignal: ((signal: StopSignal) => void) | undefined;
+  const signalled = new Promise<StopSignal>((resolve) => {
+    onSignal = (signal) => {
+      io.signals?.off('SIGINT', onSignal!);
+      io.signals?.off('SIGTERM', onSignal!);
+      command.kill(signal);
+      resolve(signal);
+    };
+    io.signals?.on('SIGINT', onSignal);
+    io.signals?.on('SIGTERM', onSignal);
+  });
+  const first = await Promise.race([command.exited.then(() => null), signalled]);
+  io.signals?.off('SIGINT', onSignal!);
+  io.signals?.off('SIGTERM', onSignal!);
+  if (first !== null) await Promise.race([command.exited, new Promise((resolve) => setTimeout(resolve, COMMAND_WAIT_MS).unref())]);
+  return first;
+}
+
+/** The status of a run a signal stopped (see {@link SIGNAL_STATUS}). */
+export function signalStatus(signal: StopSignal): number {
+  return SIGNAL_STATUS[signal];
+}
+
 /** How long, after SIGINT or SIGTERM, the output may take to be written before the run ends anyway. */
 const FLUSH_WAIT_MS = 1000;
 

@@ -8,7 +8,7 @@ import type { ToolCore } from '../io/tool-stream.js';
 import { resultFailureMessage } from '../events.js';
 import { visibleOneLine } from '../safe-text.js';
 import { EXIT } from '../exit.js';
-import { commandStartFailure, commandStatus, runTool, startCommand, warn } from './common.js';
+import { awaitCommand, commandStartFailure, commandStatus, runTool, signalStatus, startCommand, warn } from './common.js';
 import type { CommonArgs, Io, RunResult } from './common.js';
 
 export type { SessionEnd };
@@ -83,6 +83,9 @@ export async function runJudged(
   const run = await runTool(name, core, args, io, undefined, command);
   if (run.closed) return run.code;
   if (command) {
+    // Its output has ended; the command may not have: a signal meanwhile ends the run, as while its output was read.
+    const signal = await awaitCommand(command, io);
+    if (signal !== null) return signalStatus(signal);
     const notStarted = await commandStartFailure(name, command, io);
     if (notStarted !== null) return notStarted;
   }
