@@ -148,7 +148,8 @@ export function has(value: unknown, key: string): boolean {
  */
 export function getPath(value: unknown, path: string): unknown {
   let cur: unknown = value;
-  for (const part of path.split('.')) {
+  // A leading dot, as jq writes a path (`.usage.outputTokens`), starts it at the value itself.
+  for (const part of (path.length > 1 && path.startsWith('.') ? path.slice(1) : path).split('.')) {
     if (Array.isArray(cur)) {
       if (!/^\d+$/.test(part)) return undefined;
       cur = cur[Number(part)];

@@ -72,6 +72,8 @@ t.test('keys for --key', async (t) => {
   t.not(long1, long2, 'different long keys stay different');
   t.equal(eventKey({ a: 'y'.repeat(1000) }, ['a']), long1, 'the digest is stable');
   t.equal(eventKey({ m: { c: [{ t: 'x' }] } }, ['m.c.0.t']), '"x"', 'dot paths reach into arrays');
+  t.equal(eventKey({ m: { c: [{ t: 'x' }] } }, ['.m.c.0.t']), '"x"', 'a leading dot, as jq writes a path');
+  t.equal(eventKey({ uuid: 'u' }, ['.uuid']), eventKey({ uuid: 'u' }, ['uuid']), '.uuid is uuid');
 });
 
 t.test('Claude Code events are recognised', async (t) => {

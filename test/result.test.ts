@@ -55,6 +55,7 @@ t.test('formatVerdict: fields and TSV escaping', async (t) => {
   const verdict = { session: '', source: 'stdin', line: 1, events: 1, failed: false, result: { event, raw: Buffer.from(JSON.stringify(event)), source: 'stdin', line: 1 } };
   t.equal(formatVerdict(verdict, { fields: ['result', 'n', 'o', 'missing'] }), 'a\tb\nc\\\n3\n{"k":[1]}\n\n');
   t.equal(formatVerdict(verdict, { fields: ['result', 'n'], tsv: true }), 'a\\tb\\nc\\\\\t3\n');
+  t.equal(formatVerdict(verdict, { fields: ['.n', '.o.k.0', '.'] }), '3\n1\n\n', 'a leading dot, as jq writes a path; a lone dot names no field');
   t.equal(formatVerdict({ ...verdict, result: undefined }, {}), undefined);
 });
 
