@@ -457,6 +457,27 @@ t.test('a completed call without args: the line from what its start kept is the 
   }
 });
 
+t.test('--all: calls without an id are paired as ndjson-tools pairs them', async (t) => {
+  const call = (phase: string, args?: Record<string, unknown>, result?: Record<string, unknown>) =>
+    J({ type: 'tool_call', subtype: phase, tool_call: { readToolCall: { ...(args ? { args } : {}), ...(result ? { result: { success: result } } : {}) } }, session_id: S });
+  const done = J({ type: 'result', subtype: 'success', result: 'ok', session_id: S });
+  const run = async (lines: string[]) => {
+    const m = memoryIo(`${[init(), ...lines, done].join('\n')}\n`);
+    t.equal(await main(['-a', '--no-user'], m.io), EXIT.OK);
+    return m.stdout();
+  };
+  // In order, when the completions name no arguments.
+  t.equal(
+    await run([call('started', { path: 'one.txt' }), call('started', { path: 'two.txt' }), call('completed', undefined, { totalLines: 3 }), call('completed', undefined, { totalLines: 5 })]),
+    '→ read one.txt (3 lines)\n→ read two.txt (5 lines)\n',
+  );
+  // By their arguments, when the completions name them.
+  t.equal(
+    await run([call('started', { path: 'one.txt' }), call('started', { path: 'two.txt' }), call('completed', { path: 'two.txt' }, { totalLines: 5 }), call('completed', { path: 'one.txt' }, { totalLines: 3 })]),
+    '→ read two.txt (5 lines)\n→ read one.txt (3 lines)\n',
+  );
+});
+
 t.test('a started call keeps nothing of the bytes its line was read from', async (t) => {
   // A command long enough to be read from the line's bytes only when asked for (see skim.ts).
   const command = `echo ${'x'.repeat(6000)}`;

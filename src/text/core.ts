@@ -27,6 +27,7 @@ import {
   messageText,
   resultFailed,
   resultText,
+  sameCallArgs,
   thinkingText,
   toolCallArgs,
   toolCallEntry,
@@ -186,6 +187,27 @@ export function startedCall(name: string, args: JsonObject | undefined): Started
   const facts = toolCallFacts(name, args, undefined);
   // Facts that name a target still name it once the result is added: the first string argument is never read then.
   return { name, facts, firstArg: factsTarget(facts) === undefined ? firstStringArg(args) : '' };
+}
+
+/** The start of the key of a call started without an id (a call id is never one). */
+const ANONYMOUS = '\u0001';
+
+/**
+ * The key of the pending call a completion without an id completes, as
+ * ndjson-tools pairs them: the oldest started without an id with the same
+ * tool, and of those, first the oldest with the command and paths the
+ * completion's arguments name, when it has any.
+ */
+function anonymousCall(pending: Map<string, StartedCall> | undefined, name: string, args: JsonObject | undefined): string | undefined {
+  if (pending === undefined) return undefined;
+  const facts = args === undefined ? undefined : toolCallFacts(name, args, undefined);
+  let oldest: string | undefined;
+  for (const [key, call] of pending) {
+    if (!key.startsWith(ANONYMOUS) || call.name !== name) continue;
+    if (facts === undefined || sameCallArgs(facts, call.facts)) return key;
+    oldest ??= key;
+  }
+  return oldest;
 }
 
 /**
@@ -460,6 +482,8 @@ export class TextCore implements ToolCore {
   private printedAny = false;
   /** Default mode: a session ran again (see {@link runsApart}): every run is printed under a label. */
   private resumed = false;
+  /** Calls started without an id so far (see toolEvent). */
+  private anonymous = 0;
   private readonly safe: (s: string) => string;
   private readonly safeLine: (s: string) => string;
 
@@ -763,17 +787,20 @@ export class TextCore implements ToolCore {
   private toolEvent(s: SessionState, event: unknown, out: Transcript): void {
     const entry = toolCallEntry(event);
     if (entry === undefined) return;
-    const id = toolCallId(event, entry) ?? '';
+    const id = toolCallId(event, entry);
     const phase = toolCallPhase(event);
+    const args = toolCallArgs(entry).args;
     if (phase === 'started') {
-      (s.pending ??= new Map()).set(id, startedCall(entry.name, toolCallArgs(entry).args));
+      // Calls without an id are told apart in the order they started.
+      (s.pending ??= new Map()).set(id ?? `${ANONYMOUS}${this.anonymous++}`, startedCall(entry.name, args));
       return;
     }
     if (phase !== 'completed') return;
-    const started = s.pending?.get(id);
-    s.pending?.delete(id);
+    const key = id ?? anonymousCall(s.pending, entry.name, args);
+    const started = key === undefined ? undefined : s.pending?.get(key);
+    if (key !== undefined) s.pending?.delete(key);
     // A completed event may carry the result without the args: the started event had them.
-    const line = toolCallLine(entry.name, toolCallArgs(entry).args, toolCallResult(entry), started);
+    const line = toolCallLine(entry.name, args, toolCallResult(entry), started);
     out.tool(s.session, formatToolLine(line, this.safeLine), toolLineFailed(line));
   }
 

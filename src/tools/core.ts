@@ -14,6 +14,7 @@ import {
   addOtherFacts,
   hasToolUseBlock,
   isSystemInit,
+  sameCallArgs,
   str,
   toolCallArgs,
   toolCallEntry,
@@ -82,11 +83,6 @@ const ESCAPE_U = Buffer.from('\\u');
 /** True when an assistant line may hold a `tool_use` block: its name as it is, or an escape that may spell it. */
 function mayUseTools(raw: Buffer): boolean {
   return holdsBytes(raw, TOOL_USE, TOOL_USE_PIVOT) || holdsBytes(raw, ESCAPE_U, 0);
-}
-
-/** True when two calls were given the same command and paths. */
-function sameArgs(a: ToolCallFacts, b: ToolCallFacts): boolean {
-  return a.command === b.command && a.argPaths.length === b.argPaths.length && a.argPaths.every((p, i) => p === b.argPaths[i]);
 }
 
 /** A started call waiting for its completion. */
@@ -234,7 +230,7 @@ export class ToolsCore implements ToolCore {
     const facts = args === undefined ? undefined : toolCallFacts(tool ?? '', args, undefined);
     for (const [key, state] of this.pending) {
       if (state.callId !== undefined || state.session !== this.session || state.tool !== tool) continue;
-      if (facts === undefined || sameArgs(facts, state.facts)) return key;
+      if (facts === undefined || sameCallArgs(facts, state.facts)) return key;
       oldest ??= key;
     }
     return oldest;
