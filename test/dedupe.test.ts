@@ -241,6 +241,11 @@ t.test('main()', async (t) => {
       [lines(delta('a'), final('a')), 4, /^ndjson-dedupe: stdin:2: verify: session s: no result to check the kept text against: the stream ended first\n$/],
       // A run that stopped, then the session resumed: the first run is unchecked, the second checked alone.
       [lines(init(), delta('a'), tool(), init(), delta('b'), final('b'), result('b')), 4, /^ndjson-dedupe: stdin:3: verify: session s: no result to check the kept text against: the session started again first\n$/],
+      // A run that died before it said anything owes a result too, as ndjson-result has it: after its prompt, or its init alone.
+      [lines(init(), ev({ type: 'user', message: text('fix the tests'), session_id: 's' })), 4, /^ndjson-dedupe: stdin:2: verify: session s: no result to check the kept text against: the stream ended first\n$/],
+      [lines(init()), 4, /^ndjson-dedupe: stdin:1: verify: session s: no result to check the kept text against: the stream ended first\n$/],
+      [lines(delta('a'), final('a'), result('a'), ev({ type: 'thinking', subtype: 'delta', text: 'hm', session_id: 's' })), 4, /^ndjson-dedupe: stdin:4: verify: session s: no result to check the kept text against: the stream ended first\n$/],
+      ['', 4, /^ndjson-dedupe: verify: no result to check the kept text against: the input held no events\n$/],
     ];
     for (const [input, code, stderr] of cases) {
       const m = memoryIo(input);

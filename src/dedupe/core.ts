@@ -14,7 +14,7 @@ import { createHash } from 'node:crypto';
 import type { EventRecord, InputProblem } from '../io/input.js';
 import { recordSessionField, recordType } from '../io/input.js';
 import type { ToolCore, Emit } from '../io/tool-stream.js';
-import { assistantKind, getPath, hasOtherContent, isClaudeCodeEvent, isSystemInit, messageText, resultFailed, resultText } from '../events.js';
+import { assistantKind, getPath, hasOtherContent, isClaudeCodeEvent, isRunActivity, isSystemInit, messageText, resultFailed, resultText } from '../events.js';
 import { TextTracker, firstDifference, flushMismatch } from '../assistant-text.js';
 import type { FlushMismatch } from '../assistant-text.js';
 import { canonicalJsonText } from '../json-text.js';
@@ -62,7 +62,7 @@ export interface DedupeStats {
   uncheckedClaude: number;
   /** `--verify`: results not compared because no assistant event of their run was read (`--output-format json`, or a filtered stream). */
   uncheckedNoText: number;
-  /** `--verify`: runs with assistant text or tool calls whose input ended (or whose session started again) before their result. */
+  /** `--verify`: runs (from their init, or their first event of the agent at work) whose input ended, or whose session started again, before their result. */
   noResult: number;
 }
 
@@ -207,6 +207,8 @@ export class DedupeCore implements ToolCore {
     const session = this.sessionOf(rec);
     // A run's init is where it starts: the run before it was last seen before.
     if (this.options.verify && type !== 'result' && type !== 'system') this.lastSeen(session, rec);
+    // The agent at work (a prompt and thinking too, not only text and tool calls) is a run that owes a result.
+    if (this.options.verify && isRunActivity(type)) this.session(session, rec);
     switch (type) {
       case 'assistant':
         this.assistant(rec, session, emit);
@@ -223,8 +225,11 @@ export class DedupeCore implements ToolCore {
         break;
       case 'system':
         // A session's new run (a resumed session): what its last run left unflushed is not this run's text.
-        if (isSystemInit(rec.event)) this.newRun(session);
-        else if (this.options.verify) this.lastSeen(session, rec);
+        if (isSystemInit(rec.event)) {
+          this.newRun(session);
+          // A run starts here, and owes a result, as ndjson-result judges it.
+          if (this.options.verify) this.session(session, rec);
+        } else if (this.options.verify) this.lastSeen(session, rec);
         break;
     }
     // Copied as read, a line must be JSON: the reader checks the lines it hands over unparsed (copiesUnread).
