@@ -415,7 +415,8 @@ t.test('stdout and stderr one place (2>&1): each warning stands where its line w
   for (const into of ['pipe', 'file'] as const) {
     t.match(
       oneplace('ndjson-text', ['-a'], [text], into),
-      /^> Put the API key[^\n]*\n\nI'll read the config and list the docs in parallel\.\nndjson-text: [^\n]*midline\.ndjson:4: not JSON: Update available 1\.2\.3\n\n→ shell ls docs/,
+      // The line end the warning wrote stands for the text's: the tool line sits under it, as under the text.
+      /^> Put the API key[^\n]*\n\nI'll read the config and list the docs in parallel\.\nndjson-text: [^\n]*midline\.ndjson:4: not JSON: Update available 1\.2\.3\n→ shell ls docs/,
       `ndjson-text -a, ${into}`,
     );
   }

@@ -634,8 +634,21 @@ t.test('where stdout and stderr are one place, a warning stands where its line w
   const mismatch = Readable.from([Buffer.from(lines(init(), delta('Hel'))), Buffer.from(lines(asst('Help', { timestamp_ms: 2, model_call_id: 'm' }), ok('Hel')))]);
   const both = sink();
   await main(['--all'], { stdin: mismatch, stdout: both.stream, stderr: both.stream, sharedOutput: true, env });
-  // The line ended for the warning is ended again where the text ends: one blank line.
-  t.equal(both.text(), 'Hel\nndjson-text: stdin:3: session sess-1: flush differs from the deltas before it at offset 3, not shown: flush "Help", deltas "Hel"\n\n');
+  // The line ended for the warning is the line the text ends: it is not ended again, as a blank line.
+  t.equal(both.text(), 'Hel\nndjson-text: stdin:3: session sess-1: flush differs from the deltas before it at offset 3, not shown: flush "Help", deltas "Hel"\n');
+  // Nor where the input ends in a line cut short: the warning, then the note, each on its line.
+  const cut = Readable.from([Buffer.from(`${lines(init(), delta('Hi'))}{"type":"assistant","message":{"role":"assis`)]);
+  const shared = sink();
+  t.equal(await main(['--all'], { stdin: cut, stdout: shared.stream, stderr: shared.stream, sharedOutput: true, env }), EXIT.NO_RESULT);
+  t.equal(
+    shared.text(),
+    'Hi\nndjson-text: stdin:3: truncated: {"type":"assistant","message":{"role":"assis\nndjson-text: no result event: the agent stopped before finishing (session sess-1, last event at stdin:3)\n',
+  );
+  // A paragraph break the text writes after the warning keeps its blank line: only the one line end is owed.
+  const paragraphs = Readable.from([Buffer.from(lines(init(), delta('One.'))), Buffer.from(`Update available: 2.0.1\n${lines(delta('\n\nTwo.'), ok('One.\n\nTwo.'))}`)]);
+  const both2 = sink();
+  await main(['--all'], { stdin: paragraphs, stdout: both2.stream, stderr: both2.stream, sharedOutput: true, env });
+  t.equal(both2.text(), `One.\n${warning}\nTwo.\n`);
 });
 
 t.test('deltas without a session id are the text of the session being read: its flush does not show them again', async (t) => {

@@ -337,7 +337,7 @@ export function warn(io: Io, name: string, message: string): void {
   const stream = running.get(io);
   // The output made so far is pushed first: how it ends is then known.
   if (stream?.interject('') === true) {
-    stream.interject(midLine.get(io) === true ? `\n${line}` : line);
+    stream.interject(midLine.get(io) === true ? `\n${line}` : line, midLine.get(io) === true);
     return;
   }
   if (midLine.get(io) === true) {

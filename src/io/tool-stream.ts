@@ -95,9 +95,11 @@ export type ToolTransform = Transform & {
    * be empty); false (nothing pushed) once the stream has ended or failed.
    * Where stdout and stderr are one place (`2>&1`), a warning about line 42
    * written this way stands after the output of lines 1 to 41, and before
-   * that of line 43.
+   * that of line 43. `endsLine`: `text` starts by ending the line the
+   * output was in the middle of, so the line end the output writes next, if
+   * it comes at once, is that one, and is not written again (no blank line).
    */
-  interject(text: string): boolean;
+  interject(text: string, endsLine?: boolean): boolean;
 };
 
 /** The error a tool stream fails with under `strict`. */
@@ -176,9 +178,15 @@ export function toolStream(core: ToolCore, options: ToolStreamOptions = {}): Too
     parts = [];
     return out;
   };
+  // The line the output was in the middle of was ended for an interjection (see interject).
+  let lineEnded = false;
   /** The output made so far, as it leaves the stream (told to `onOutput`). */
   const take = (): Buffer | null => {
-    const out = collect();
+    let out = collect();
+    if (out !== null && lineEnded) {
+      lineEnded = false;
+      if (out[0] === 0x0a) out = out.length === 1 ? null : out.subarray(1);
+    }
     if (out) options.onOutput?.(out);
     return out;
   };
@@ -239,11 +247,12 @@ export function toolStream(core: ToolCore, options: ToolStreamOptions = {}): Too
     },
   ) as unknown as Transform;
   return Object.assign(stream, {
-    interject(more: string): boolean {
+    interject(more: string, endsLine = false): boolean {
       if (over || stream.destroyed) return false;
       if (more !== '') emit(more);
       const out = take();
       if (out) stream.push(out);
+      if (endsLine) lineEnded = true;
       return true;
     },
   });
