@@ -651,6 +651,24 @@ t.test('where stdout and stderr are one place, a warning stands where its line w
   t.equal(both2.text(), `One.\n${warning}\nTwo.\n`);
 });
 
+t.test('--all, live: a CRLF or a character split between two deltas read apart is written whole', async (t) => {
+  const { Readable } = await import('node:stream');
+  const run = async (chunks: string[]) => {
+    const m = memoryIo('');
+    m.io.stdin = Readable.from(chunks.map((c) => Buffer.from(c)));
+    await main(['--all'], m.io);
+    return m.stdout();
+  };
+  // One delta a read, as an agent writes them live; the same deltas read at once are joined before they are written.
+  const deltas = [delta('line1\r'), delta('\nline2 \ud83d'), delta('\ude00 end')];
+  const apart = await run([lines(init()), ...deltas.map((d) => lines(d)), lines(ok('x'))]);
+  t.equal(apart, 'line1\r\nline2 😀 end\n');
+  t.equal(await run([lines(init(), ...deltas, ok('x'))]), apart, 'the same as read at once');
+  // Held back, a last \r or half character is still written, at the end, as it would be alone.
+  t.equal(await run([lines(init()), lines(delta('end\r')), lines(ok('x'))]), 'end\\x0d\n');
+  t.equal(await run([lines(init()), lines(delta('half \ud83d')), lines(ok('x'))]), 'half \ufffd\n');
+});
+
 t.test('deltas without a session id are the text of the session being read: its flush does not show them again', async (t) => {
   const J2 = (o: Record<string, unknown>) => JSON.stringify(o);
   const bare = (textValue: string, ts: number) => J2({ type: 'assistant', message: { role: 'assistant', content: [{ type: 'text', text: textValue }] }, timestamp_ms: ts });

@@ -332,6 +332,13 @@ export class Transcript {
   private open = false;
   /** Nothing but newlines written in the current block yet: leading newlines are dropped. */
   private fresh = true;
+  /**
+   * The last character of the text or thinking written last, held back
+   * until what comes next: a `\r` the next delta may end as `\r\n` (a line
+   * end, not a control character to make visible), or the first half of a
+   * character the next delta ends (a surrogate pair split between deltas).
+   */
+  private held = '';
 
   constructor(
     private readonly emit: Emit,
@@ -359,6 +366,7 @@ export class Transcript {
 
   /** Starts a block: a label when the session changed, then the separator the two blocks need. */
   private begin(kind: Block, session: string): void {
+    this.release();
     if (this.started && this.blockSession !== session) {
       this.separate(2);
       const label = sessionLabel(session, this.safeLine);
@@ -391,8 +399,33 @@ export class Transcript {
     this.nl = trailingNewlines(s, this.nl);
   }
 
-  /** Writes a piece of a block's text: assistant text, thinking or a prompt. */
+  /** Writes a piece of a block's text: assistant text, thinking or a prompt (see {@link held}). */
   private body(kind: Block, text: string): void {
+    if (this.held !== '') {
+      text = this.held + text;
+      this.held = '';
+    }
+    if (kind !== 'user') {
+      const last = text.charCodeAt(text.length - 1);
+      if (last === 13 || (last >= 0xd800 && last <= 0xdbff)) {
+        this.held = text.slice(-1);
+        text = text.slice(0, -1);
+        if (text.length === 0) return;
+      }
+    }
+    this.write(kind, text);
+  }
+
+  /** Writes what was held back (see {@link held}) in the block it was held in, as it is. */
+  private release(): void {
+    if (this.held === '' || this.block === null) return;
+    const text = this.held;
+    this.held = '';
+    this.write(this.block, text);
+  }
+
+  /** Writes a piece of a block's text, made safe. */
+  private write(kind: Block, text: string): void {
     let s = this.safe(text);
     if (this.fresh) {
       // The blank line before the block already separates it; leading newlines would only widen the gap.
@@ -463,6 +496,7 @@ export class Transcript {
 
   /** Ends the current line, if one was begun (at the end of a session or of the input). */
   endLine(): void {
+    this.release();
     if (this.started) this.separate(1);
   }
 }
