@@ -673,15 +673,6 @@ export class TextCore implements ToolCore {
   }
 
   /**
-   * A session's `init` after its events: the session runs again (`--resume`,
-   * or the same log appended twice). The run before it is done with: what it
-   * left unprinted is printed (by default under a label, as each run is from
-   * now on), its calls never completed are shown (`--all`), a failed run is
-   * kept for the verdict, and the run's state starts afresh (the counts are
-   * the session's, over all its runs). A run that stopped without a result
-   * is judged by the run that takes it up, as ndjson-result judges it.
-   */
-  /**
    * A value the input ended in (`truncated`): the agent died writing an
    * event, of the session the line names (see tornSession) or else of the
    * session being read. Its run did not end where a result read before says
@@ -735,6 +726,15 @@ export class TextCore implements ToolCore {
     return s;
   }
 
+  /**
+   * A session's `init` after its events: the session runs again (`--resume`,
+   * or the same log appended twice). The run before it is done with: what it
+   * left unprinted is printed (by default under a label, as each run is from
+   * now on), its calls never completed are shown (`--all`), a failed run is
+   * kept for the verdict, and the run's state starts afresh (the counts are
+   * the session's, over all its runs). A run that stopped without a result
+   * is judged by the run that takes it up, as ndjson-result judges it.
+   */
   private runAgain(s: SessionState, emit: Emit): void {
     if (this.options.all) {
       if (this.transcript !== null) {
