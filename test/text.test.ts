@@ -476,6 +476,15 @@ t.test('--all: calls without an id are paired as ndjson-tools pairs them', async
     await run([call('started', { path: 'one.txt' }), call('started', { path: 'two.txt' }), call('completed', { path: 'two.txt' }, { totalLines: 5 }), call('completed', { path: 'one.txt' }, { totalLines: 3 })]),
     '→ read two.txt (5 lines)\n→ read one.txt (3 lines)\n',
   );
+  // An id spelt like a key a call without one could be given is another call.
+  for (const callId of ['\u00010', 'a0', '0']) {
+    const withId = J({ type: 'tool_call', subtype: 'started', call_id: callId, tool_call: { readToolCall: { args: { path: 'two.txt' } } }, session_id: S });
+    t.equal(
+      await run([call('started', { path: 'one.txt' }), withId, call('completed', undefined, { totalLines: 3 })]),
+      '→ read one.txt (3 lines)\n→ read two.txt (not completed)\n',
+      `call_id ${J(callId)}`,
+    );
+  }
 });
 
 t.test('a started call keeps nothing of the bytes its line was read from', async (t) => {

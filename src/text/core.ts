@@ -189,8 +189,9 @@ export function startedCall(name: string, args: JsonObject | undefined): Started
   return { name, facts, firstArg: factsTarget(facts) === undefined ? firstStringArg(args) : '' };
 }
 
-/** The start of the key of a call started without an id (a call id is never one). */
-const ANONYMOUS = '\u0001';
+/** How the keys of pending calls start: those started with an id, and those without, told apart by their order. */
+const WITH_ID = 'i';
+const ANONYMOUS = 'a';
 
 /**
  * The key of the pending call a completion without an id completes, as
@@ -826,11 +827,11 @@ export class TextCore implements ToolCore {
     const args = toolCallArgs(entry).args;
     if (phase === 'started') {
       // Calls without an id are told apart in the order they started.
-      (s.pending ??= new Map()).set(id ?? `${ANONYMOUS}${this.anonymous++}`, startedCall(entry.name, args));
+      (s.pending ??= new Map()).set(id === undefined ? `${ANONYMOUS}${this.anonymous++}` : `${WITH_ID}${id}`, startedCall(entry.name, args));
       return;
     }
     if (phase !== 'completed') return;
-    const key = id ?? anonymousCall(s.pending, entry.name, args);
+    const key = id === undefined ? anonymousCall(s.pending, entry.name, args) : `${WITH_ID}${id}`;
     const started = key === undefined ? undefined : s.pending?.get(key);
     if (key !== undefined) s.pending?.delete(key);
     // A completed event may carry the result without the args: the started event had them.
