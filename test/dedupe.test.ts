@@ -217,7 +217,7 @@ t.test('main()', async (t) => {
     for (const [command] of dedupeSpec.examples) t.ok(m.stdout().replace(/\s+/g, ' ').includes(command.replace(/\s+/g, ' ')), command);
   });
   t.test('usage errors', async (t) => {
-    for (const argv of [['--key'], ['--verify', '--key', 'uuid'], ['--nope'], ['--key', '']]) {
+    for (const argv of [['--key'], ['--verify', '--key', 'uuid'], ['--nope'], ['--key', ''], ['--key', '.']]) {
       const m = memoryIo();
       t.equal(await main(argv, m.io), 1, argv.join(' '));
       t.match(m.stderr(), /^ndjson-dedupe: .*\nTry 'ndjson-dedupe --help'/);

@@ -59,6 +59,8 @@ export const dedupeSpec: CommandSpec<typeof dedupeOptions> = {
   check: (argv) => {
     const keys = list(argv.key);
     if (keys?.some((k) => String(k) === '')) return '--key needs a path';
+    // jq's `.` is the whole event: a key of the whole event is what the agent-stream rules are not.
+    if (keys?.some((k) => String(k) === '.')) return "--key needs a path to a field ('.' names none)";
     if (keys?.length && argv.verify) return '--verify checks the agent-stream rules: it cannot be used with --key';
     return undefined;
   },

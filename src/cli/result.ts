@@ -71,6 +71,7 @@ export const resultSpec: CommandSpec<typeof resultOptions> = {
   check: (argv) => {
     const fields = list(argv.field);
     if (fields?.some((f) => f === '')) return '--field needs a path';
+    if (fields?.some((f) => f === '.')) return "--field needs a path to a field ('.' names none: --json prints the whole result)";
     if (argv.tsv && !fields?.length) return '--tsv needs --field';
     if (argv.json && fields?.length) return 'give either --json or --field, not both';
     return undefined;
