@@ -282,9 +282,11 @@ t.test('a result let go is said, with status 2; the file itself is read from its
   t.equal(named.status, EXIT.OK);
   t.equal(named.stdout.toString(), 'first\n');
   // --strict reads the file from its start to check every line: the result let go on the way is read again from its end.
+  const stdinFd = fs.openSync(file, 'r');
+  t.teardown(() => fs.closeSync(stdinFd));
   for (const [how, spawned] of [
     ['named', spawnSync(process.execPath, [path.join(ROOT, 'bin/ndjson-result.js'), '--strict', file], { env: TEST_ENV })],
-    ['on stdin', spawnSync(process.execPath, [path.join(ROOT, 'bin/ndjson-result.js'), '--strict'], { stdio: [fs.openSync(file, 'r'), 'pipe', 'pipe'], env: TEST_ENV })],
+    ['on stdin', spawnSync(process.execPath, [path.join(ROOT, 'bin/ndjson-result.js'), '--strict'], { stdio: [stdinFd, 'pipe', 'pipe'], env: TEST_ENV })],
   ] as const) {
     t.equal(spawned.status, EXIT.OK, `--strict, the file ${how}`);
     t.equal(spawned.stdout.toString(), 'first\n', `--strict, the file ${how}`);
