@@ -135,8 +135,8 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
   // Under --verify a flush that disagrees with its deltas is a failed check too: the stream contradicts itself.
   if (args.verify && (core.stats.differed > 0 || mismatches > 0)) return EXIT.FAILED;
   if (args.verify && core.stats.noResult > 0) return EXIT.NO_RESULT;
-  // Nothing to check is no result either, as ndjson-result has it.
-  if (args.verify && Object.values(core.stats.kinds).every((c) => c.read === 0)) {
+  // Nothing of a run to check is no result either, as ndjson-result has it.
+  if (args.verify && core.runs === 0) {
     warn(io, name, 'verify: no result to check the kept text against: the input held no events');
     return EXIT.NO_RESULT;
   }

@@ -12,7 +12,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { EventRecord, InputProblem } from '../io/input.js';
-import { recordSessionField, recordType } from '../io/input.js';
+import { recordSessionField, recordType, tornSession } from '../io/input.js';
 import type { ToolCore, Emit } from '../io/tool-stream.js';
 import { assistantKind, getPath, hasOtherContent, isClaudeCodeEvent, isRunActivity, isSystemInit, messageText, resultFailed, resultText } from '../events.js';
 import { TextTracker, firstDifference, flushMismatch } from '../assistant-text.js';
@@ -106,6 +106,9 @@ export interface DedupeOptions {
   onUnverified?: (session: Unverified) => void;
 }
 
+/** Where an event, or a line that was to be one, was read. */
+type Place = Pick<EventRecord, 'source' | 'line'>;
+
 /** Per-session state for `--verify`. */
 interface VerifySession {
   /** Kept assistant text since the session's last result. */
@@ -186,6 +189,9 @@ export class DedupeCore implements ToolCore {
     this.keys = options.keys && options.keys.length > 0 ? options.keys : undefined;
   }
 
+  /** Under `verify`: events of a run read (its init, the agent at work, its result), and lines cut short; none means no result. */
+  runs = 0;
+
   /** The lines of the types it does not read are copied out as read: the reader checks them first. */
   readonly copiesUnread = true;
 
@@ -236,10 +242,17 @@ export class DedupeCore implements ToolCore {
     this.keep(rec, statKind(type), emit);
   }
 
-  problem(_p: InputProblem, _emit: Emit): void {
+  problem(p: InputProblem, _emit: Emit): void {
     // Output is NDJSON for jq and log stores: a line that is not an event is
     // dropped (the input layer has reported it), never passed on to break them.
     this.stats.notEvents++;
+    // Under `verify`, a value the input ended in is the agent dying as it wrote an event of the session the line
+    // names (see tornSession), or else of the session being read: a run that owes a result, as ndjson-result has it.
+    if (this.options.verify && p.reason === 'truncated') {
+      const session = this.tracker.sessionFor(tornSession(p.raw));
+      this.session(session, p);
+      this.lastSeen(session, p);
+    }
   }
 
   end(_emit: Emit): void {
@@ -283,7 +296,8 @@ export class DedupeCore implements ToolCore {
     return this.tracker.sessionFor(recordSessionField(rec));
   }
 
-  private session(id: string, rec: EventRecord): VerifySession {
+  private session(id: string, rec: Place): VerifySession {
+    this.runs++;
     let state = this.sessions.get(id);
     if (state === undefined) {
       state = { text: '', claude: false, assistant: false, source: rec.source, line: rec.line };
@@ -293,7 +307,7 @@ export class DedupeCore implements ToolCore {
   }
 
   /** Under `verify`: `rec` is where its session, if its run is followed, was last seen. */
-  private lastSeen(id: string, rec: EventRecord): void {
+  private lastSeen(id: string, rec: Place): void {
     const state = this.sessions.get(id);
     if (state === undefined) return;
     state.source = rec.source;
@@ -327,6 +341,7 @@ export class DedupeCore implements ToolCore {
   }
 
   private verify(rec: EventRecord, id: string): void {
+    this.runs++;
     const event = rec.event;
     const state = this.sessions.get(id);
     // The result ends the session's run: the next run with this id starts afresh.
