@@ -658,6 +658,21 @@ t.test('where stdout and stderr are one place, a warning stands where its line w
   const both2 = sink();
   await main(['--all'], { stdin: paragraphs, stdout: both2.stream, stderr: both2.stream, sharedOutput: true, env });
   t.equal(both2.text(), `One.\n${warning}\nTwo.\n`);
+  // Two warnings in a row: the line end is still owed after the second.
+  const two = Readable.from([Buffer.from(lines(init(), delta('Hi'))), Buffer.from(`noise 1\nnoise 2\n${lines(delta('\nmore'), ok('Hi\nmore'))}`)]);
+  const both3 = sink();
+  await main(['--all'], { stdin: two, stdout: both3.stream, stderr: both3.stream, sharedOutput: true, env });
+  t.equal(both3.text(), 'Hi\nndjson-text: stdin:3: not JSON: noise 1\nndjson-text: stdin:4: not JSON: noise 2\nmore\n');
+  // A line end that comes as \r\n (a \r held back from the delta before), or after a colour sequence.
+  const crlf = Readable.from([Buffer.from(lines(init(), delta('a\r'))), Buffer.from(`noise\n${lines(delta('\nb'), ok('a\r\nb'))}`)]);
+  const both4 = sink();
+  await main(['--all'], { stdin: crlf, stdout: both4.stream, stderr: both4.stream, sharedOutput: true, env });
+  t.equal(both4.text(), 'a\nndjson-text: stdin:3: not JSON: noise\nb\n');
+  const thinking = (x: string) => J({ type: 'thinking', subtype: 'delta', text: x, session_id: S });
+  const dim = Readable.from([Buffer.from(lines(init(), thinking('hmm'))), Buffer.from(`noise\n${lines(thinking('\nyes'), ok('x'))}`)]);
+  const both5 = sink();
+  await main(['--all', '--thinking', '--color=always', '--no-user'], { stdin: dim, stdout: both5.stream, stderr: both5.stream, sharedOutput: true, env });
+  t.notMatch(both5.text(), /not JSON: noise\n(\x1b\[[0-9;]*m)*\n/, 'no blank line after the warning, colour or not');
 });
 
 t.test('--all, live: a CRLF or a character split between two deltas read apart is written whole', async (t) => {

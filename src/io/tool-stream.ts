@@ -110,6 +110,26 @@ export class StrictError extends Error {
   }
 }
 
+/**
+ * `out` without the line end it starts with (`\n`, or `\r\n`), after any
+ * SGR sequences (colour) before it; null when nothing is left. Output that
+ * does not start with one is returned as it is.
+ */
+function withoutLineEnd(out: Buffer): Buffer | null {
+  let at = 0;
+  // ESC [ parameters m
+  while (out[at] === 0x1b && out[at + 1] === 0x5b) {
+    let end = at + 2;
+    while (end < out.length && ((out[end]! >= 0x30 && out[end]! <= 0x39) || out[end] === 0x3b)) end++;
+    if (out[end] !== 0x6d) return out;
+    at = end + 1;
+  }
+  const size = out[at] === 0x0a ? 1 : out[at] === 0x0d && out[at + 1] === 0x0a ? 2 : 0;
+  if (size === 0) return out;
+  const rest = at === 0 ? out.subarray(size) : Buffer.concat([out.subarray(0, at), out.subarray(at + size)]);
+  return rest.length === 0 ? null : rest;
+}
+
 function isSourceChunk(chunk: unknown): chunk is SourceChunk {
   return typeof chunk === 'object' && chunk !== null && !Buffer.isBuffer(chunk) && typeof (chunk as SourceChunk).source === 'string';
 }
@@ -185,7 +205,7 @@ export function toolStream(core: ToolCore, options: ToolStreamOptions = {}): Too
     let out = collect();
     if (out !== null && lineEnded) {
       lineEnded = false;
-      if (out[0] === 0x0a) out = out.length === 1 ? null : out.subarray(1);
+      out = withoutLineEnd(out);
     }
     if (out) options.onOutput?.(out);
     return out;
@@ -249,9 +269,18 @@ export function toolStream(core: ToolCore, options: ToolStreamOptions = {}): Too
   return Object.assign(stream, {
     interject(more: string, endsLine = false): boolean {
       if (over || stream.destroyed) return false;
-      if (more !== '') emit(more);
-      const out = take();
-      if (out) stream.push(out);
+      // What the core made before: its own output, the line end a line ended for an interjection owes among it.
+      const before = take();
+      if (before) stream.push(before);
+      if (more !== '') {
+        // The interjection's own text owes nothing: a line ended before it stays owed after it.
+        const owed = lineEnded;
+        lineEnded = false;
+        emit(more);
+        const out = take();
+        if (out) stream.push(out);
+        lineEnded = owed;
+      }
       if (endsLine) lineEnded = true;
       return true;
     },
