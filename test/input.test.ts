@@ -73,7 +73,8 @@ t.test('reads every quirk of real input', async (t) => {
     'in.ndjson:4: not JSON: Update available: 1.2.3 → 1.2.4',
     'in.ndjson:11: not an object: 42',
     'in.ndjson:12: not an object: []',
-    'in.ndjson:15: not JSON: {"type":"cut","text":"never end',
+    // Cut short, and followed by a line that cannot go on with it: as cut as a last line.
+    'in.ndjson:15: truncated: {"type":"cut","text":"never end',
     'in.ndjson:17: truncated: {"type":"last","partial":',
   ]);
 });

@@ -237,6 +237,21 @@ t.test('a last line cut short is a run without a result, read from a file as fro
   }
 });
 
+t.test('a line cut short, then a line that cannot go on with it (the agent\'s error, on 2>&1): the run has no result', async (t) => {
+  // Cut between two values (cut in a string, the line after would be read as the string going on).
+  for (const line of ['{"type":"system","subtype":"init","session_id":"b"', '{"type":"assistant","message":{"content":[']) {
+    const input = `${init('a')}\n${ok('a', 'one')}\n${line}\nError: killed\n`;
+    const ran = spawnSync(process.execPath, [path.join(ROOT, 'bin/ndjson-result.js')], { input, env: TEST_ENV });
+    t.equal(ran.status, EXIT.NO_RESULT, line);
+    t.equal(ran.stdout.toString(), '', line);
+    t.match(ran.stderr.toString(), /^ndjson-result: stdin:3: truncated: [^\n]*\nndjson-result: stdin:4: not JSON: Error: killed\nndjson-result: no result event: /, line);
+  }
+  // A line broken within itself is no line cut short: noise, skipped.
+  const broken = spawnSync(process.execPath, [path.join(ROOT, 'bin/ndjson-result.js')], { input: `${init('a')}\n${ok('a', 'one')}\n{"type":"tool_call","session_id":"a"x}\nError: killed\n`, env: TEST_ENV });
+  t.equal(broken.status, EXIT.OK);
+  t.equal(broken.stdout.toString(), 'one\n');
+});
+
 t.test('from the start, only the results of the sessions last active are kept', async (t) => {
   const run = async (lines: string[], heldResults: number) => {
     const stream = result({ heldResults });

@@ -12,7 +12,8 @@
  *   like JSON goes to stream-json's streaming tokenizer, which reads on across
  *   lines until the value closes, then hands back to the fast path;
  * - lines that are not JSON (`Update available: …`), JSON values that are not
- *   objects, and a truncated last line: reported as problems, and the reading
+ *   objects, and a line cut short (`truncated`: the input ends in it, or a
+ *   line follows that cannot go on with it): reported as problems, and the reading
  *   goes on with the next line. Invalid UTF-8 is decoded with U+FFFD, never a
  *   crash.
  */
@@ -665,8 +666,9 @@ class SkimmedRecord implements EventRecord {
 }
 
 /**
- * Why an input line is not an event: `truncated`, a value the input ended
- * in; `interrupted`, one its reading was stopped in (SIGINT, SIGTERM).
+ * Why an input line is not an event: `truncated`, a value cut short, the
+ * input ending in it or a line following its first that cannot go on with
+ * it; `interrupted`, one its reading was stopped in (SIGINT, SIGTERM).
  */
 export type ProblemReason = 'not JSON' | 'not an object' | 'truncated' | 'interrupted' | 'line too long';
 
@@ -1332,7 +1334,9 @@ export class EventReader {
     }
     const [first, ...rest] = slow.lines;
     if (!first) return;
-    this.problem(atEnd ? (stopped ? 'interrupted' : 'truncated') : 'not JSON', first.buf, first.no);
+    // A value whose first line was read whole, cut short by a line that cannot go on with it, was cut where that line began.
+    const cut = atEnd || rest.length > 0;
+    this.problem(cut ? (stopped ? 'interrupted' : 'truncated') : 'not JSON', first.buf, first.no);
     for (const line of rest) this.line(line.buf, line.no, line.unterminated);
   }
 }
