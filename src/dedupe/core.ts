@@ -246,7 +246,7 @@ export class DedupeCore implements ToolCore {
     // Output is NDJSON for jq and log stores: a line that is not an event is
     // dropped (the input layer has reported it), never passed on to break them.
     this.stats.notEvents++;
-    // Under `verify`, a value the input ended in is the agent dying as it wrote an event of the session the line
+    // Under `verify`, a value cut short (`truncated`) is the agent dying as it wrote an event of the session the line
     // names (see tornSession), or else of the session being read: a run that owes a result, as ndjson-result has it.
     if (this.options.verify && p.reason === 'truncated') {
       const session = this.tracker.sessionFor(tornSession(p.raw));

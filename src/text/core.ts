@@ -674,7 +674,7 @@ export class TextCore implements ToolCore {
   }
 
   /**
-   * A value the input ended in (`truncated`): the agent died writing an
+   * A value cut short (`truncated`): the agent died writing an
    * event, of the session the line names (see tornSession) or else of the
    * session being read. Its run did not end where a result read before says
    * it did: that result is not the run's verdict.
