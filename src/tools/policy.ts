@@ -118,26 +118,28 @@ function reading(given: string, options: MinimatchOptions, deny: boolean): Readi
   const dir = deny && /.\/\*\*$/.test(pattern) ? new Minimatch(pattern.slice(0, -3), { ...options, matchBase: false }) : undefined;
   const name = pattern.slice(pattern.lastIndexOf('/') + 1);
   const parts = pattern.split('/').slice(0, -1);
-  const above = pattern.includes('/') ? leadingDirectory(parts) : undefined;
-  const alternatives = braceExpand(pattern);
-  const floating: string[][] = [];
-  for (const alternative of alternatives) {
-    const dirs = alternative.split('/').slice(0, -1);
-    dirs.forEach((part, at) => {
-      if (part !== '**') return;
-      const end = dirs.findIndex((next, k) => k > at && GLOB_CHARS.test(next));
-      const run = dirs.slice(at + 1, end === -1 ? dirs.length : end).map((d) => d.toLowerCase());
-      if (run.length > 0) floating.push(run);
-    });
-  }
+  // The directory parts of each alternative of its braces (the glob itself, without).
+  const alternatives = braceExpand(pattern).map((alternative) => alternative.split('/').slice(0, -1));
   return {
     match: dir === undefined ? (p) => matcher.match(p) : (p) => matcher.match(p) || dir.match(p),
     name: name !== '' && !GLOB_CHARS.test(name) ? name : undefined,
-    above,
-    aboves: above === undefined ? [] : alternatives.length > 1 ? alternatives.map((a) => leadingDirectory(a.split('/').slice(0, -1))) : [above],
-    floating,
+    above: pattern.includes('/') ? leadingDirectory(parts) : undefined,
+    aboves: pattern.includes('/') ? alternatives.map(leadingDirectory) : [],
+    floating: alternatives.flatMap(floatingDirectories),
     partial: (p) => matcher.match(p, true),
   };
+}
+
+/** The plain directories after each `**` of a glob's directory `parts`, up to the next part with a glob character, lower case. */
+function floatingDirectories(parts: readonly string[]): string[][] {
+  const runs: string[][] = [];
+  parts.forEach((part, at) => {
+    if (part !== '**') return;
+    const end = parts.findIndex((next, k) => k > at && GLOB_CHARS.test(next));
+    const run = parts.slice(at + 1, end === -1 ? parts.length : end).map((d) => d.toLowerCase());
+    if (run.length > 0) runs.push(run);
+  });
+  return runs;
 }
 
 /** The plain directories a glob's directory `parts` start with, up to the first with a glob character, lower case. */
