@@ -450,8 +450,13 @@ export async function awaitCommand(command: StartedCommand, io: Io): Promise<Sto
   const first = await Promise.race([command.exited.then(() => null), signalled]);
   io.signals?.off('SIGINT', onSignal!);
   io.signals?.off('SIGTERM', onSignal!);
-  if (first !== null) await Promise.race([command.exited, new Promise((resolve) => setTimeout(resolve, COMMAND_WAIT_MS).unref())]);
+  if (first !== null) await commandEnds(command);
   return first;
+}
+
+/** Resolves when a command sent a signal has ended, or {@link COMMAND_WAIT_MS} later. */
+function commandEnds(command: StartedCommand): Promise<unknown> {
+  return Promise.race([command.exited, new Promise((resolve) => setTimeout(resolve, COMMAND_WAIT_MS).unref())]);
 }
 
 /** The status of a run a signal stopped (see {@link SIGNAL_STATUS}). */
@@ -546,7 +551,7 @@ export async function runTool(
   io.signals?.off('SIGTERM', onSignal);
   if (outcome === 'stopped' || stoppedBy !== null) {
     // The command got the signal too: its last words reach stderr before the run ends, and its stderr is not closed under it.
-    if (command) await Promise.race([command.exited, new Promise((resolve) => setTimeout(resolve, COMMAND_WAIT_MS).unref())]);
+    if (command) await commandEnds(command);
     return { code: SIGNAL_STATUS[stoppedBy ?? 'SIGINT'], closed: true, signalled: true, problems };
   }
   switch (outcome.kind) {
