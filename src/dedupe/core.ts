@@ -189,8 +189,8 @@ export class DedupeCore implements ToolCore {
     this.keys = options.keys && options.keys.length > 0 ? options.keys : undefined;
   }
 
-  /** Under `verify`: events of a run read (its init, the agent at work, its result), and lines cut short; none means no result. */
-  runs = 0;
+  /** Under `verify`: an event of a run was read (its init, the agent at work, its result, a line cut short); none means no result. */
+  sawRun = false;
 
   /** The lines of the types it does not read are copied out as read: the reader checks them first. */
   readonly copiesUnread = true;
@@ -297,7 +297,7 @@ export class DedupeCore implements ToolCore {
   }
 
   private session(id: string, rec: Place): VerifySession {
-    this.runs++;
+    this.sawRun = true;
     let state = this.sessions.get(id);
     if (state === undefined) {
       state = { text: '', claude: false, assistant: false, source: rec.source, line: rec.line };
@@ -341,7 +341,7 @@ export class DedupeCore implements ToolCore {
   }
 
   private verify(rec: EventRecord, id: string): void {
-    this.runs++;
+    this.sawRun = true;
     const event = rec.event;
     const state = this.sessions.get(id);
     // The result ends the session's run: the next run with this id starts afresh.
