@@ -556,6 +556,23 @@ t.test('exit statuses and notes', async (t) => {
   t.same([r.code, r.stderr], [EXIT.NO_RESULT, 'ndjson-text: no result event: the input held no events\n']);
   r = await run(['--strict'], `${init()}\nnot json\n${ok('x')}\n`);
   t.same([r.code, r.stdout, r.stderr], [EXIT.INPUT, '', 'ndjson-text: stdin:2: not JSON: not json\n']);
+  // --all stopped mid-line: what was written ends with its line end, as the same input without --strict does.
+  r = await run(['--all', '--strict'], `${lines(init(), delta('hello wor'))}not json\n${ok('hello world')}\n`);
+  t.same([r.code, r.stdout, r.stderr], [EXIT.INPUT, 'hello wor\n', 'ndjson-text: stdin:3: not JSON: not json\n']);
+  r = await run(['--all', '--strict'], `${lines(init(), delta('two\r'))}not json\n`);
+  t.same([r.code, r.stdout], [EXIT.INPUT, 'two\\x0d\n'], 'a carriage return held back is written before the line end');
+  r = await run(['--all', '--strict'], `${lines(init(), delta('done\n'))}not json\n`);
+  t.same([r.code, r.stdout], [EXIT.INPUT, 'done\n'], 'a line already ended is not ended again');
+  // The stream as a library has it: the bad line is the last, read when the stream ends.
+  const lib = text({ all: true, strict: true });
+  const made: Buffer[] = [];
+  lib.on('data', (d: Buffer) => made.push(d));
+  const failure = await new Promise<Error>((resolve) => {
+    lib.on('error', resolve);
+    lib.end(`${lines(init(), delta('cut'))}{"type":"assis`);
+  });
+  t.equal(failure.name, 'StrictError');
+  t.equal(Buffer.concat(made).toString(), 'cut\n', 'the stream ended by its writer: the line ended too');
   r = await run(['--user'], '');
   t.same([r.code, r.stderr.split('\n')[0]], [EXIT.USAGE, 'ndjson-text: --user needs --all (-a)']);
   r = await run(['--color'], '');
@@ -673,6 +690,11 @@ t.test('where stdout and stderr are one place, a warning stands where its line w
   const both5 = sink();
   await main(['--all', '--thinking', '--color=always', '--no-user'], { stdin: dim, stdout: both5.stream, stderr: both5.stream, sharedOutput: true, env });
   t.notMatch(both5.text(), /not JSON: noise\n(\x1b\[[0-9;]*m)*\n/, 'no blank line after the warning, colour or not');
+  // --strict stopping mid-line: the warning ended the line, and the stop does not end it again.
+  const strict = Readable.from([Buffer.from(lines(init(), delta('Hi'))), Buffer.from('noise\n')]);
+  const both6 = sink();
+  t.equal(await main(['--all', '--strict'], { stdin: strict, stdout: both6.stream, stderr: both6.stream, sharedOutput: true, env }), EXIT.INPUT);
+  t.equal(both6.text(), 'Hi\nndjson-text: stdin:3: not JSON: noise\n');
 });
 
 t.test('--all, live: a CRLF or a character split between two deltas read apart is written whole', async (t) => {

@@ -26,6 +26,12 @@ export interface ToolCore {
   /** The end of all input. */
   end(emit: Emit): void;
   /**
+   * The stream stops at a bad line under `strict`, {@link end} never to come:
+   * output left open (a line of text begun) is closed, so that what was
+   * written ends as a text file does, with a line end.
+   */
+  halt?(emit: Emit): void;
+  /**
    * Which event types the core reads beyond their type and session. Lines of
    * other types are handed over unparsed (their `event` parses on first use).
    * Without it, every line is parsed. Ignored under `strict`, which checks
@@ -239,7 +245,8 @@ export function toolStream(core: ToolCore, options: ToolStreamOptions = {}): Too
           reader.write(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
         }
       } catch (error) {
-        // What was made before the failing line is still written.
+        // What was made before the failing line is still written, its last line ended.
+        if (error instanceof StrictError) core.halt?.(emit);
         const out = take();
         release?.();
         if (out) this.push(out);
@@ -256,6 +263,10 @@ export function toolStream(core: ToolCore, options: ToolStreamOptions = {}): Too
         endCurrent();
         core.end(emit);
       } catch (error) {
+        // As for a chunk: what was made before the failing line is still written, its last line ended.
+        if (error instanceof StrictError) core.halt?.(emit);
+        const out = take();
+        if (out) this.push(out);
         over = true;
         cb(error as Error);
         return;

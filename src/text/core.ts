@@ -639,6 +639,11 @@ export class TextCore implements ToolCore {
     }
   }
 
+  /** `--all`: a transcript stopped at a bad line under `--strict` ends the line it was in. */
+  halt(): void {
+    this.transcript?.endLine();
+  }
+
   end(emit: Emit): void {
     if (this.options.all) {
       const out = this.transcript;
