@@ -202,19 +202,24 @@ const COUNT = 3;
 const MASK_P = 4;
 const AT: Record<number, number> = { [-1]: 5, 0: 6, 1: 7, 2: 8 };
 
-/** A test of the byte at an offset from a place: one of `is`, or below `below` but not `except`; or none of `not`. */
+/**
+ * A test of the byte at an offset from a place: one of `is`, or below
+ * `below` but not `except`; or none of `not`. `exact`: made only by the
+ * full test of a place (see mayBePlaces).
+ */
 interface ByteTest {
   at: number;
   is?: number[];
   below?: number;
   except?: number;
   not?: number[];
+  exact?: true;
 }
 const PLACE_PATTERNS: ByteTest[][] = [
   // `"` and `y` after the next byte, `"type"` perhaps, but not after `{` `[` `:`.
   [{ at: 0, is: [0x22] }, { at: 2, is: [0x79] }, { at: -1, not: [0x7b, 0x5b, 0x3a] }],
   // `\u0`: an escape that may spell a letter of `type`.
-  [{ at: 0, is: [0x5c] }, { at: 1, is: [0x75] }, { at: 2, is: [0x30] }],
+  [{ at: 0, is: [0x5c] }, { at: 1, is: [0x75] }, { at: 2, is: [0x30], exact: true }],
   // `}` then `{`, or a byte below `!` but a newline: perhaps values glued together.
   [{ at: 0, is: [0x7d] }, { at: 1, is: [0x7b], below: 0x21, except: 0x0a }],
 ];
@@ -274,14 +279,23 @@ function matchPlaces(l: Lanes): Code {
 
 /**
  * On the stack: true where a place may be, from the bytes at the place and
- * after it alone (each pattern's tests of one or more bytes exactly): a
- * byte of 16 most often fails it, and the whole test is left out.
+ * after it alone: a byte of 16 most often fails it, and the whole test is
+ * left out. It is the full test less what costs more than it sorts out: the
+ * byte before the place, the exception to a byte below a bound (a newline
+ * after `}` passes it), and the tests marked `exact` (the `0` of `\u0`: the
+ * `\u` escapes of a stream are mostly of control characters, `\u001b`).
+ * Each operation counts, as the search makes them on every 16 bytes read
+ * (README, *What each change bought*).
  */
 function mayBePlaces(l: Lanes): Code {
   return PLACE_PATTERNS.flatMap((pattern, p) => [
     pattern
-      .filter((test) => test.at >= 0 && test.is !== undefined && test.below === undefined)
-      .flatMap((test, k) => [test.is!.flatMap((byte, b) => [l.byteAt(test.at), l.constant(byte), l.eq, (b > 0 ? l.or : [])]), (k > 0 ? l.and : [])]),
+      .filter((test) => test.at >= 0 && test.is !== undefined && test.exact !== true)
+      .flatMap((test, k) => [
+        test.is!.flatMap((byte, b) => [l.byteAt(test.at), l.constant(byte), l.eq, (b > 0 ? l.or : [])]),
+        (test.below === undefined ? [] : [l.byteAt(test.at), l.constant(test.below), l.ltU, l.or]),
+        (k > 0 ? l.and : []),
+      ]),
     (p > 0 ? l.or : []),
   ]);
 }
