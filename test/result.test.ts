@@ -246,6 +246,28 @@ t.test('a line cut short, then a line that cannot go on with it (the agent\'s er
     t.equal(ran.stdout.toString(), '', line);
     t.match(ran.stderr.toString(), /^ndjson-result: stdin:3: truncated: [^\n]*\nndjson-result: stdin:4: not JSON: Error: killed\nndjson-result: no result event: /, line);
   }
+  // Cut just after a `}`: shaped like a whole line of a type it does not read, it is read as cut short when read for its session.
+  const cut = '{"type":"assistant","message":{"content":[{"type":"text","text":"a"}]}';
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ndjson-cut-'));
+  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
+  for (const after of ['Error: killed\n', '']) {
+    const input = `${init('a')}\n${ok('a', 'one')}\n${cut}\n${after}`;
+    const file = path.join(dir, 'run.ndjson');
+    fs.writeFileSync(file, input);
+    for (const [how, args, options] of [
+      ['piped', [], { input }],
+      ['named', [file], {}],
+      ['--all', ['--all', file], {}],
+      ['ndjson-text', [file], {}],
+    ] as const) {
+      const bin = how === 'ndjson-text' ? 'bin/ndjson-text.js' : 'bin/ndjson-result.js';
+      const ran = spawnSync(process.execPath, [path.join(ROOT, bin), ...args], { ...options, env: TEST_ENV });
+      const name = `${how}, ${after ? 'then an error' : 'at the end'}`;
+      t.equal(ran.status, EXIT.NO_RESULT, name);
+      t.match(ran.stderr.toString(), /:3: truncated: \{"type":"assistant"[^\n]*\n/, name);
+      t.match(ran.stderr.toString(), /no result event: the agent stopped before finishing \(session a, last event at [^:]+:3\)\n$/, name);
+    }
+  }
   // A line broken within itself is no line cut short: noise, skipped.
   const broken = spawnSync(process.execPath, [path.join(ROOT, 'bin/ndjson-result.js')], { input: `${init('a')}\n${ok('a', 'one')}\n{"type":"tool_call","session_id":"a"x}\nError: killed\n`, env: TEST_ENV });
   t.equal(broken.status, EXIT.OK);

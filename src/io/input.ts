@@ -721,6 +721,32 @@ function tokensOf(result: unknown): Token[] {
   return [];
 }
 
+/**
+ * True when `raw` is JSON cut short: read to its end without an error, a
+ * value still open there (an object or array not closed, a string, a
+ * number or literal that may go on).
+ */
+function cutShort(raw: Buffer): boolean {
+  const tokenize = jsonParser({ jsonStreaming: true, packValues: true, streamKeys: false, streamNumbers: false, streamStrings: false }) as unknown as TokenFn;
+  let depth = 0;
+  try {
+    for (const token of tokensOf(tokenize(raw.toString('utf8')))) {
+      if (token.name === 'startObject' || token.name === 'startArray') depth++;
+      else if (token.name === 'endObject' || token.name === 'endArray') depth--;
+    }
+  } catch {
+    return false;
+  }
+  if (depth > 0) return true;
+  // Nothing open but a top-level string, number or literal: the end of the input finds it open, or not.
+  try {
+    tokenize(NONE);
+  } catch {
+    return true;
+  }
+  return false;
+}
+
 interface PendingLine {
   buf: Buffer;
   no: number;
@@ -850,7 +876,9 @@ export class EventReader {
   /** The sink, through which joined deltas go before anything handed over after them. */
   private readonly sink: ReaderSink;
   private readonly broken = (rec: SkimmedRecord): void => {
-    this.sink.problem({ source: rec.source, line: rec.line, reason: 'not JSON', excerpt: excerptOf(rec.raw), raw: rec.raw });
+    // A value cut short is `truncated`, as the full path names it when the line after it cannot go on with it (see slowFail).
+    const reason = cutShort(rec.raw) ? 'truncated' : 'not JSON';
+    this.sink.problem({ source: rec.source, line: rec.line, reason, excerpt: excerptOf(rec.raw), raw: rec.raw });
   };
 
   constructor(
