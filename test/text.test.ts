@@ -256,7 +256,7 @@ t.test('a session that ended well and goes on is read as if all its state had be
     'the notes keep the order sessions were first seen in',
   );
   r = await run([], input);
-  t.equal(r.stdout, '── session a ──\nA.\n\n── session b ──\n\n── session b ──\nNo id: still b.\n\n── session a ──\nA again.\n\n── session b ──\n', 'the default output');
+  t.equal(r.stdout, '── session a ──\nA.\n\n── session b ──\nNo id: still b.\n\n── session a ──\nA again.\n', 'the default output: a run without a final message is not printed, nor is its label');
 
   const stream = text({ all: true });
   stream.resume();
@@ -310,7 +310,7 @@ t.test('a session run again (--resume, or a log appended twice): each run printe
       // The agent at work after its result, with no init: a run of its own, which no result answers for.
       name: 'a tool call after the result (a lone session): the final message is kept',
       input: lines(init(), asst('First.'), ok('First.'), shell('c9', 'ls')),
-      stdout: `${label}\nFirst.\n\n${label}\n`,
+      stdout: `${label}\nFirst.\n`,
       code: EXIT.NO_RESULT,
       stderr: /^ndjson-text: no result event: the agent stopped before finishing \(session sess-1, last event at stdin:4\)\n$/,
     },
@@ -358,7 +358,7 @@ t.test('a session run again (--resume, or a log appended twice): each run printe
   // An init after a result starts a run, even one that says nothing more: the agent stopped right after it started.
   const bare = lines(init(), asst('Once.'), ok('Once.'), init());
   const again = await run([], bare);
-  t.equal(again.stdout, `${label}\nOnce.\n\n${label}\n`, 'an init after a result starts a run');
+  t.equal(again.stdout, `${label}\nOnce.\n`, 'an init after a result starts a run (it prints nothing: it has no final message)');
   t.equal(again.code, EXIT.NO_RESULT, 'a run that stopped at its init');
   t.equal(await resultMain(['--all'], memoryIo(bare).io), EXIT.NO_RESULT, 'as ndjson-result --all judges it');
   t.equal((await run([], lines(init(), init(), asst('Once.'), ok('Once.')))).stdout, 'Once.\n', 'an init twice before anything else is one run');
@@ -545,6 +545,12 @@ t.test('exit statuses and notes', async (t) => {
   r = await run([], lines(init(), shell('c', 'make'), ok('')));
   t.same([r.code, r.stdout], [EXIT.OK, '']);
   t.match(r.stderr, /^ndjson-text: no assistant text after the last tool call; ndjson-text --all shows the whole transcript \(session sess-1, result at stdin:3\)\n$/);
+  // Several sessions, none with a final message: nothing is printed, not even their labels.
+  r = await run([], lines(init('a'), shell('c', 'make', undefined, 'a'), shell('c', 'make', 0, 'a'), ok('', 'a'), init('b'), shell('d', 'ls', undefined, 'b'), shell('d', 'ls', 0, 'b'), ok('', 'b')));
+  t.same([r.code, r.stdout], [EXIT.OK, '']);
+  t.equal(r.stderr.match(/no assistant text after the last tool call/g)?.length, 2, 'a note for each');
+  r = await run([], lines(init('a'), asst('A.', {}, 'a'), ok('A.', 'a'), init('b'), shell('d', 'ls', undefined, 'b'), shell('d', 'ls', 0, 'b'), ok('', 'b')));
+  t.same([r.code, r.stdout], [EXIT.OK, '── session a ──\nA.\n'], 'only the sessions with a final message, labelled');
   r = await run([], lines(init(), asst('Half a sent')));
   t.same([r.code, r.stdout], [EXIT.NO_RESULT, 'Half a sent\n'], 'what text there was');
   r = await run([], lines(init(), asst('Cannot.'), J({ type: 'result', subtype: 'error_during_execution', is_error: true, result: 'Cannot.', session_id: S })));

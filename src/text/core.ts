@@ -784,14 +784,15 @@ export class TextCore implements ToolCore {
   /** Default mode: prints a session's final message (under its label when there are several), and forgets it. */
   private print(s: SessionState, emit: Emit): void {
     const text = this.finalText(s);
+    s.printed = true;
+    s.final = '';
+    // A run without a final message prints nothing, not even its label: the note on stderr says why.
+    if (text === undefined) return;
     if (this.labelled) {
       const head = sessionLabel(s.session, this.safeLine);
       emit(`${this.printedAny ? '\n' : ''}${this.options.color ? `${SGR.bold}${head}${SGR.reset}` : head}\n`);
     }
     this.printedAny = true;
-    s.printed = true;
-    s.final = '';
-    if (text === undefined) return;
     s.written += text.length;
     emit(`${this.safe(text)}\n`);
   }
