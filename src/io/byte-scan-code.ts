@@ -665,8 +665,8 @@ const PLACE_BEFORE = -1;
 const NO_NEWLINE = -2;
 
 /**
- * The body of `prefix(p, end) -> bool`: whether the bytes at `p` start with
- * one of the prefixes at RUN_PREFIXES, before `end`.
+ * The body of `prefix(p, end) -> length`: the length of the prefix at
+ * RUN_PREFIXES the bytes at `p` start with, before `end`; 0 when none.
  */
 const PREFIX_BODY = (() => {
   const [P, E, T, TEND, LEN, K] = [0, 1, 2, 3, 4, 5];
@@ -682,7 +682,7 @@ const PREFIX_BODY = (() => {
     [i32Const(0), localSet(K)],
     block, // $differ
     loop, // $bytes
-    [localGet(K), localGet(LEN), i32Eq, if_, i32Const(1), return_, end],
+    [localGet(K), localGet(LEN), i32Eq, if_, localGet(LEN), return_, end],
     [localGet(P), localGet(K), i32Add, i32Load8U, localGet(T), localGet(K), i32Add, i32Load8UAt(1), i32Ne, brIf(1)],
     [localGet(K), i32Const(1), i32Add, localSet(K), br(0)],
     end, // $bytes
@@ -893,15 +893,16 @@ const TAIL_BODY = (() => {
  * RUN_AREA (RUN_WORDS).
  */
 const RUN_BODY = (() => {
-  const [F, E, P, NL, COUNT, LAST] = [0, 1, 2, 3, 4, 5];
+  const [F, E, P, NL, COUNT, LAST, LEN] = [0, 1, 2, 3, 4, 5, 6];
   return [
-    // (local $p $nl $count $last i32)
-    [1, 4, I32],
+    // (local $p $nl $count $last $len i32)
+    [1, 5, I32],
     [localGet(F), localSet(P), i32Const(-1), localSet(LAST)],
     block, // $stop
     loop, // $lines
-    [localGet(P), localGet(E), call(PREFIX_FUNC), i32Eqz, brIf(1)],
-    [localGet(P), i32Const(1), i32Add, localGet(E), call(LINE_END_FUNC), localTee(NL), i32BelowZero, brIf(1)],
+    [localGet(P), localGet(E), call(PREFIX_FUNC), localTee(LEN), i32Eqz, brIf(1)],
+    // The prefix holds no place (its `"type"` follows `{`, its name `:`): the search starts after it.
+    [localGet(P), localGet(LEN), i32Add, localGet(E), call(LINE_END_FUNC), localTee(NL), i32BelowZero, brIf(1)],
     [localGet(P), localGet(NL), call(TAIL_FUNC), i32Eqz, brIf(1)],
     [localGet(COUNT), i32Const(1), i32Add, localSet(COUNT), localGet(P), localSet(LAST)],
     [localGet(NL), i32Const(1), i32Add, localSet(P), br(0)],
