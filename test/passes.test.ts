@@ -108,6 +108,20 @@ function streams(): Array<[string, Buffer]> {
   out.push(['generated, shuffled in blocks', Buffer.from(`${shuffled.join('\n')}\n`)]);
   const damaged = lines.map((l) => (rng.chance(0.05) ? damage(rng, Buffer.from(l)).toString('latin1') : l));
   out.push(['generated, damaged', Buffer.from(`${damaged.join('\n')}\n`, 'latin1')]);
+  // Lines of a wrapper's type (not the agent at work) among those of the session they follow: after a result, the
+  // activity between two of them is the run going on.
+  const wrapped: string[] = [];
+  for (const l of lines) {
+    wrapped.push(l);
+    const session = /"session_id":("[^"\\]*")\}$/.exec(l)?.[1];
+    if (session !== undefined && rng.chance(0.2)) wrapped.push(`{"type":"log","level":"info","session_id":${session}}`);
+  }
+  out.push(['generated, with lines of a wrapper', Buffer.from(`${wrapped.join('\n')}\n`)]);
+  const log = (s: string): string => `{"type":"log","session_id":"${s}"}`;
+  const ended = '{"type":"result","subtype":"success","is_error":false,"result":"ok","session_id":"T"}';
+  const thinking = '{"type":"thinking","subtype":"delta","text":"hm","session_id":"T","timestamp_ms":1}';
+  out.push(['a prompt between two lines of a wrapper, after a result', Buffer.from(`${[ended, log('T'), '{"type":"user","session_id":"T"}', log('T')].join('\n')}\n`)]);
+  out.push(['thinking between two lines of a wrapper, after a result', Buffer.from(`${[ended, log('T'), thinking, log('T')].join('\n')}\n`)]);
   return out;
 }
 

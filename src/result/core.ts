@@ -128,9 +128,14 @@ export class ResultCore implements ToolCore {
     return type === 'result' || type === 'system';
   }
 
-  /** Every event it does not read tells only that its session goes on, and where. */
+  /**
+   * Every event of the agent at work that it does not read tells only that
+   * its session goes on, and where. Not another type's (a wrapper's line):
+   * a run of lines is handed over as its first and last, which must tell the
+   * same as those between them (see isRunActivity).
+   */
   passes(type: string): boolean {
-    return !this.needs(type);
+    return !this.needs(type) && isRunActivity(type);
   }
 
   record(rec: EventRecord, emit: Emit): void {

@@ -568,9 +568,15 @@ export class TextCore implements ToolCore {
     return type === 'tool_call';
   }
 
-  /** Of the events it does not read, all but tool calls (each ends a stretch of text) only say where their session was last seen. */
+  /**
+   * Of the events of the agent at work it does not read, all but tool calls
+   * (each ends a stretch of text) only say where their session was last
+   * seen. Not another type's (a wrapper's line): a run of lines is handed
+   * over as its first and last, which must tell the same as those between
+   * them (see isRunActivity).
+   */
   passes(type: string): boolean {
-    return !this.needs(type) && type !== 'tool_call';
+    return !this.needs(type) && type !== 'tool_call' && isRunActivity(type);
   }
 
   record(rec: EventRecord, emit: Emit): void {
