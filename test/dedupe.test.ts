@@ -245,9 +245,9 @@ t.test('main()', async (t) => {
       [lines(init(), ev({ type: 'user', message: text('fix the tests'), session_id: 's' })), 4, /^ndjson-dedupe: stdin:2: verify: session s: no result to check the kept text against: the stream ended first\n$/],
       [lines(init()), 4, /^ndjson-dedupe: stdin:1: verify: session s: no result to check the kept text against: the stream ended first\n$/],
       [lines(delta('a'), final('a'), result('a'), ev({ type: 'thinking', subtype: 'delta', text: 'hm', session_id: 's' })), 4, /^ndjson-dedupe: stdin:4: verify: session s: no result to check the kept text against: the stream ended first\n$/],
-      ['', 4, /^ndjson-dedupe: verify: no result to check the kept text against: the input held no events\n$/],
+      ['', 4, /^ndjson-dedupe: verify: no result to check the kept text against: the input held no events of a run\n$/],
       // Nor an input of events no run is made of, as ndjson-result has it.
-      [lines(ev({ type: 'status', ok: true })), 4, /^ndjson-dedupe: verify: no result to check the kept text against: the input held no events\n$/],
+      [lines(ev({ type: 'status', ok: true })), 4, /^ndjson-dedupe: verify: no result to check the kept text against: the input held no events of a run\n$/],
       // A last line cut short after the result: the run went on, and has no result.
       [`${lines(init(), delta('a'), final('a'), result('a'))}{"type":"assistant","message":{"role":"assis`, 4, /^ndjson-dedupe: stdin:5: truncated: [^\n]*\nndjson-dedupe: stdin:5: verify: session s: no result to check the kept text against: the stream ended first\n$/],
       [`${lines(init(), delta('a'), final('a'), result('a'))}{"type":"system","subtype":"init","session_id":"t","cwd":"/`, 4, /\nndjson-dedupe: stdin:5: verify: session t: no result to check the kept text against: the stream ended first\n$/],

@@ -298,7 +298,7 @@ t.test('inputs that cannot be read: one clear line each', async (t) => {
       const noResult = tool === 'ndjson-result' || tool === 'ndjson-text';
       t.same(
         { status: ran.status, stdout: ran.stdout, stderr: ran.stderr },
-        { status: noResult ? 4 : 0, stdout: '', stderr: noResult ? `${tool}: no result event: the input held no events\n` : '' },
+        { status: noResult ? 4 : 0, stdout: '', stderr: noResult ? `${tool}: no result event: the input held no events of a run\n` : '' },
         `${tool} ${redirect}`,
       );
     }

@@ -139,7 +139,7 @@ t.test('standard input: a file read in part before is read from where it was lef
   const file = inputs.find(([n]) => n === 'other session after a result')![1];
   const rest = await run(`{ cat >/dev/null; node "${bin}"; } < "${file}"`);
   t.equal(rest.status, 4, 'nothing left to read: no result');
-  t.match(rest.stderr, /the input held no events/);
+  t.match(rest.stderr, /the input held no events of a run/);
   const lines = fs.readFileSync(file, 'utf8').split('\n').length - 1;
   for (let skip = 1; skip <= lines; skip++) {
     const reads = 'IFS= read -r _; '.repeat(skip);

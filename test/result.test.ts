@@ -237,6 +237,12 @@ t.test('a last line cut short is a run without a result, read from a file as fro
   }
 });
 
+t.test('an input of lines no agent writes holds no events of a run: no result', async (t) => {
+  const ran = spawnSync(process.execPath, [path.join(ROOT, 'bin/ndjson-result.js')], { input: '{"type":"status","ok":true}\n', env: TEST_ENV });
+  t.equal(ran.status, EXIT.NO_RESULT);
+  t.equal(ran.stderr.toString(), 'ndjson-result: no result event: the input held no events of a run\n');
+});
+
 t.test('a line cut short, then a line that cannot go on with it (the agent\'s error, on 2>&1): the run has no result', async (t) => {
   // Cut between two values (cut in a string, the line after would be read as the string going on).
   for (const line of ['{"type":"system","subtype":"init","session_id":"b"', '{"type":"assistant","message":{"content":[']) {

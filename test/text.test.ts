@@ -559,7 +559,7 @@ t.test('exit statuses and notes', async (t) => {
   r = await run([], lines(init('a'), ok('x', 'a'), init('b'), J({ type: 'result', is_error: true, session_id: 'b' }), init('c')));
   t.equal(r.code, EXIT.NO_RESULT, 'the worst status among the sessions');
   r = await run([], '');
-  t.same([r.code, r.stderr], [EXIT.NO_RESULT, 'ndjson-text: no result event: the input held no events\n']);
+  t.same([r.code, r.stderr], [EXIT.NO_RESULT, 'ndjson-text: no result event: the input held no events of a run\n']);
   r = await run(['--strict'], `${init()}\nnot json\n${ok('x')}\n`);
   t.same([r.code, r.stdout, r.stderr], [EXIT.INPUT, '', 'ndjson-text: stdin:2: not JSON: not json\n']);
   // --all stopped mid-line: what was written ends with its line end, as the same input without --strict does.

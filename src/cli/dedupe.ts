@@ -137,7 +137,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
   if (args.verify && core.stats.noResult > 0) return EXIT.NO_RESULT;
   // Nothing of a run to check is no result either, as ndjson-result has it.
   if (args.verify && !core.sawRun) {
-    warn(io, name, 'verify: no result to check the kept text against: the input held no events');
+    warn(io, name, 'verify: no result to check the kept text against: the input held no events of a run');
     return EXIT.NO_RESULT;
   }
   return EXIT.OK;

@@ -45,7 +45,7 @@ export function judgeSessions<S extends SessionEnd>(
 ): number {
   if (run.code !== EXIT.OK && ((args.strict && run.problems > 0) || given === 0)) return run.code;
   if (given === 0) {
-    warn(io, name, 'no result event: the input held no events');
+    warn(io, name, 'no result event: the input held no events of a run');
     return run.code || EXIT.NO_RESULT;
   }
   let code: number = EXIT.OK;
