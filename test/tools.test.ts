@@ -208,6 +208,21 @@ t.test('--tool and --deny-tool compare names as kinds are found: without case, _
     const v = runCore(callOf(key, { command: 'ls' }, '/home/u/p', name), { denyTool: ['read', given] }).violations;
     t.equal(v[0]?.pattern, given, `--deny-tool ${given} against ${name ?? key}`);
   }
+  // A name the audit knows for a kind stands for that kind: Claude Code's Bash is Cursor's shellToolCall.
+  for (const given of ['bash', 'Bash', 'run_terminal_cmd', 'sh', 'terminal']) {
+    const v = runCore(callOf('shellToolCall', { command: 'make' }), { denyTool: [given] }).violations;
+    t.same(
+      v.map((x) => [x.check, x.pattern]),
+      [['--deny-tool', given]],
+      `--deny-tool ${given} catches a shellToolCall, named as given`,
+    );
+    t.equal(runCore(callOf('shellToolCall', { command: 'make' }), { tools: [given] }).core.calls, 1, `--tool ${given} keeps it`);
+  }
+  t.ok(violates(callOf('readToolCall', { path: 'a' }), { denyTool: ['read_file'] }), '--deny-tool read_file catches a readToolCall');
+  t.ok(violates(callOf('deleteToolCall', { path: 'a' }), { denyTool: ['rm'] }), '--deny-tool rm catches a deleteToolCall');
+  // A name it does not know stands for itself alone.
+  t.notOk(violates(callOf('shellToolCall', { command: 'make' }), { denyTool: ['foo'] }));
+  t.notOk(violates(callOf('readToolCall', { path: 'a' }), { denyTool: ['bash'] }), 'bash is no read');
 });
 
 t.test('a --deny-tool name that matched no call and is a few edits from a known one is reported as misspelt', async (t) => {

@@ -4,7 +4,7 @@
  * need, and nothing bulky unless asked for.
  */
 import type { JsonObject, ToolAccess, ToolCallFacts, ToolKind, ToolResultStatus } from '../events.js';
-import { toolNameKey } from '../events.js';
+import { toolKind, toolNameKey } from '../events.js';
 
 /** The status of a call: its result's variant, or `pending` (started, never completed). */
 export type CallStatus = ToolResultStatus | 'pending';
@@ -82,9 +82,25 @@ export function pathField(call: AuditedCall): PathField | undefined {
   return call.facts.access === undefined || call.paths.length === 0 ? undefined : FIELD_OF_ACCESS[call.facts.access];
 }
 
-/** The names given to `--tool` or `--deny-tool`, as {@link callIsTool} takes them. */
+/**
+ * The names given to `--tool` or `--deny-tool`, as {@link callIsTool} takes
+ * them: each name's key, and the kind of a name the audit knows as one
+ * (`bash`, Claude Code's shell, is `shell`, which Cursor's `shellToolCall`
+ * is too; `read_file` is `read`).
+ */
 export function toolNameSet(names: readonly string[] | undefined): ReadonlySet<string> {
-  return new Set((names ?? []).map(toolNameKey));
+  const set = new Set<string>();
+  for (const name of names ?? []) {
+    set.add(toolNameKey(name));
+    const kind = toolKind(name);
+    if (kind !== 'other') set.add(kind);
+  }
+  return set;
+}
+
+/** The name of `names`, as given, that the key {@link toolNameMatched} gave stands for: that name, or one of that kind. */
+export function givenToolName(names: readonly string[], key: string): string | undefined {
+  return names.find((n) => toolNameKey(n) === key) ?? names.find((n) => toolKind(n) === key);
 }
 
 /**

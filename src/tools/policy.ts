@@ -8,7 +8,7 @@
 import { Minimatch, braceExpand } from 'minimatch';
 import type { MinimatchOptions } from 'minimatch';
 import { isRoot, matchForms, samePath } from './paths.js';
-import { callCounts, toolNameMatched, FIELD_OF_ACCESS, READ_FIELDS, WRITE_FIELDS, toolNameSet } from './call.js';
+import { callCounts, givenToolName, toolNameMatched, FIELD_OF_ACCESS, READ_FIELDS, WRITE_FIELDS, toolNameSet } from './call.js';
 import { nearToolName, toolNameKey } from '../events.js';
 import type { AuditedCall, PathField } from './call.js';
 import { visibleOneLine } from '../safe-text.js';
@@ -266,7 +266,7 @@ export class Policy {
     if (key !== undefined) {
       this.deniedToolsSeen.add(key);
       // Named as it was given (`shell`), whatever the call's spelling (`ShellToolCall`).
-      out.push({ check: '--deny-tool', pattern: (this.options.denyTool ?? []).find((n) => toolNameKey(n) === key) ?? key, call });
+      out.push({ check: '--deny-tool', pattern: givenToolName(this.options.denyTool ?? [], key) ?? key, call });
     }
     // A grep limited by its own glob to files a deny glob names reads them, whatever directory it searches (the whole project too).
     // One line for each glob: the first of its paths that a deny glob matches.
