@@ -103,6 +103,19 @@ t.test('Claude Code: a tool_use block ends the text before it', async (t) => {
   );
   t.equal(await through(input), 'It says x.\n');
   t.equal(await through(input, { all: true, user: true }), 'Reading.\n\nIt says x.\n', 'tool results are not prompts');
+  // Its tool calls are not shown: --all says so once, on stderr, where it would show tool lines.
+  const twice = lines(
+    claude([{ type: 'text', text: 'Reading.' }, { type: 'tool_use', id: 'tu1', name: 'Read', input: {} }]),
+    claude([{ type: 'tool_use', id: 'tu2', name: 'Bash', input: { command: 'ls' } }]),
+    claude([{ type: 'text', text: 'Done.' }]),
+    ok('Done.'),
+  );
+  let r = await run(['--all'], twice);
+  t.same([r.code, r.stdout, r.stderr], [EXIT.OK, 'Reading.\n\nDone.\n', "ndjson-text: stdin:1: tool calls in Claude Code's dialect (tool_use blocks) are not shown\n"]);
+  r = await run(['--all', '--no-tools'], twice);
+  t.equal(r.stderr, '', 'not where tool lines are not asked for');
+  r = await run([], twice);
+  t.same([r.stdout, r.stderr], ['Done.\n', ''], 'nor by default: the final message is the text after them');
 });
 
 t.test('every example stream reads the same whatever the chunk boundaries', async (t) => {

@@ -55,6 +55,8 @@ export interface TextOptions {
   raw?: boolean;
   /** Called for each flush whose text differs from the deltas before it: not shown, the deltas are the text. */
   onFlushMismatch?: (mismatch: FlushMismatch) => void;
+  /** With `all` and `tools`: called once, at the first message holding tool calls in Claude Code's dialect (`tool_use` blocks), which are not shown. */
+  onForeignCalls?: (source: string, line: number) => void;
 }
 
 /** What the core learnt about one session, for the exit status and the notes on stderr. */
@@ -517,6 +519,8 @@ export class TextCore implements ToolCore {
   private printedAny = false;
   /** Default mode: a session ran again (see {@link runsApart}): every run is printed under a label. */
   private resumed = false;
+  /** A message holding `tool_use` blocks was read (see TextOptions.onForeignCalls). */
+  private foreignCalls = false;
   /** Calls started without an id so far (see toolEvent). */
   private anonymous = 0;
   private readonly safe: (s: string) => string;
@@ -606,7 +610,13 @@ export class TextCore implements ToolCore {
         }
         // A flush ends the stretch, and a complete message stands alone: the next text is a new block.
         if (verdict !== 'delta') out?.close(id);
-        if (hasToolUseBlock(event)) this.toolCallSeen(s, field, out);
+        if (hasToolUseBlock(event)) {
+          if (out && this.options.tools && !this.foreignCalls) {
+            this.foreignCalls = true;
+            this.options.onForeignCalls?.(rec.source, rec.line);
+          }
+          this.toolCallSeen(s, field, out);
+        }
         return;
       }
       case 'tool_call':
