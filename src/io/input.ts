@@ -721,13 +721,18 @@ function tokensOf(result: unknown): Token[] {
   return [];
 }
 
+/** stream-json's tokenizer as the slow path reads values with it: values one after another, each string's start and end told. */
+function tokenizer(): TokenFn {
+  return jsonParser({ jsonStreaming: true, packValues: true, streamKeys: false, streamNumbers: false, streamStrings: true }) as unknown as TokenFn;
+}
+
 /**
  * True when `raw` is JSON cut short: read to its end without an error, a
  * value still open there (an object or array not closed, a string, a
  * number or literal that may go on).
  */
 function cutShort(raw: Buffer): boolean {
-  const tokenize = jsonParser({ jsonStreaming: true, packValues: true, streamKeys: false, streamNumbers: false, streamStrings: false }) as unknown as TokenFn;
+  const tokenize = tokenizer();
   let depth = 0;
   try {
     for (const token of tokensOf(tokenize(raw.toString('utf8')))) {
@@ -1265,13 +1270,7 @@ export class EventReader {
 
   private slowStart(raw: Buffer, no: number): void {
     this.slow = {
-      tokenize: jsonParser({
-        jsonStreaming: true,
-        packValues: true,
-        streamKeys: false,
-        streamNumbers: false,
-        streamStrings: true,
-      }) as unknown as TokenFn,
+      tokenize: tokenizer(),
       assembler: new Assembler(),
       lines: [],
       valueLine: no,
