@@ -216,6 +216,11 @@ export function toolStream(core: ToolCore, options: ToolStreamOptions = {}): Too
     if (out) options.onOutput?.(out);
     return out;
   };
+  /** The output made before the stream failed with `error`: a line a strict stop left open is ended first (see ToolCore.halt). */
+  const madeBefore = (error: unknown): Buffer | null => {
+    if (error instanceof StrictError) core.halt?.(emit);
+    return take();
+  };
   // Set once the stream's last output is pushed, or it failed: nothing may be pushed after.
   let over = false;
   const stream = transform(
@@ -245,9 +250,8 @@ export function toolStream(core: ToolCore, options: ToolStreamOptions = {}): Too
           reader.write(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
         }
       } catch (error) {
-        // What was made before the failing line is still written, its last line ended.
-        if (error instanceof StrictError) core.halt?.(emit);
-        const out = take();
+        // What was made before the failing line is still written.
+        const out = madeBefore(error);
         release?.();
         if (out) this.push(out);
         over = true;
@@ -263,9 +267,7 @@ export function toolStream(core: ToolCore, options: ToolStreamOptions = {}): Too
         endCurrent();
         core.end(emit);
       } catch (error) {
-        // As for a chunk: what was made before the failing line is still written, its last line ended.
-        if (error instanceof StrictError) core.halt?.(emit);
-        const out = take();
+        const out = madeBefore(error);
         if (out) this.push(out);
         over = true;
         cb(error as Error);
