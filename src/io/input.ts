@@ -235,7 +235,11 @@ export interface ReaderOptions {
    * reader cannot judge by its bytes alone ends the run, as does a line
    * read across chunks). For a sink to which such a record says no more
    * than "the session is still going, here": the run's other lines would
-   * only be overwritten. Line numbers count every line. Without it, every
+   * only be overwritten. A run may mix the types it says yes to, so each
+   * of them must tell the sink the same: a type that tells it more (the
+   * agent at work, after a result) must not pass beside one that tells it
+   * less (a wrapper's line), or a run that starts and ends with the latter
+   * hides the former. Line numbers count every line. Without it, every
    * line is handed over.
    */
   passes?: (type: string) => boolean;

@@ -49,7 +49,8 @@ export interface ToolCore {
    * Which of the types it does not read (see {@link needs}) an event of
    * changes nothing but where its session was last seen, so that of a run
    * of such events of one session the core needs only the first and the
-   * last (see ReaderOptions.passes). Without it, every event is handed
+   * last (see ReaderOptions.passes): every type it says yes to must tell
+   * the core the same, as a run may mix them. Without it, every event is handed
    * over.
    */
   passes?(type: string): boolean;
