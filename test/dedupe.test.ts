@@ -55,6 +55,20 @@ t.test("a session's new run starts a new stretch: its flush is not compared with
   t.notMatch(same.stdout(), /"session_id":"s"}\n$/, "the flush of the session's own run, after another's init, is still its deltas' duplicate");
 });
 
+t.test('output read again: a message after a dropped flush, with no deltas of its own, is reported as documented, not lost silently', async (t) => {
+  const input = lines(init(), delta('Hello '), delta('there.'), flush('Hello there.'), final('Second message.'), result('Hello there.Second message.'));
+  const once = dedupeSync(input, { verify: true });
+  t.equal(once.out, lines(init(), delta('Hello '), delta('there.'), final('Second message.'), result('Hello there.Second message.')), 'read once: the repeat dropped, the message kept');
+  t.same([once.mismatches.length, once.failures.length], [0, 0], 'no mismatch, --verify passes');
+  const twice = dedupeSync(once.out);
+  t.equal(twice.out, lines(init(), delta('Hello '), delta('there.'), result('Hello there.Second message.')), 'read again: the message follows the deltas, and is taken for a flush that differs from them');
+  t.same(
+    twice.mismatches.map((m) => [m.flushText, m.deltaText, m.offset]),
+    [['Second message.', 'Hello there.', 0]],
+    'and it is reported, with both texts',
+  );
+});
+
 t.test('keys for --key', async (t) => {
   t.equal(canonicalJson({ b: 1, a: [2, { d: null, c: 'x' }] }), '{"a":[2,{"c":"x","d":null}],"b":1}');
   t.equal(eventKey({ a: 1 }, ['b']), undefined, 'no path present: no key');
