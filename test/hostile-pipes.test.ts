@@ -17,6 +17,8 @@ import { spawn, spawnSync } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import { PassThrough } from 'node:stream';
 import { main as toolsMain } from '../src/cli/tools.js';
+import { ProcessSignals, finalStatus } from '../src/cli/common.js';
+import type { SignalTarget, StopSignal } from '../src/cli/common.js';
 import { BIN } from './fixtures/lib/run.js';
 import { PLAIN_ENV, ROOT, manySessions, memoryOf, plainCommand, sleep, startBin, waitFor } from './fixtures/hostile/spawn.js';
 
@@ -178,6 +180,51 @@ t.test('a signal in process: the input ends where it is, the run ends with its s
     t.match(out, /^2 tool calls: 1 success, 1 pending$/m, 'the summary of what was read');
     t.equal(signals.listenerCount('SIGINT') + signals.listenerCount('SIGTERM'), 0, 'no handler left behind');
   }
+});
+
+/** A stand-in for the process: signals emitted by the test, and what the catcher sends itself. */
+function fakeProcess(): EventEmitter & SignalTarget & { killed: StopSignal[] } {
+  const target = Object.assign(new EventEmitter(), { pid: 4242, killed: [] as StopSignal[] });
+  return Object.assign(target, { kill: (pid: number, signal: StopSignal) => pid === 4242 && target.killed.push(signal) });
+}
+
+t.test("the process's signals: caught from the first listener on, the first kept, a second ending the process", async (t) => {
+  const target = fakeProcess();
+  const signals = new ProcessSignals(target);
+  t.equal(target.listenerCount('SIGTERM'), 0, 'nothing caught before a tool listens');
+  const heard: StopSignal[] = [];
+  const listener = (s: StopSignal): void => void heard.push(s);
+  signals.on('SIGTERM', listener);
+  signals.off('SIGTERM', listener);
+  t.equal(target.listenerCount('SIGTERM') + target.listenerCount('SIGINT'), 2, 'caught once a tool has listened, and after it stops');
+  target.emit('SIGTERM', 'SIGTERM');
+  t.same(heard, [], 'no listener left to hear it');
+  t.equal(signals.received, 'SIGTERM', 'but it is kept');
+  t.equal(finalStatus(0, signals), 143, 'and the run ends with its status, not the verdict');
+  t.equal(finalStatus(3, signals), 143, 'whatever the verdict');
+  t.same(target.killed, [], 'the process is not ended by the first');
+  target.emit('SIGINT', 'SIGINT');
+  t.same(target.killed, ['SIGINT'], 'a second ends the process');
+  t.equal(target.listenerCount('SIGTERM') + target.listenerCount('SIGINT'), 0, 'with no handler left, so that its default action does');
+  t.equal(finalStatus(4, new ProcessSignals(fakeProcess())), 4, 'no signal: the verdict');
+  t.equal(finalStatus(4, undefined), 4, 'no signals watched: the verdict');
+});
+
+t.test('a signal kept before a run listens stops it at once', async (t) => {
+  const target = fakeProcess();
+  const signals = new ProcessSignals(target);
+  const noop = (): void => {};
+  signals.on('SIGINT', noop);
+  signals.off('SIGINT', noop);
+  target.emit('SIGINT', 'SIGINT');
+  const stdin = new PassThrough();
+  const stdout = new PassThrough();
+  stdout.resume();
+  stdin.write(PARTIAL);
+  // The input never ends: only the signal ends the run.
+  const code = await Promise.race([toolsMain(['--summary'], { stdin, stdout, stderr: new PassThrough(), env: {}, signals }), sleep(5000).then(() => 'still running')]);
+  t.equal(code, 130, 'ended by the signal kept');
+  t.same(target.killed, [], 'not taken for a second signal');
 });
 
 t.test('SIGTERM while the reader has stopped reading: still ends promptly', async (t) => {

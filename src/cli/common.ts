@@ -21,10 +21,76 @@ export { EXIT, EXIT_TABLE } from '../exit.js';
 /** The signals a tool ends on, and the status each gives. */
 export type StopSignal = 'SIGINT' | 'SIGTERM';
 
-/** Where SIGINT and SIGTERM arrive: the process, or a test's emitter. */
+/** Where SIGINT and SIGTERM arrive: the process ({@link ProcessSignals}), or a test's emitter. */
 export interface SignalSource {
   on(signal: StopSignal, listener: (signal: StopSignal) => void): unknown;
   off(signal: StopSignal, listener: (signal: StopSignal) => void): unknown;
+  /** The first signal that came, listened for or not (null: none yet; undefined: not kept). */
+  readonly received?: StopSignal | null;
+}
+
+/** What {@link ProcessSignals} catches signals on, and how it ends the process: Node's, or a test's. */
+export interface SignalTarget {
+  on(signal: StopSignal, listener: (signal: StopSignal) => void): unknown;
+  off(signal: StopSignal, listener: (signal: StopSignal) => void): unknown;
+  kill(pid: number, signal: StopSignal): unknown;
+  readonly pid: number;
+}
+
+/**
+ * SIGINT and SIGTERM as a run of the process sees them. They are caught from
+ * the first time a tool listens (as its reading starts) until the process
+ * exits, and the first is kept: one that comes while nothing listens (the
+ * input just ended, the verdict being written) still ends the run with its
+ * status. Dropped, it would leave the verdict's: 0 for a job cancelled as its
+ * agent's output ended, where a signal sent to the whole process group
+ * (`timeout`, a CI cancel, Ctrl-C) ends the agent's output and reaches the
+ * tool at once. The first signal goes to whoever listens then; a second ends
+ * the process at once, as Node's default does.
+ */
+export class ProcessSignals implements SignalSource {
+  private first: StopSignal | null = null;
+  private caught = false;
+  private readonly listeners = new Set<{ signal: StopSignal; listener: (signal: StopSignal) => void }>();
+
+  constructor(private readonly target: SignalTarget = process as unknown as SignalTarget) {}
+
+  get received(): StopSignal | null {
+    return this.first;
+  }
+
+  on(signal: StopSignal, listener: (signal: StopSignal) => void): this {
+    if (!this.caught) {
+      this.caught = true;
+      this.target.on('SIGINT', this.onSignal);
+      this.target.on('SIGTERM', this.onSignal);
+    }
+    this.listeners.add({ signal, listener });
+    return this;
+  }
+
+  off(signal: StopSignal, listener: (signal: StopSignal) => void): this {
+    for (const l of this.listeners) if (l.signal === signal && l.listener === listener) this.listeners.delete(l);
+    return this;
+  }
+
+  private readonly onSignal = (signal: StopSignal): void => {
+    if (this.first !== null) {
+      // No handler left: the signal's default action ends the process.
+      this.target.off('SIGINT', this.onSignal);
+      this.target.off('SIGTERM', this.onSignal);
+      this.target.kill(this.target.pid, signal);
+      return;
+    }
+    this.first = signal;
+    for (const l of [...this.listeners]) if (l.signal === signal) l.listener(signal);
+  };
+}
+
+/** A run's status, once its signals are weighed: a signal that came gives its own (130, 143), whatever the run found. */
+export function finalStatus(code: number, signals: SignalSource | undefined): number {
+  const signal = signals?.received;
+  return signal ? SIGNAL_STATUS[signal] : code;
 }
 
 /** Where a command reads and writes: the process's streams, or a test's. */
@@ -64,7 +130,7 @@ export function processIo(): Io {
       return sameFile(1, 2);
     },
     env: process.env,
-    signals: process,
+    signals: new ProcessSignals(),
   };
 }
 
@@ -446,6 +512,8 @@ export async function awaitCommand(command: StartedCommand, io: Io): Promise<Sto
     };
     io.signals?.on('SIGINT', onSignal);
     io.signals?.on('SIGTERM', onSignal);
+    // One that came once the output had ended, before this listened.
+    if (io.signals?.received) onSignal(io.signals.received);
   });
   const first = await Promise.race([command.exited.then(() => null), signalled]);
   io.signals?.off('SIGINT', onSignal!);
@@ -520,6 +588,7 @@ export async function runTool(
   };
   io.signals?.on('SIGINT', onSignal);
   io.signals?.on('SIGTERM', onSignal);
+  if (io.signals?.received) onSignal(io.signals.received);
   const sources = openSources(
     command ? ['-'] : args.files,
     command ? command.stdout : () => io.stdin,

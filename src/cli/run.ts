@@ -4,7 +4,7 @@
  * small once it reads its input (see heap.ts), and, for some commands, V8's
  * inlining (see inlining.ts), and its status becomes the process's.
  */
-import { processIo } from './common.js';
+import { finalStatus, processIo } from './common.js';
 import type { Io } from './common.js';
 
 /** The commands, by the module that implements each. */
@@ -36,5 +36,10 @@ export async function run(command: CommandName, argv: string[] = process.argv.sl
       holdHeap();
       if (INLINING_LIMITED.has(command)) limitInlining();
     });
-  process.exit(await runCommand(command, argv, io));
+  const code = await runCommand(command, argv, io);
+  // A signal that came before the run ended still gives its status (a signal to the whole process group ends the
+  // agent's output and reaches the tool at once). Node hands a signal over when its event loop next polls: the turn
+  // the run ended in may have polled before the signal came, so two turns are taken.
+  for (let turn = 0; turn < 2; turn++) await new Promise((resolve) => setImmediate(resolve));
+  process.exit(finalStatus(code, io.signals));
 }
