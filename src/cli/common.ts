@@ -352,7 +352,9 @@ const NEGATABLE_VALUES: ReadonlySet<string> = new Set(['color']);
  * that `--no-pending=true` turned the check off. Also for `--no-x` where x
  * takes a value (yargs would set it to false: `--no-tool` kept no call and
  * passed every check), or is `--help`, `--version` or itself a `--no-`
- * flag. Undefined when there is none.
+ * flag. Also for a one-letter flag given a value (`-j=yes`, `-j1`), which
+ * yargs reads the same way, and for three dashes (`---no-writes`), which
+ * yargs lets by as an option of another name. Undefined when there is none.
  */
 function flagGivenValue(options: Record<string, Options>, argv: readonly string[]): string | undefined {
   const flags = new Set(['help', 'version']);
@@ -367,6 +369,14 @@ function flagGivenValue(options: Record<string, Options>, argv: readonly string[
   }
   for (const arg of argv) {
     if (arg === '--') break;
+    // yargs reads `---no-writes` as an option named `-no-writes`, which it lets by: the check would be off.
+    if (arg.startsWith('---')) return `unknown option: ${visibleOneLine(arg)}`;
+    // In `-j=yes`, `-j1` or `-qj-`, the letter before the first other character takes the rest as its value.
+    const group = /^-([A-Za-z]+)[^A-Za-z]/.exec(arg)?.[1];
+    if (group !== undefined && flags.has(group[group.length - 1]!)) {
+      const file = pathExists(arg) ? `; to read the file ${visibleOneLine(arg)}, name it ./${visibleOneLine(arg)}` : '';
+      return `-${group[group.length - 1]} takes no value (given ${visibleOneLine(arg)}${file})`;
+    }
     // yargs takes an option's camelCase spelling too: `--no-denyRead` is `--no-deny-read`.
     const not = /^--no-([^=]+)$/.exec(arg)?.[1]?.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
     if (not !== undefined && valued.has(not)) return `--${not} takes a value: ${visibleOneLine(arg)} is no option`;
