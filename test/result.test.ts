@@ -94,6 +94,21 @@ t.test('a write error is reported once, without a stack trace', { skip: fs.exist
   }
 });
 
+t.test('standard error that cannot be written: the verdict stands, no crash', { skip: fs.existsSync('/dev/full') ? false : 'no /dev/full here' }, async (t) => {
+  const failed = path.join(ROOT, 'test/fixtures/streams/failed.ndjson');
+  for (const [tool, args, status] of [['ndjson-result', [], 3], ['ndjson-text', [], 3], ['ndjson-tools', ['--no-pending'], 0], ['ndjson-dedupe', ['--verify'], 0]] as const) {
+    // The warning about the failed run goes nowhere; with a stack trace, 2>&1 into the pipe would show it.
+    const r = spawnSync('bash', ['-c', `env -u NODE_OPTIONS node "${ROOT}/bin/${tool}.js" ${args.join(' ')} "${failed}" 2>/dev/full >/dev/null; echo "status $?"`], { encoding: 'utf8', env: TEST_ENV });
+    t.equal(r.stdout, `status ${status}\n`, `${tool} ${args.join(' ')}: status ${status}, as with standard error written`);
+    const written = spawnSync('node', [`${ROOT}/bin/${tool}.js`, ...args, failed], { encoding: 'utf8', env: TEST_ENV });
+    t.equal(written.status, status, `${tool}: the same status when standard error is written`);
+  }
+  // Standard error closed under the tool as it warns (a reader that has gone): the same.
+  const noisy = `noise\n${fs.readFileSync(failed, 'utf8')}`;
+  const r = spawnSync('bash', ['-c', `env -u NODE_OPTIONS node "${ROOT}/bin/ndjson-result.js" 2>&1 >/dev/null | head -c 0; echo "status \${PIPESTATUS[0]}"`], { input: noisy, encoding: 'utf8', env: TEST_ENV });
+  t.equal(r.stdout, 'status 3\n', 'ndjson-result: 3 with its stderr closed');
+});
+
 t.test('keepResults: false keeps where a written result was, not the result', async (t) => {
   const lines = `${ok('a', 'one')}\n${JSON.stringify({ type: 'result', is_error: true, result: 'bad', session_id: 'b' })}\n`;
   const emitted: string[] = [];

@@ -116,8 +116,22 @@ export interface Io {
   onRead?: () => void;
 }
 
+/**
+ * Standard error that cannot be written (`2>/dev/full`, a closed pipe)
+ * loses the warnings, not the run: its status stays the verdict's. Without
+ * a listener, Node would end the process on the stream's error with status
+ * 1 (bad usage, to a script) and a stack trace.
+ */
+let stderrQuieted = false;
+function quietStderr(): void {
+  if (stderrQuieted) return;
+  stderrQuieted = true;
+  process.stderr.on('error', () => {});
+}
+
 /** The process's own streams, environment and signals. */
 export function processIo(): Io {
+  quietStderr();
   return {
     // Made on first use only: Node's stream would open the pipe on descriptor 0 for itself.
     get stdin() {
