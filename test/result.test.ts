@@ -94,6 +94,20 @@ t.test('a write error is reported once, without a stack trace', { skip: fs.exist
   }
 });
 
+t.test('nothing to write to a device that takes no bytes: no write error, the verdict stands', { skip: fs.existsSync('/dev/full') ? false : 'no /dev/full here' }, async (t) => {
+  const streams = path.join(ROOT, 'test/fixtures/streams');
+  for (const [tool, args, status] of [
+    ['ndjson-dedupe', ['/dev/null'], 0],
+    ['ndjson-result', [`${streams}/failed.ndjson`], 3],
+    ['ndjson-text', [`${streams}/died.ndjson`], 4],
+    ['ndjson-tools', ['--paths=written', `${streams}/failed.ndjson`], 0],
+  ] as const) {
+    const r = spawnSync('bash', ['-c', `env -u NODE_OPTIONS node "${ROOT}/bin/${tool}.js" ${args.join(' ')} > /dev/full; echo "status $?"`], { encoding: 'utf8', env: TEST_ENV });
+    t.equal(r.stdout, `status ${status}\n`, `${tool}: status ${status}`);
+    t.notMatch(r.stderr, /write error/, `${tool}: no write error`);
+  }
+});
+
 t.test('standard error that cannot be written: the verdict stands, no crash', { skip: fs.existsSync('/dev/full') ? false : 'no /dev/full here' }, async (t) => {
   const failed = path.join(ROOT, 'test/fixtures/streams/failed.ndjson');
   for (const [tool, args, status] of [['ndjson-result', [], 3], ['ndjson-text', [], 3], ['ndjson-tools', ['--no-pending'], 0], ['ndjson-dedupe', ['--verify'], 0]] as const) {

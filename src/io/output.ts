@@ -5,7 +5,7 @@
  * is reported once, without a stack trace.
  */
 import { pipeline } from 'node:stream/promises';
-import type { Readable, Transform } from 'node:stream';
+import type { Readable, Transform, Writable } from 'node:stream';
 import { describeError } from './sources.js';
 
 /** How writing ended. */
@@ -45,9 +45,7 @@ export async function runOutput(source: Readable, tool: Transform, out: NodeJS.W
   out.on('error', onError);
   try {
     await pipeline(source, tool, out, { end: false });
-    await new Promise<void>((resolve, reject) => {
-      out.write('', (error) => (error ? reject(error) : resolve()));
-    });
+    await handedOver(out);
     return { kind: 'done' };
   } catch (error) {
     const cause = writeError ?? error;
@@ -58,6 +56,19 @@ export async function runOutput(source: Readable, tool: Transform, out: NodeJS.W
     out.off('error', onError);
     source.destroy();
   }
+}
+
+/**
+ * Resolves once everything written to `out` has been handed to the system.
+ * Only what is still buffered is waited for, behind an empty write: an
+ * empty write is a system call of its own, which fails on a device that
+ * takes no bytes (`/dev/full`) even when nothing was to be written.
+ */
+function handedOver(out: NodeJS.WritableStream): Promise<void> {
+  if (((out as Partial<Writable>).writableLength ?? 1) === 0) return Promise.resolve();
+  return new Promise<void>((resolve, reject) => {
+    out.write('', (error) => (error ? reject(error) : resolve()));
+  });
 }
 
 /** Writes `data` to `out` and waits until it is handed to the system; a reader that went away is `closed`. */
