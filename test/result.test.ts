@@ -108,6 +108,17 @@ t.test('nothing to write to a device that takes no bytes: no write error, the ve
   }
 });
 
+t.test('--help, --version and --completion that cannot be written: 2 and a write error, not 0', { skip: fs.existsSync('/dev/full') ? false : 'no /dev/full here' }, async (t) => {
+  for (const tool of ['ndjson-result', 'ndjson-tools']) {
+    for (const option of ['--version', '--help', '--completion=bash']) {
+      const r = spawnSync('bash', ['-c', `env -u NODE_OPTIONS node "${ROOT}/bin/${tool}.js" ${option} > /dev/full; echo "status $?"`], { encoding: 'utf8', env: TEST_ENV });
+      t.same([r.stdout, r.stderr], ['status 2\n', `${tool}: write error: No space left on device\n`], `${tool} ${option}`);
+      const closed = spawnSync('bash', ['-c', `env -u NODE_OPTIONS node "${ROOT}/bin/${tool}.js" ${option} | head -c 0; echo "status \${PIPESTATUS[0]}"`], { encoding: 'utf8', env: TEST_ENV });
+      t.same([closed.stdout, closed.stderr], ['status 0\n', ''], `${tool} ${option} into a pipe closed early: 0, quietly`);
+    }
+  }
+});
+
 t.test('standard error that cannot be written: the verdict stands, no crash', { skip: fs.existsSync('/dev/full') ? false : 'no /dev/full here' }, async (t) => {
   const failed = path.join(ROOT, 'test/fixtures/streams/failed.ndjson');
   for (const [tool, args, status] of [['ndjson-result', [], 3], ['ndjson-text', [], 3], ['ndjson-tools', ['--no-pending'], 0], ['ndjson-dedupe', ['--verify'], 0]] as const) {

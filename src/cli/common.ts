@@ -11,7 +11,7 @@ import type { InputProblem } from '../io/input.js';
 import { ReadPool, openSources, describeError, pathExists, sameFile } from '../io/sources.js';
 import { toolStream, StrictError } from '../io/tool-stream.js';
 import type { ToolCore, ToolTransform } from '../io/tool-stream.js';
-import { runOutput, guardOutput } from '../io/output.js';
+import { runOutput, guardOutput, writeAll } from '../io/output.js';
 import { visibleOneLine } from '../safe-text.js';
 import { VERSION } from '../version.js';
 import { EXIT, EXIT_TABLE } from '../exit.js';
@@ -261,8 +261,21 @@ function completionScript<O extends Record<string, Options>>(spec: CommandSpec<O
   return script.endsWith('\n') ? script : `${script}\n`;
 }
 
-/** Outcome of parsing: the arguments, or an exit status when parsing already answered (help, version, usage error). */
-export type Parsed<A> = { args: A & CommonArgs; rest: string[] } | { code: number };
+/**
+ * Outcome of parsing: the arguments, or the exit status when parsing
+ * already answered (help, version, completion: once the answer is written;
+ * a usage error).
+ */
+export type Parsed<A> = { args: A & CommonArgs; rest: string[] } | { code: number | Promise<number> };
+
+/** Writes what `--help`, `--version` or `--completion` answer; its status: 0, or 2 when it cannot be written (a closed pipe is no error). */
+async function answer(name: string, io: Io, text: string): Promise<number> {
+  guardOutput(io.stdout);
+  const outcome = await writeAll(io.stdout, text);
+  if (outcome.kind !== 'write-error') return EXIT.OK;
+  warn(io, name, `write error: ${outcome.message}`);
+  return EXIT.INPUT;
+}
 
 /**
  * Parses `argv` for a command. `--help` and `--version` are printed to stdout;
@@ -292,12 +305,10 @@ export function parseArgs<O extends Record<string, Options>, A>(spec: CommandSpe
     const values = previous === undefined ? undefined : (spec.values?.[previous] ?? COMMON_VALUES[previous]);
     const current = argv[argv.length - 1] ?? '';
     const offered = values !== undefined ? values.filter((v) => v.startsWith(current)) : [...words, ...(spec.negations ?? []).map((n) => `--no-${n}`)];
-    io.stdout.write(offered.map((word) => `${word}\n`).join(''));
-    return { code: EXIT.OK };
+    return { code: answer(spec.name, io, offered.map((word) => `${word}\n`).join('')) };
   }
   if (failure === null && (parsed.help || parsed.version)) {
-    io.stdout.write(output.endsWith('\n') ? output : `${output}\n`);
-    return { code: EXIT.OK };
+    return { code: answer(spec.name, io, output.endsWith('\n') ? output : `${output}\n`) };
   }
   if (failure === null && parsed.completion !== undefined) {
     // A bare --completion: the shell $SHELL names (`/bin/zsh`, `/usr/local/bin/bash5`), bash when it names none.
@@ -306,8 +317,7 @@ export function parseArgs<O extends Record<string, Options>, A>(spec: CommandSpe
     if (shell !== 'bash' && shell !== 'zsh') {
       failure = `--completion takes bash or zsh, not ${visibleOneLine(shell)}${String(parsed.completion) === '' ? ' (the shell $SHELL names)' : ''}`;
     } else {
-      io.stdout.write(completionScript(spec, shell));
-      return { code: EXIT.OK };
+      return { code: answer(spec.name, io, completionScript(spec, shell)) };
     }
   }
   if (failure === null && spec.check) failure = spec.check(parsed) ?? null;

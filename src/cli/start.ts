@@ -74,8 +74,12 @@ export function loadBundle(cache: string | null = CODE_CACHE): LoadedBundle {
 export async function start(command: CommandName): Promise<never> {
   const argv = process.argv.slice(2);
   if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
-    process.stdout.write(`${VERSION}\n`);
-    process.exit(0);
+    // Written, the process ends with 0; not written (`>/dev/full`), the command answers again, and says why.
+    const written = await new Promise<boolean>((resolve) => {
+      process.stdout.once('error', () => resolve(false));
+      process.stdout.write(`${VERSION}\n`, (error) => resolve(!error));
+    });
+    if (written) process.exit(0);
   }
   return loadBundle().commands.run(command, argv);
 }
