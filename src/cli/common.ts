@@ -465,6 +465,8 @@ export interface RunResult {
   closed: boolean;
   /** A signal stopped the run (`code` is 130 or 143). */
   signalled?: boolean;
+  /** `--strict` stopped the run at a bad line (`code` is 2): what a tool writes only at the end is not written. */
+  strictStop?: boolean;
   /** How many lines were not events. */
   problems: number;
 }
@@ -669,7 +671,7 @@ export async function runTool(
       warn(io, name, `write error: ${outcome.message}`);
       return { code: EXIT.INPUT, closed: true, problems };
     case 'failed':
-      if (outcome.error instanceof StrictError) return { code: EXIT.INPUT, closed: false, problems };
+      if (outcome.error instanceof StrictError) return { code: EXIT.INPUT, closed: false, strictStop: true, problems };
       warn(io, name, outcome.error.message);
       return { code: EXIT.INPUT, closed: false, problems };
   }

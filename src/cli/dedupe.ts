@@ -129,8 +129,9 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
       warn(io, name, `${visibleOneLine(u.source)}:${u.line}: verify: ${sessionPart(u.session)}no result to check the kept text against: ${u.restarted ? 'the session started again' : 'the stream ended'} first`),
   });
   const run = await runTool(name, core, args, io);
-  // Asked for, the counts of what was read are written when a signal ends the run too (not when the reader has gone).
-  if (args.stats && (!run.closed || run.signalled === true)) io.stderr.write(formatStats(name, core.stats, args.verify));
+  // Asked for, the counts of what was read are written when a signal ends the run too (not when the reader has gone,
+  // nor when --strict stopped it: they are written only at the end).
+  if (args.stats && run.strictStop !== true && (!run.closed || run.signalled === true)) io.stderr.write(formatStats(name, core.stats, args.verify));
   if (run.closed || run.code !== EXIT.OK) return run.code;
   // Under --verify a flush that disagrees with its deltas is a failed check too: the stream contradicts itself.
   if (args.verify && (core.stats.differed > 0 || mismatches > 0)) return EXIT.FAILED;
