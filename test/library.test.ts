@@ -37,6 +37,35 @@ t.test('each tool as a Transform', async (t) => {
   t.same(audit.map((a) => [a.tool, a.status]), [['read', 'success'], ['edit', 'success']]);
 });
 
+t.test('text({ all: true }) writes what ndjson-text --all writes: the prompt and the tool lines unless turned off', async (t) => {
+  const cli = spawnSync(process.execPath, [path.join(ROOT, 'bin/ndjson-text.js'), '--all', '-'], { input: basic, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', NODE_OPTIONS: '' } });
+  const all = await collect(text({ all: true }), basic);
+  t.equal(all, cli.stdout, 'the same output as the command');
+  t.match(all, /^> Read package.json/m, 'the prompt');
+  t.match(all, /^→ read package.json/m, 'a tool line');
+  const bare = await collect(text({ all: true, tools: false, user: false }), basic);
+  t.notMatch(bare, /^(>|→) /m, 'neither, turned off');
+});
+
+t.test('the tool streams take bytes as a stream of bytes does: Buffer, Uint8Array, strings in their encoding', async (t) => {
+  const answer = "I'll read package.json first.Adding the script now.Done: package.json now has a test script.\n";
+  const ended = (write: (s: ReturnType<typeof result>) => void): Promise<string> =>
+    new Promise((resolve) => {
+      const s = result();
+      let out = '';
+      s.on('data', (d: Buffer) => (out += d.toString()));
+      s.on('error', (e: Error) => resolve(`error: ${e.message}`));
+      s.on('end', () => resolve(out));
+      write(s);
+    });
+  t.equal(await ended((s) => s.end(new Uint8Array(basic))), answer, 'a Uint8Array');
+  t.equal(await ended((s) => s.end(new Uint8Array(basic.buffer, basic.byteOffset, basic.length))), answer, 'a Uint8Array over part of a larger memory');
+  t.equal(await ended((s) => s.end(basic.toString('base64'), 'base64')), answer, 'a string in base64');
+  t.equal(await ended((s) => s.end(basic.toString('latin1'), 'latin1')), answer, 'a string in latin1');
+  t.equal(await ended((s) => s.end(basic.toString())), answer, 'a string, UTF-8 by default');
+  t.match(await ended((s) => s.end(42 as unknown as Buffer)), /^error: a tool stream takes bytes: .*not number$/, 'anything else: an error at its write');
+});
+
 t.test('readEvents: records with their origin, problems as events', async (t) => {
   const problems: InputProblem[] = [];
   const records: EventRecord[] = [];

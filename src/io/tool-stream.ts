@@ -142,6 +142,19 @@ function isSourceChunk(chunk: unknown): chunk is SourceChunk {
 }
 
 /**
+ * A chunk a program wrote as the bytes it stands for: a Buffer as it is, a
+ * Uint8Array (a `fetch` body's) over the same memory, a string in the
+ * encoding it was written with (UTF-8 by default). Anything else is an
+ * error at its write, as in a stream of bytes.
+ */
+function bytesOf(chunk: unknown, enc: BufferEncoding | 'buffer' | undefined): Buffer {
+  if (Buffer.isBuffer(chunk)) return chunk;
+  if (chunk instanceof Uint8Array) return Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+  if (typeof chunk === 'string') return Buffer.from(chunk, enc !== undefined && enc !== 'buffer' && Buffer.isEncoding(enc) ? enc : 'utf8');
+  throw new TypeError(`a tool stream takes bytes: a Buffer, a Uint8Array or a string, not ${chunk === null ? 'null' : typeof chunk}`);
+}
+
+/**
  * Wraps a core in a Transform. It accepts bytes (one input, named by
  * `options.source`) or {@link SourceChunk}s (several inputs, as `openSources`
  * makes them), and pushes Buffers.
@@ -226,7 +239,7 @@ export function toolStream(core: ToolCore, options: ToolStreamOptions = {}): Too
   let over = false;
   const stream = transform(
     { writableObjectMode: true, readableObjectMode: false },
-    function (this: Transform, chunk: unknown, _enc: BufferEncoding, cb: (err?: Error | null, data?: unknown) => void) {
+    function (this: Transform, chunk: unknown, enc: BufferEncoding, cb: (err?: Error | null, data?: unknown) => void) {
       // A chunk read into a pooled buffer goes back to the pool once read: the reader and the core keep copies of what they keep.
       const release = isSourceChunk(chunk) && 'data' in chunk ? chunk.release : undefined;
       try {
@@ -248,7 +261,7 @@ export function toolStream(core: ToolCore, options: ToolStreamOptions = {}): Too
             current = options.source ?? STDIN;
             reader.startSource(current);
           }
-          reader.write(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
+          reader.write(bytesOf(chunk, enc));
         }
       } catch (error) {
         // What was made before the failing line is still written.

@@ -43,11 +43,11 @@ import { visible, visibleOneLine } from '../safe-text.js';
 export interface TextOptions {
   /** The whole transcript, written as it arrives, instead of each session's final message. */
   all?: boolean;
-  /** With `all`: one line per tool call. */
+  /** With `all`: one line per tool call (default true, as `ndjson-text --all`). */
   tools?: boolean;
   /** With `all`: the thinking text. */
   thinking?: boolean;
-  /** With `all`: the user's prompt. */
+  /** With `all`: the user's prompt (default true, as `ndjson-text --all`). */
   user?: boolean;
   /** Colour the parts that are not assistant text (ANSI SGR). */
   color?: boolean;
@@ -526,7 +526,11 @@ export class TextCore implements ToolCore {
   private readonly safe: (s: string) => string;
   private readonly safeLine: (s: string) => string;
 
-  constructor(private readonly options: TextOptions = {}) {
+  private readonly options: TextOptions;
+
+  constructor(options: TextOptions = {}) {
+    // As the command has it: with `all`, the tool lines and the prompt unless turned off.
+    this.options = { ...options, tools: options.tools ?? true, user: options.user ?? true };
     this.safe = options.raw ? (s) => s : visible;
     this.safeLine = options.raw ? (s) => s : visibleOneLine;
   }
