@@ -16,7 +16,7 @@
  */
 export { dedupe } from './dedupe/stream.js';
 export type { DedupeStream } from './dedupe/stream.js';
-export type { DedupeCore, DedupeOptions, DedupeStats } from './dedupe/core.js';
+export type { DedupeCore, DedupeOptions, DedupeStats, KindCount, StatKind, Unverified, VerifyFailure } from './dedupe/core.js';
 export { text } from './text/stream.js';
 export type { TextStream } from './text/stream.js';
 export type { SessionText, TextCore, TextOptions } from './text/core.js';
@@ -37,7 +37,7 @@ export type { EventRecord, InputProblem, ProblemReason, ReaderOptions, ReaderSin
 export { StrictError } from './io/tool-stream.js';
 export type { Emit, ToolCore, ToolStreamOptions, ToolTransform } from './io/tool-stream.js';
 export { TextTracker } from './assistant-text.js';
-export type { TextVerdict } from './assistant-text.js';
+export type { FlushMismatch, Stretch, TextVerdict } from './assistant-text.js';
 export { EXIT, EXIT_TABLE } from './exit.js';
 export * from './events.js';
 export { VERSION } from './version.js';

@@ -47,6 +47,29 @@ t.test('text({ all: true }) writes what ndjson-text --all writes: the prompt and
   t.notMatch(bare, /^(>|→) /m, 'neither, turned off');
 });
 
+t.test('readEvents: problems in input order to a data listener; records own their bytes', async (t) => {
+  const seen: string[] = [];
+  const s = readEvents();
+  s.on('data', (r: EventRecord) => seen.push(`event ${r.line}`));
+  s.on('problem', (p: InputProblem) => seen.push(`problem ${p.line}`));
+  const ended = new Promise((resolve) => s.on('end', resolve));
+  s.end('{"type":"a"}\nUpdate available\n{"type":"b"}\nnoise\nnoise\n{"type":"c"}\n');
+  await ended;
+  t.same(seen, ['event 1', 'problem 2', 'event 3', 'problem 4', 'problem 5', 'event 6']);
+  // A writer that uses its buffer again once a write is done.
+  const lines = ['{"type":"result","session_id":"AAAA","result":"first"}\n', '{"type":"result","session_id":"BBBB","result":"second"}\n'];
+  const buf = Buffer.alloc(64);
+  const again = readEvents();
+  for (const line of lines) {
+    const n = buf.write(line);
+    await new Promise((resolve) => again.write(buf.subarray(0, n), resolve));
+  }
+  again.end();
+  const raws: string[] = [];
+  for await (const r of again as AsyncIterable<EventRecord>) raws.push(r.raw.toString());
+  t.same(raws, lines.map((l) => l.trimEnd()), 'each record keeps its own line');
+});
+
 t.test('the tool streams take bytes as a stream of bytes does: Buffer, Uint8Array, strings in their encoding', async (t) => {
   const answer = "I'll read package.json first.Adding the script now.Done: package.json now has a test script.\n";
   const ended = (write: (s: ReturnType<typeof result>) => void): Promise<string> =>
@@ -105,7 +128,16 @@ t.test('a strict TypeScript program can name every type the streams and their op
       'const emit: Emit = () => {};',
       'const calls: AuditedCall[] = [];',
       'const sessions: SessionText[] = cores[3].sessions;',
-      'export { field, generic, emit, calls, sessions };',
+      // The types the options and the cores speak of, by name.
+      "import type { FlushMismatch, KindCount, StatKind, Stretch, Unverified, VerifyFailure } from 'ndjson-agent';",
+      'const mismatches: FlushMismatch[] = [];',
+      'const failures: VerifyFailure[] = [];',
+      'const unverified: Unverified[] = [];',
+      'dedupe({ verify: true, onFlushMismatch: (m) => mismatches.push(m), onVerifyFailure: (f) => failures.push(f), onUnverified: (u) => unverified.push(u) });',
+      "const kind: StatKind = 'assistant delta';",
+      'const count: KindCount = cores[1].stats.kinds[kind];',
+      "const stretch: Stretch = { text: '', deltas: 0 };",
+      'export { field, generic, emit, calls, sessions, count, stretch };',
     ].join('\n'),
   );
   const tsc = path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');

@@ -19,8 +19,12 @@ export interface ReadEventsOptions {
 /**
  * Creates a Transform that reads an agent's stream (NDJSON, glued or
  * pretty-printed values, any chunking) and pushes one record per event:
- * `{event, raw, source, line}`. Lines that are not events are emitted as
- * `'problem'` events on the stream (and skipped), or fail it under `strict`.
+ * `{event, raw, source, line}` (`raw` a copy: the writer may use its chunk
+ * again). Lines that are not events are emitted as `'problem'` events on the
+ * stream (and skipped), or fail it under `strict`. A problem is emitted once
+ * the events of the lines before it are pushed: to a `'data'` listener, in
+ * input order; an async iterator, which takes events as it pulls them, may
+ * hear of a problem before it has pulled the events of the lines before it.
  *
  * @example
  *   createReadStream('run.ndjson').pipe(readEvents()).on('data', ({ event, line }) => …)
@@ -29,9 +33,13 @@ export function readEvents(options: ReadEventsOptions = {}): Transform {
   let records: EventRecord[] = [];
   let stream: Transform;
   const reader = new EventReader({
-    record: (rec) => records.push(rec),
+    // The record's bytes are copied: the chunk they were read from is the writer's, which may use it again.
+    record: (rec) => records.push({ event: rec.event, raw: Buffer.from(rec.raw), source: rec.source, line: rec.line }),
     problem: (p: InputProblem) => {
       if (options.strict) throw new StrictError(p);
+      // The events of the lines before it go first.
+      for (const rec of records) stream.push(rec);
+      records = [];
       stream.emit('problem', p);
     },
   });
