@@ -70,6 +70,22 @@ t.test('readEvents: problems in input order to a data listener; records own thei
   t.same(raws, lines.map((l) => l.trimEnd()), 'each record keeps its own line');
 });
 
+t.test('options: a string for a list of one; a value of the wrong shape is a TypeError when the stream is made', async (t) => {
+  const lines = async (s: NodeJS.ReadWriteStream): Promise<string[]> => (await collect(s, basic)).split('\n').filter((l) => l !== '');
+  t.same(await lines(tools({ tools: 'edit' })), await lines(tools({ tools: ['edit'] })), 'tools: a string, as a list of one');
+  t.equal((await lines(tools({ tools: 'edit' }))).length, 1);
+  const violations: string[] = [];
+  await collect(tools({ denyTool: 'edit', onViolation: (v) => violations.push(`${v.check} ${v.pattern}`) }), basic);
+  t.same(violations, ['--deny-tool edit'], 'denyTool: a string names one tool, not its letters');
+  t.same(await lines(result({ fields: 'session_id' })), ['7f3a9c1e-2b44-4d0e-9a51-0c8e6f2d1b77'], 'fields: a string');
+  t.same(await lines(dedupe({ keys: 'type' })), await lines(dedupe({ keys: ['type'] })), 'keys: a string');
+  t.throws(() => tools({ statuses: ['succes'] as never }), new TypeError('option statuses takes one of success, error, rejected, spawnError, failure, pending, unknown, not "succes"'));
+  t.throws(() => tools({ paths: 'writen' as never }), new TypeError('option paths takes one of all, read, written, not "writen"'));
+  t.throws(() => tools({ denyRead: 7 as never }), TypeError);
+  t.throws(() => result({ fields: [1] as never }), TypeError);
+  t.throws(() => dedupe({ keys: {} as never }), TypeError);
+});
+
 t.test('the tool streams take bytes as a stream of bytes does: Buffer, Uint8Array, strings in their encoding', async (t) => {
   const answer = "I'll read package.json first.Adding the script now.Done: package.json now has a test script.\n";
   const ended = (write: (s: ReturnType<typeof result>) => void): Promise<string> =>

@@ -18,6 +18,7 @@ import { assistantKind, getPath, hasOtherContent, isClaudeCodeEvent, isRunActivi
 import { TextTracker, firstDifference, flushMismatch } from '../assistant-text.js';
 import type { FlushMismatch } from '../assistant-text.js';
 import { canonicalJsonText } from '../json-text.js';
+import { listOption } from '../option-values.js';
 
 export { firstDifference };
 export type { FlushMismatch };
@@ -186,7 +187,8 @@ export class DedupeCore implements ToolCore {
   private readonly keys: readonly string[] | undefined;
 
   constructor(private readonly options: DedupeOptions = {}) {
-    this.keys = options.keys && options.keys.length > 0 ? options.keys : undefined;
+    const keys = listOption(options.keys, 'keys');
+    this.keys = keys && keys.length > 0 ? keys : undefined;
   }
 
   /** Under `verify`: an event of a run was read (its init, the agent at work, its result, a line cut short); none means no result. */

@@ -10,6 +10,7 @@ import { getPath, isRunActivity, isRunEvent, isSystemInit, resultFailed, resultT
 import { placeOf, placeRecord, recordBroken, recordSessionField, recordType, retainRecord, tornSession } from '../io/input.js';
 import { visible, visibleJson } from '../safe-text.js';
 import { exactJsonText } from '../json-text.js';
+import { listOption } from '../option-values.js';
 
 /** What ndjson-result found for one session. */
 export type SessionVerdict = SessionEnd;
@@ -116,7 +117,11 @@ export class ResultCore implements ToolCore {
   readonly verdicts: SessionVerdict[] = [];
   private verdictsGiven = 0;
 
-  constructor(readonly options: ResultOptions = {}) {}
+  readonly options: ResultOptions;
+
+  constructor(options: ResultOptions = {}) {
+    this.options = { ...options, fields: listOption(options.fields, 'fields') };
+  }
 
   /** How many verdicts were given. */
   get given(): number {

@@ -29,12 +29,13 @@ import {
 } from '../events.js';
 import type { JsonObject, ToolCallFacts, ToolCallResult } from '../events.js';
 import type { AuditedCall, CallStatus } from './call.js';
-import { callIsTool, toolNameSet } from './call.js';
+import { CALL_STATUSES, callIsTool, toolNameSet } from './call.js';
+import { choiceList, choiceOption, listOption } from '../option-values.js';
 import { samePath } from './paths.js';
 import { Policy } from './policy.js';
 import type { PolicyOptions, Violation } from './policy.js';
 import { auditRecord, safeJsonLine } from './record.js';
-import { PathSet, Summary, listedPaths } from './summary.js';
+import { PATHS_CHOICES, PathSet, Summary, listedPaths } from './summary.js';
 import type { PathsChoice } from './summary.js';
 import { visibleOneLine } from '../safe-text.js';
 
@@ -121,12 +122,21 @@ export class ToolsCore implements ToolCore {
   /** Some event was read (none: the input held none, or none that could be read). */
   sawEvents = false;
 
-  constructor(private readonly options: ToolsOptions = {}) {
-    this.tools = toolNameSet(options.tools);
-    this.statuses = options.statuses && options.statuses.length > 0 ? new Set(options.statuses) : undefined;
+  private readonly options: ToolsOptions;
+
+  constructor(options: ToolsOptions = {}) {
+    const statuses = choiceList(options.statuses, 'statuses', CALL_STATUSES);
+    this.options = {
+      ...options,
+      tools: listOption(options.tools, 'tools'),
+      statuses,
+      paths: choiceOption(options.paths, 'paths', PATHS_CHOICES),
+    };
+    this.tools = toolNameSet(this.options.tools);
+    this.statuses = statuses && statuses.length > 0 ? new Set(statuses) : undefined;
     this.policy = new Policy(options);
     if (options.summary) this.summary = new Summary(!!options.absolute);
-    else if (options.paths) this.pathSet = new PathSet(!!options.absolute);
+    else if (this.options.paths) this.pathSet = new PathSet(!!options.absolute);
   }
 
   /**

@@ -12,6 +12,7 @@ import { callCounts, givenToolName, toolNameMatched, FIELD_OF_ACCESS, READ_FIELD
 import { nearToolName, toolNameKey } from '../events.js';
 import type { AuditedCall, PathField } from './call.js';
 import { visibleOneLine } from '../safe-text.js';
+import { listOption } from '../option-values.js';
 
 /** The checks asked for. */
 export interface PolicyOptions {
@@ -240,7 +241,17 @@ export class Policy {
   /** True when any check is asked for: without one, no call is checked. */
   readonly active: boolean;
 
-  constructor(private readonly options: PolicyOptions) {
+  private readonly options: PolicyOptions;
+
+  constructor(given: PolicyOptions) {
+    const options: PolicyOptions = {
+      ...given,
+      denyRead: listOption(given.denyRead, 'denyRead'),
+      denyWrite: listOption(given.denyWrite, 'denyWrite'),
+      denyTool: listOption(given.denyTool, 'denyTool'),
+      requireWrite: listOption(given.requireWrite, 'requireWrite'),
+    };
+    this.options = options;
     this.denyRead = (options.denyRead ?? []).map((g) => compile(g, DENY, true));
     this.denyWrite = (options.denyWrite ?? []).map((g) => compile(g, DENY, true));
     this.denyTool = toolNameSet(options.denyTool);

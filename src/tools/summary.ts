@@ -10,6 +10,9 @@ import { visibleOneLine } from '../safe-text.js';
 /** Which paths `--paths` lists. */
 export type PathsChoice = 'all' | 'read' | 'written';
 
+/** Every {@link PathsChoice}. */
+export const PATHS_CHOICES: readonly PathsChoice[] = ['all', 'read', 'written'];
+
 const PATHS_FIELDS: Record<PathsChoice, ReadonlySet<PathField>> = {
   all: new Set(PATH_FIELDS),
   // As the checks count them: a tool of unknown kind may read or write the paths it names.

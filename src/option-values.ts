@@ -1,0 +1,28 @@
+/**
+ * The checks of the library's options whose values the commands check as
+ * they parse them (yargs, and each command's own checks): a program in plain
+ * JavaScript passes what it likes, and a value of the wrong shape would
+ * otherwise be read wrong with no word (a string taken letter by letter as a
+ * list, a status misspelt keeping no call) or fail only once the input has
+ * been read.
+ */
+
+/** An option that lists values: an array of strings, or one string for a list of one; undefined when not given. */
+export function listOption(value: unknown, name: string): readonly string[] | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value === 'string') return [value];
+  if (Array.isArray(value) && value.every((v) => typeof v === 'string')) return value as string[];
+  throw new TypeError(`option ${name} takes a string or an array of strings`);
+}
+
+/** An option that takes one of `choices`, or a list of them with `list`; undefined when not given. */
+export function choiceOption<T extends string>(value: unknown, name: string, choices: readonly T[]): T | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value === 'string' && (choices as readonly string[]).includes(value)) return value as T;
+  throw new TypeError(`option ${name} takes one of ${choices.join(', ')}, not ${JSON.stringify(value)}`);
+}
+
+/** An option that lists values of `choices`: each checked as {@link choiceOption} checks one. */
+export function choiceList<T extends string>(value: unknown, name: string, choices: readonly T[]): readonly T[] | undefined {
+  return listOption(value, name)?.map((v) => choiceOption(v, name, choices)!);
+}
