@@ -194,7 +194,7 @@ t.test('layout of the transcript', async (t) => {
     '> Fix it\n>\n> please\n\n│ First\n│\n│ then\n\nOK, running.\n→ shell npm test (exit 1)\n\nFixed.\n',
     'prompt and thinking quoted line by line across deltas; leading newlines of a block dropped; tool line under its text',
   );
-  t.equal(await through(input, { all: true }), 'OK, running.\n\nFixed.\n', 'segments between tool calls are separated by a blank line');
+  t.equal(await through(input, { all: true, tools: false, user: false }), 'OK, running.\n\nFixed.\n', 'segments between tool calls are separated by a blank line');
 });
 
 t.test('--all: calls that never complete are listed when the session ends', async (t) => {
