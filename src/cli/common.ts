@@ -297,6 +297,10 @@ export function parseArgs<O extends Record<string, Options>, A>(spec: CommandSpe
     failure ??= (error as Error).message;
     parsed = {};
   }
+  // The completion scripts ask with it first; elsewhere (`FILE --get-yargs-completions`) it is no option of ours, and would skip the run.
+  if (failure === null && parsed['get-yargs-completions'] !== undefined && argv[0] !== '--get-yargs-completions') {
+    failure = `unknown option: --get-yargs-completions`;
+  }
   if (failure === null && parsed['get-yargs-completions'] !== undefined) {
     // yargs also offers one-letter aliases as `--a`: no one types those.
     const words = output.split('\n').filter((word) => word !== '' && !/^--\w$/.test(word));
