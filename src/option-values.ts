@@ -26,3 +26,9 @@ export function choiceOption<T extends string>(value: unknown, name: string, cho
 export function choiceList<T extends string>(value: unknown, name: string, choices: readonly T[]): readonly T[] | undefined {
   return listOption(value, name)?.map((v) => choiceOption(v, name, choices)!);
 }
+
+/** An option that is on or off: a boolean, or undefined when not given (a string such as `'false'` would be taken as on). */
+export function flagOption(value: unknown, name: string): boolean | undefined {
+  if (value === undefined || typeof value === 'boolean') return value;
+  throw new TypeError(`option ${name} takes true or false, not ${JSON.stringify(value)}`);
+}

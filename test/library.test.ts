@@ -84,6 +84,8 @@ t.test('options: a string for a list of one; a value of the wrong shape is a Typ
   t.throws(() => tools({ denyRead: 7 as never }), TypeError);
   t.throws(() => result({ fields: [1] as never }), TypeError);
   t.throws(() => dedupe({ keys: {} as never }), TypeError);
+  t.throws(() => tools({ noPending: 'false' as never }), new TypeError('option noPending takes true or false, not "false"'));
+  t.throws(() => tools({ noWrites: 1 as never }), TypeError);
 });
 
 t.test('the tool streams take bytes as a stream of bytes does: Buffer, Uint8Array, strings in their encoding', async (t) => {

@@ -12,7 +12,7 @@ import { callCounts, givenToolName, toolNameMatched, FIELD_OF_ACCESS, READ_FIELD
 import { nearToolName, toolNameKey } from '../events.js';
 import type { AuditedCall, PathField } from './call.js';
 import { visibleOneLine } from '../safe-text.js';
-import { listOption } from '../option-values.js';
+import { flagOption, listOption } from '../option-values.js';
 
 /** The checks asked for. */
 export interface PolicyOptions {
@@ -250,6 +250,8 @@ export class Policy {
       denyWrite: listOption(given.denyWrite, 'denyWrite'),
       denyTool: listOption(given.denyTool, 'denyTool'),
       requireWrite: listOption(given.requireWrite, 'requireWrite'),
+      noWrites: flagOption(given.noWrites, 'noWrites'),
+      noPending: flagOption(given.noPending, 'noPending'),
     };
     this.options = options;
     this.denyRead = (options.denyRead ?? []).map((g) => compile(g, DENY, true));
