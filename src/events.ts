@@ -9,6 +9,7 @@
  */
 
 import type { LineShape } from './io/shapes.js';
+import { braceExpand } from 'minimatch';
 
 /** Any JSON object read from the stream. */
 export type JsonObject = { [key: string]: unknown };
@@ -490,6 +491,26 @@ export function toolCallArgs(entry: ToolCallEntry): ToolCallArgs {
   return isObject(value) ? { args: value } : { args: {}, error: 'not an object' };
 }
 
+/**
+ * An MCP call's own arguments: an object under `args` or `arguments`, or,
+ * as a function call's are, JSON text there (what of it can be read when it
+ * is not JSON, as for a function call).
+ */
+function mcpArguments(args: JsonObject): JsonObject | undefined {
+  for (const key of ['args', 'arguments']) {
+    const raw = args[key];
+    if (isObject(raw)) return raw;
+    if (typeof raw !== 'string') continue;
+    try {
+      const value: unknown = JSON.parse(raw);
+      if (isObject(value)) return value;
+    } catch {
+      return salvageArguments(raw);
+    }
+  }
+  return undefined;
+}
+
 /** How a call ended, as its result says. */
 export type ToolResultStatus = 'success' | 'error' | 'rejected' | 'spawnError' | 'failure' | 'unknown';
 
@@ -735,7 +756,26 @@ const PATH_KEYS = [
   'new_path',
 ];
 // The files a patch in the apply_patch format names: `*** Update File: a.ts`, `*** Add File:`, `*** Delete File:`, `*** Move to:`.
-const PATCH_FILE = /^\*\*\* (?:Update File|Add File|Delete File|Move to): (.+?)\s*$/gm;
+// A header may be indented: the format's own parser trims each line it reads as one.
+const PATCH_FILE = /^[ \t]*\*\*\* (Update File|Add File|Delete File|Move to): (.+?)\s*$/gm;
+
+/**
+ * Pushes the files a patch's text names to the call's paths; those it
+ * deletes, or moves away (an `Update File` followed by its `Move to`), to
+ * `movedFrom` too: the patch does not leave them written.
+ */
+function pushPatchFiles(facts: ToolCallFacts, patch: string): void {
+  let updated: string | undefined;
+  for (const m of patch.matchAll(PATCH_FILE)) {
+    const [, header, path] = m;
+    pushPath(facts.argPaths, path);
+    if (header === 'Delete File') pushPath((facts.movedFrom ??= []), path);
+    if (header === 'Move to' && updated !== undefined) pushPath((facts.movedFrom ??= []), updated);
+    updated = header === 'Update File' ? path : undefined;
+  }
+}
+// How many alternatives of a grep's glob (`{a,b}`, `{1..9}`) become filters of their own.
+const MAX_GLOB_ALTERNATIVES = 1000;
 // Argument keys a patch's text is given under.
 const PATCH_KEYS = ['input', 'patch'];
 // Keys of a result variant that name the path acted on (often made absolute by the agent).
@@ -786,7 +826,7 @@ export interface ToolCallFacts {
    * directory, as ripgrep has it: `*.ts` is `**\/*.ts`). The files it reads.
    */
   searchFilters?: string[];
-  /** A move or rename: the paths it takes away (its `source`, `from`, `oldPath`), among its paths. */
+  /** A move or rename: the paths it takes away (its `source`, `from`, `oldPath`), among its paths; a patch's, also the files it deletes. */
   movedFrom?: string[];
   /** The pattern of a glob or grep call. */
   pattern?: string;
@@ -894,7 +934,7 @@ export function toolCallFacts(
     const paths = args.paths;
     if (Array.isArray(paths)) for (const p of paths) pushPath(facts.argPaths, p);
     // An MCP call's own arguments are one level down.
-    const inner = kind === 'mcp' ? (obj(args, 'args') ?? obj(args, 'arguments')) : undefined;
+    const inner = kind === 'mcp' ? mcpArguments(args) : undefined;
     if (inner !== undefined) {
       pushPathKeys(facts.argPaths, inner);
       const innerName = str(args, 'toolName') ?? str(args, 'tool');
@@ -913,7 +953,7 @@ export function toolCallFacts(
     if (kind === 'edit') {
       for (const key of PATCH_KEYS) {
         const patch = args[key];
-        if (typeof patch === 'string' && patch.includes('*** ')) for (const m of patch.matchAll(PATCH_FILE)) pushPath(facts.argPaths, m[1]);
+        if (typeof patch === 'string' && patch.includes('*** ')) pushPatchFiles(facts, patch);
       }
     }
     if (kind === 'shell') facts.command = commandOf(args);
@@ -924,7 +964,12 @@ export function toolCallFacts(
       const dir = facts.argPaths[0] ?? '.';
       for (const key of ['glob', 'include']) {
         const glob = str(args, key);
-        if (glob) (facts.searchFilters ??= []).push(`${dir}/${glob.includes('/') ? glob : `**/${glob}`}`);
+        if (!glob) continue;
+        // `{secrets,docs}/*.pem` reads the files of each alternative: each is a filter of its own, the glob as given too.
+        for (const one of new Set([glob, ...braceExpand(glob).slice(0, MAX_GLOB_ALTERNATIVES)])) {
+          const filter = `${dir}/${one.includes('/') ? one : `**/${one}`}`;
+          if (!(facts.searchFilters ??= []).includes(filter)) facts.searchFilters.push(filter);
+        }
       }
     }
     facts.url = str(args, 'url');

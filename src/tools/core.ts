@@ -81,6 +81,9 @@ const TOOL_USE_PIVOT = 5;
 // An escape may spell any of its letters (`"tool\u005fuse"` is "tool_use" to JSON.parse): a line with one is parsed to be sure.
 const ESCAPE_U = Buffer.from('\\u');
 
+// The start of an `assistant` event's line.
+const ASSISTANT_LINE = /"type"\s*:\s*"assistant"/;
+
 /** True when an assistant line may hold a `tool_use` block: its name as it is, or an escape that may spell it. */
 function mayUseTools(raw: Buffer): boolean {
   return holdsBytes(raw, TOOL_USE, TOOL_USE_PIVOT) || holdsBytes(raw, ESCAPE_U, 0);
@@ -98,6 +101,19 @@ interface PendingState {
   startMs: number | undefined;
   argsError: string | undefined;
   args: JsonObject | undefined;
+  /** Other tools the call's events named before (`writeToolCall` started, `readToolCall` started again), with their facts. */
+  earlier?: CallView[];
+}
+
+/** A call as one of its events names it: its tool, and the facts its arguments give. */
+interface CallView {
+  tool: string | undefined;
+  facts: ToolCallFacts;
+}
+
+/** True when `a` and `b` name different tools (neither unknown). */
+function otherTool(a: string | undefined, b: string | undefined): boolean {
+  return a !== undefined && b !== undefined && toolNameKey(a) !== toolNameKey(b);
 }
 
 /** Tracks calls and sessions; see the module comment. */
@@ -202,7 +218,9 @@ export class ToolsCore implements ToolCore {
    */
   unreadCall(p: InputProblem): boolean {
     if (p.reason === 'not an object') return false;
-    const call = unreadToolCall(p.raw.toString('latin1', 0, 4096));
+    const head = p.raw.toString('latin1', 0, 4096);
+    // Or a message of Claude Code's dialect whose `tool_use` block can no longer be read: its call is not seen either.
+    const call = unreadToolCall(head) ?? (ASSISTANT_LINE.test(head) && holdsBytes(p.raw, TOOL_USE, TOOL_USE_PIVOT) ? {} : undefined);
     if (call === undefined) return false;
     if (this.tools.size === 0 || call.key === undefined) return true;
     const kind = toolKind(call.key);
@@ -210,7 +228,7 @@ export class ToolsCore implements ToolCore {
   }
 
   end(emit: Emit): void {
-    for (const state of this.pending.values()) this.finish(this.callOf(state, 'pending', state.facts, undefined, undefined), emit);
+    for (const state of this.pending.values()) this.finishPending(state, emit);
     this.pending.clear();
     for (const v of this.policy.end()) this.violate(v);
     for (const { name, known } of this.policy.misspeltDenyTools()) this.options.onMisspeltDenyTool?.(name, known);
@@ -222,7 +240,7 @@ export class ToolsCore implements ToolCore {
     for (const [key, state] of this.pending) {
       if (state.session !== session) continue;
       this.pending.delete(key);
-      this.finish(this.callOf(state, 'pending', state.facts, undefined, undefined), emit);
+      this.finishPending(state, emit);
     }
   }
 
@@ -254,6 +272,8 @@ export class ToolsCore implements ToolCore {
     if (known !== undefined) {
       // The same call started again: one call, with the newest arguments it was given, and the paths of those before.
       known.events++;
+      // Started again as another tool: the checks still see the call as the one it was started as.
+      if (entry !== undefined && otherTool(known.tool, entry.name)) (known.earlier ??= []).push({ tool: known.tool, facts: known.facts });
       if (entry !== undefined) known.tool = entry.name;
       if (args !== undefined) {
         const before = known.facts;
@@ -320,6 +340,26 @@ export class ToolsCore implements ToolCore {
     call.started = state !== undefined;
     if (this.options.full) call.args = own.args ?? state?.args;
     this.finish(call, emit);
+    // Completed as another tool than it was started as: the checks see it as each (a write started, a read completed).
+    if (state !== undefined) {
+      const views = [...(state.earlier ?? []), ...(otherTool(state.tool, tool) ? [{ tool: state.tool, facts: state.facts }] : [])];
+      for (const view of views) this.checkView(state, view, call);
+    }
+  }
+
+  /** Hands over a call that never completed, checked also as each other tool its events named. */
+  private finishPending(state: PendingState, emit: Emit): void {
+    const call = this.callOf(state, 'pending', state.facts, undefined, undefined);
+    this.finish(call, emit);
+    for (const view of state.earlier ?? []) this.checkView(state, view, call);
+  }
+
+  /** Checks the call `call` audits as it was when `view` named it, with no record of its own. */
+  private checkView(state: PendingState, view: CallView, call: AuditedCall): void {
+    const seen = this.callOf({ ...state, tool: view.tool }, call.status, view.facts, undefined, undefined);
+    if (this.tools.size > 0 && !callIsTool(seen, this.tools)) return;
+    if (this.statuses !== undefined && !this.statuses.has(seen.status)) return;
+    for (const v of this.policy.check(seen)) this.violate(v);
   }
 
   private callOf(

@@ -57,14 +57,22 @@ function isWindowsCwd(cwd: string | undefined): cwd is string {
   return cwd !== undefined && WINDOWS_CWD.test(cwd);
 }
 
-// A Windows path in its long form: `\\?\C:\x`, `\\.\C:\x`, `\\?\UNC\host\share\x` (slashes or backslashes).
-const LONG_FORM = /^[\\/]{2}[?.][\\/](UNC[\\/])?(?=.)/i;
+// A Windows path in its long form: `\\?\C:\x`, `\\.\C:\x`, `\\?\UNC\host\share\x`, or in the object manager's
+// `\??\C:\x` (slashes or backslashes).
+const LONG_FORM = /^(?:[\\/]{2}[?.]|[\\/]\?\?)[\\/](UNC[\\/])?(?=.)/i;
+// A drive reached through its administrative share on this machine: `\\localhost\C$\x` is `C:\x`.
+const LOCAL_DRIVE_SHARE = /^[\\/]{2}(?:localhost|127\.0\.0\.1|\[::1\])[\\/]([A-Za-z])\$(?=[\\/]|$)/i;
 
-/** The path a Windows long-form path names (`\\?\C:\x` is `C:\x`, `\\?\UNC\h\s` is `\\h\s`); any other path as it is. */
+/**
+ * The path a Windows long-form path names (`\\?\C:\x` and `\??\C:\x` are `C:\x`, `\\?\UNC\h\s` is
+ * `\\h\s`), or a drive's administrative share on this machine (`\\localhost\C$\x` is `C:\x`); any other
+ * path as it is.
+ */
 export function shortForm(p: string): string {
   const m = LONG_FORM.exec(p);
-  if (m === null) return p;
-  return m[1] !== undefined ? `\\\\${p.slice(m[0].length)}` : p.slice(m[0].length);
+  const short = m === null ? p : m[1] !== undefined ? `\\\\${p.slice(m[0].length)}` : p.slice(m[0].length);
+  const share = LOCAL_DRIVE_SHARE.exec(short);
+  return share === null ? short : `${share[1]!}:${short.slice(share[0].length)}`;
 }
 
 /**
@@ -196,9 +204,9 @@ export function matchForms(p: string, cwd: string | undefined, broad: boolean): 
   return [...forms];
 }
 
-/** A path segment as Windows reads it: `.env. ` and `.env::$DATA` are `.env`. */
+/** A path segment as Windows reads it: `.env. `, `.env::$DATA` and `secrets::$INDEX_ALLOCATION` (a directory's index) are the name before. */
 function windowsName(segment: string): string {
   if (segment === '.' || segment === '..') return segment;
-  const name = segment.replace(/:[^:]*:\$DATA$/i, '').replace(/[. ]+$/, '');
+  const name = segment.replace(/:[^:]*:\$[A-Z_]+$/i, '').replace(/[. ]+$/, '');
   return name === '' ? segment : name;
 }
