@@ -274,8 +274,17 @@ export function assistantKind(e: unknown): AssistantKind {
  * rather than `tool_call` events.
  */
 export function hasToolUseBlock(e: unknown): boolean {
+  return hasBlock(e, 'tool_use');
+}
+
+/** True when a `user` event's message holds a `tool_result` block (Claude Code's dialect: a call's answer). */
+export function hasToolResultBlock(e: unknown): boolean {
+  return hasBlock(e, 'tool_result');
+}
+
+function hasBlock(e: unknown, type: string): boolean {
   const content = obj(e, 'message')?.content;
-  return Array.isArray(content) && content.some((block) => isObject(block) && block.type === 'tool_use');
+  return Array.isArray(content) && content.some((block) => isObject(block) && block.type === type);
 }
 
 /**
@@ -497,18 +506,20 @@ export function toolCallArgs(entry: ToolCallEntry): ToolCallArgs {
  * is not JSON, as for a function call).
  */
 function mcpArguments(args: JsonObject): JsonObject | undefined {
-  for (const key of ['args', 'arguments']) {
-    const raw = args[key];
-    if (isObject(raw)) return raw;
+  const texts = ['args', 'arguments'].map((key) => args[key]);
+  for (const raw of texts) if (isObject(raw)) return raw;
+  for (const raw of texts) {
     if (typeof raw !== 'string') continue;
     try {
       const value: unknown = JSON.parse(raw);
       if (isObject(value)) return value;
     } catch {
-      return salvageArguments(raw);
+      // Read for what it names below, once no other is JSON.
     }
   }
-  return undefined;
+  const salvaged: JsonObject = {};
+  for (const raw of texts) if (typeof raw === 'string') Object.assign(salvaged, salvageArguments(raw));
+  return Object.keys(salvaged).length > 0 ? salvaged : undefined;
 }
 
 /** How a call ended, as its result says. */
@@ -756,26 +767,41 @@ const PATH_KEYS = [
   'new_path',
 ];
 // The files a patch in the apply_patch format names: `*** Update File: a.ts`, `*** Add File:`, `*** Delete File:`, `*** Move to:`.
-// A header may be indented: the format's own parser trims each line it reads as one.
-const PATCH_FILE = /^[ \t]*\*\*\* (Update File|Add File|Delete File|Move to): (.+?)\s*$/gm;
+// A header may be indented (any white space: the format's own parser trims the line it starts a file with), and an
+// indented one may also be a line of context in the file before it.
+const PATCH_FILE = /^([^\S\r\n]*)\*\*\* (Update File|Add File|Delete File|Move to): (.+?)\s*$/gm;
 
 /**
- * Pushes the files a patch's text names to the call's paths; those it
- * deletes, or moves away (an `Update File` followed by its `Move to`), to
- * `movedFrom` too: the patch does not leave them written.
+ * Pushes the files a patch's text names to the call's paths, for the deny
+ * checks, indented headers included. A file counts as written only where a
+ * header at the line's start writes it (`Update File`, `Add File`, `Move
+ * to`); one the patch deletes, moves away (an `Update File` followed by its
+ * `Move to`) or names only indented (context, maybe) goes to `movedFrom`
+ * too, unless a header writes it.
  */
 function pushPatchFiles(facts: ToolCallFacts, patch: string): void {
+  const written = new Set<string>();
+  const notWritten: string[] = [];
   let updated: string | undefined;
   for (const m of patch.matchAll(PATCH_FILE)) {
-    const [, header, path] = m;
+    const [, indent, header, path] = m as unknown as [string, string, string, string];
     pushPath(facts.argPaths, path);
-    if (header === 'Delete File') pushPath((facts.movedFrom ??= []), path);
-    if (header === 'Move to' && updated !== undefined) pushPath((facts.movedFrom ??= []), updated);
+    if (indent !== '') {
+      notWritten.push(path);
+      continue;
+    }
+    if (header === 'Delete File') notWritten.push(path);
+    else written.add(path);
+    if (header === 'Move to' && updated !== undefined) {
+      written.delete(updated);
+      notWritten.push(updated);
+    }
     updated = header === 'Update File' ? path : undefined;
   }
+  for (const path of notWritten) if (!written.has(path)) pushPath((facts.movedFrom ??= []), path);
 }
 // How many alternatives of a grep's glob (`{a,b}`, `{1..9}`) become filters of their own.
-const MAX_GLOB_ALTERNATIVES = 1000;
+export const MAX_GLOB_ALTERNATIVES = 1000;
 // Argument keys a patch's text is given under.
 const PATCH_KEYS = ['input', 'patch'];
 // Keys of a result variant that name the path acted on (often made absolute by the agent).
@@ -826,6 +852,8 @@ export interface ToolCallFacts {
    * directory, as ripgrep has it: `*.ts` is `**\/*.ts`). The files it reads.
    */
   searchFilters?: string[];
+  /** A grep's glob has more alternatives (`{a,b,…}`) than are tried as filters: the files it reads are not all known. */
+  searchFiltersCut?: boolean;
   /** A move or rename: the paths it takes away (its `source`, `from`, `oldPath`), among its paths; a patch's, also the files it deletes. */
   movedFrom?: string[];
   /** The pattern of a glob or grep call. */
@@ -965,8 +993,12 @@ export function toolCallFacts(
       for (const key of ['glob', 'include']) {
         const glob = str(args, key);
         if (!glob) continue;
-        // `{secrets,docs}/*.pem` reads the files of each alternative: each is a filter of its own, the glob as given too.
-        for (const one of new Set([glob, ...braceExpand(glob).slice(0, MAX_GLOB_ALTERNATIVES)])) {
+        // `{secrets,docs}/*.pem` reads the files of each alternative: each is a filter of its own, the glob as given too;
+        // a group of one (`{secrets}`) is its alternative, as ripgrep reads it. Past the alternatives tried, the deny
+        // checks cannot clear the call.
+        const alternatives = braceExpand(glob, { braceExpandMax: MAX_GLOB_ALTERNATIVES + 1 });
+        if (alternatives.length > MAX_GLOB_ALTERNATIVES) facts.searchFiltersCut = true;
+        for (const one of new Set([glob, ...alternatives.slice(0, MAX_GLOB_ALTERNATIVES)].map((g) => g.replace(/\{([^{},]*)\}/g, '$1')))) {
           const filter = `${dir}/${one.includes('/') ? one : `**/${one}`}`;
           if (!(facts.searchFilters ??= []).includes(filter)) facts.searchFilters.push(filter);
         }
@@ -1033,6 +1065,7 @@ export function addOtherFacts(facts: ToolCallFacts, other: ToolCallFacts): void 
   for (const path of other.movedFrom ?? []) pushPath((facts.movedFrom ??= []), path);
   if (other.mayRunCommand) facts.mayRunCommand = true;
   for (const filter of other.searchFilters ?? []) if (!(facts.searchFilters ??= []).includes(filter)) facts.searchFilters.push(filter);
+  if (other.searchFiltersCut) facts.searchFiltersCut = true;
   facts.command ??= other.command;
   facts.workingDirectory ??= other.workingDirectory;
   facts.pattern ??= other.pattern;

@@ -12,6 +12,7 @@ import { holdsBytes, recordType } from '../io/input.js';
 import type { ToolCore, Emit } from '../io/tool-stream.js';
 import {
   addOtherFacts,
+  hasToolResultBlock,
   hasToolUseBlock,
   isSystemInit,
   sameCallArgs,
@@ -83,6 +84,15 @@ const ESCAPE_U = Buffer.from('\\u');
 
 // The start of an `assistant` event's line.
 const ASSISTANT_LINE = /"type"\s*:\s*"assistant"/;
+
+const TOOL_RESULT = Buffer.from('"tool_result"');
+// Its `_`, as in TOOL_USE.
+const TOOL_RESULT_PIVOT = 5;
+
+/** True when a user line may hold a `tool_result` block: its name as it is, or an escape that may spell it. */
+function mayAnswerTools(raw: Buffer): boolean {
+  return holdsBytes(raw, TOOL_RESULT, TOOL_RESULT_PIVOT) || holdsBytes(raw, ESCAPE_U, 0);
+}
 
 /** True when an assistant line may hold a `tool_use` block: its name as it is, or an escape that may spell it. */
 function mayUseTools(raw: Buffer): boolean {
@@ -169,9 +179,9 @@ export class ToolsCore implements ToolCore {
     return type === 'tool_call' && !this.options.full;
   }
 
-  /** Events it does not read but assistant messages (searched for foreign tool calls) change nothing. */
+  /** Events it does not read but assistant and user messages (searched for foreign tool calls and their answers) change nothing. */
   passes(type: string): boolean {
-    return !this.needs(type) && type !== 'assistant';
+    return !this.needs(type) && type !== 'assistant' && type !== 'user';
   }
 
   /** Nor do text deltas: a message of one text block holds no tool call. */
@@ -181,7 +191,11 @@ export class ToolsCore implements ToolCore {
     this.sawEvents = true;
     const type = recordType(rec);
     if (type !== 'tool_call' && type !== 'system') {
-      if (type === 'assistant' && !this.foreignCalls && mayUseTools(rec.raw) && hasToolUseBlock(rec.event)) {
+      // A call's `tool_use` block, or the `tool_result` that answers one (seen even where the call's message was cut short).
+      const foreign =
+        (type === 'assistant' && mayUseTools(rec.raw) && hasToolUseBlock(rec.event)) ||
+        (type === 'user' && mayAnswerTools(rec.raw) && hasToolResultBlock(rec.event));
+      if (foreign && !this.foreignCalls) {
         this.foreignCalls = true;
         this.options.onForeignCalls?.(rec.source, rec.line);
       }
@@ -359,7 +373,7 @@ export class ToolsCore implements ToolCore {
     const seen = this.callOf({ ...state, tool: view.tool }, call.status, view.facts, undefined, undefined);
     if (this.tools.size > 0 && !callIsTool(seen, this.tools)) return;
     if (this.statuses !== undefined && !this.statuses.has(seen.status)) return;
-    for (const v of this.policy.check(seen)) this.violate(v);
+    for (const v of this.policy.check(seen, true)) this.violate(v);
   }
 
   private callOf(

@@ -61,7 +61,9 @@ function isWindowsCwd(cwd: string | undefined): cwd is string {
 // `\??\C:\x` (slashes or backslashes).
 const LONG_FORM = /^(?:[\\/]{2}[?.]|[\\/]\?\?)[\\/](UNC[\\/])?(?=.)/i;
 // A drive reached through its administrative share on this machine: `\\localhost\C$\x` is `C:\x`.
-const LOCAL_DRIVE_SHARE = /^[\\/]{2}(?:localhost|127\.0\.0\.1|\[::1\])[\\/]([A-Za-z])\$(?=[\\/]|$)/i;
+// The machine is named `localhost` (a trailing dot too), any address of 127.0.0.0/8 (`127.1` as inet_aton reads it),
+// `::1`, or Windows's spelling of it for a share (`0--1.ipv6-literal.net`); its own host name is not known.
+const LOCAL_DRIVE_SHARE = /^[\\/]{2}(?:localhost\.?|127(?:\.\d{1,3}){0,3}|\[::1\]|0--1\.ipv6-literal\.net)[\\/]([A-Za-z])\$(?=[\\/]|$)/i;
 
 /**
  * The path a Windows long-form path names (`\\?\C:\x` and `\??\C:\x` are `C:\x`, `\\?\UNC\h\s` is
@@ -189,6 +191,15 @@ export function matchForms(p: string, cwd: string | undefined, broad: boolean): 
         // And with its leading `../` dropped, as a path written relative is (`/repo/.github/x` from `/repo/app` is `.github/x`).
         forms.add(relative.replace(/^(\.\.\/)+/, ''));
       }
+    }
+  }
+  if (broad && (cwdSlashed === undefined || !isAbsolute(cwdSlashed))) {
+    // No `cwd` to make an absolute path relative to: where it lies is not known, so it is tried from each of its
+    // directories (`/home/u/p/secrets/k.pem` as `secrets/k.pem` too, for `secrets/**`).
+    for (const form of [...forms]) {
+      if (!isAbsolute(form)) continue;
+      const parts = form.split('/').filter((part) => part !== '');
+      for (let i = 1; i < parts.length; i++) forms.add(parts.slice(i).join('/'));
     }
   }
   if (broad) {

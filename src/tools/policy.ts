@@ -9,7 +9,7 @@ import { Minimatch, braceExpand } from 'minimatch';
 import type { MinimatchOptions } from 'minimatch';
 import { isRoot, matchForms, samePath } from './paths.js';
 import { callCounts, givenToolName, toolNameMatched, FIELD_OF_ACCESS, READ_FIELDS, WRITE_FIELDS, toolNameSet } from './call.js';
-import { nearToolName, toolNameKey } from '../events.js';
+import { MAX_GLOB_ALTERNATIVES, nearToolName, toolNameKey } from '../events.js';
 import type { AuditedCall, PathField } from './call.js';
 import { visibleOneLine } from '../safe-text.js';
 import { flagOption, listOption } from '../option-values.js';
@@ -36,6 +36,8 @@ export interface Violation {
   path?: string;
   /** The call changes or reads files by its kind, yet names no path the audit can read: the check cannot clear it. */
   noPath?: boolean;
+  /** A grep whose glob has more alternatives than the audit tries: the check cannot clear it. */
+  globCut?: boolean;
 }
 
 interface Glob {
@@ -262,13 +264,19 @@ export class Policy {
       this.denyRead.length + this.denyWrite.length + this.denyTool.size + this.require.length > 0 || !!options.noWrites || !!options.noPending;
   }
 
-  /** The rules a call breaks (and notes the required writes it makes). */
-  check(call: AuditedCall): Violation[] {
+  /**
+   * The rules a call breaks (and notes the required writes it makes).
+   * `asNamed`: the call as one of its events named it, another tool than the
+   * one it is audited as (see ToolsCore): only the checks of its tool and its
+   * paths apply; it makes no write (its record says what the call did), and
+   * a pending call is reported once, as itself.
+   */
+  check(call: AuditedCall, asNamed = false): Violation[] {
     const out: Violation[] = [];
     if (!this.active) return out;
-    if (call.status === 'pending' && this.options.noPending) out.push({ check: '--no-pending', call });
+    if (call.status === 'pending' && this.options.noPending && !asNamed) out.push({ check: '--no-pending', call });
     const field = call.facts.access === undefined ? undefined : FIELD_OF_ACCESS[call.facts.access];
-    if (this.require.length > 0 && call.status === 'success' && field !== undefined && REQUIRED_FIELDS.has(field)) {
+    if (this.require.length > 0 && !asNamed && call.status === 'success' && field !== undefined && REQUIRED_FIELDS.has(field)) {
       for (const glob of this.require) {
         // A move writes where it puts the file, not where it takes it from.
         if (!glob.met && call.allPaths.some((p) => !call.facts.movedFrom?.includes(p) && matchForms(p, call.cwd, false).some((f) => glob.match(f)))) glob.met = true;
@@ -285,6 +293,8 @@ export class Policy {
     // One line for each glob: the first of its paths that a deny glob matches.
     if (this.denyRead.length > 0) {
       for (const filter of call.facts.searchFilters ?? []) this.deny('--deny-read', this.denyRead, call, out, filterPaths(filter, this.denyRead), true);
+      // A glob of more alternatives than are tried: the files it names are not all known.
+      if (call.facts.searchFiltersCut) for (const glob of this.denyRead) out.push({ check: '--deny-read', pattern: glob.text, call, globCut: true });
     }
     // A call that names no path the audit can read (under argument keys it does not know, in a patch of another format)
     // cannot be cleared by a check that asks which files: it fails it.
@@ -370,6 +380,7 @@ export function formatViolation(v: Violation): string {
   const tool = visibleOneLine(call.tool ?? '(no tool)');
   let what: string;
   if (v.noPath) what = `${tool}, which names no path the audit can read`;
+  else if (v.globCut) what = `${tool}, whose glob has more alternatives than the audit tries (${MAX_GLOB_ALTERNATIVES})`;
   else if (v.path !== undefined) what = `${tool} ${visibleOneLine(v.path)}`;
   else if (call.facts.command !== undefined) what = `${tool} ${visibleOneLine(call.facts.command)}`;
   else if (call.facts.path !== undefined) what = `${tool} ${visibleOneLine(call.facts.path)}`;
