@@ -323,9 +323,10 @@ function isErrorFlag(value: unknown): boolean {
  * other than `success`. A result without either field is taken as success.
  */
 export function resultFailed(e: unknown): boolean {
-  if (isObject(e) && isErrorFlag(e.is_error)) return true;
-  const subtype = str(e, 'subtype');
-  return subtype !== undefined && subtype !== 'success';
+  if (!isObject(e)) return false;
+  if (isErrorFlag(e.is_error)) return true;
+  // A subtype given that is not `success` (`null` or an object too, not only another string) says the run did not succeed.
+  return e.subtype !== undefined && e.subtype !== 'success';
 }
 
 /**
