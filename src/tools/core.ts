@@ -356,8 +356,8 @@ export class ToolsCore implements ToolCore {
     this.finish(call, emit);
     // Completed as another tool than it was started as: the checks see it as each (a write started, a read completed).
     if (state !== undefined) {
-      const views = [...(state.earlier ?? []), ...(otherTool(state.tool, tool) ? [{ tool: state.tool, facts: state.facts }] : [])];
-      for (const view of views) this.checkView(state, view, call);
+      for (const view of state.earlier ?? []) this.checkView(state, view, call);
+      if (otherTool(state.tool, tool)) this.checkView(state, { tool: state.tool, facts: state.facts }, call);
     }
   }
 
