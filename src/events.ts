@@ -502,25 +502,26 @@ export function toolCallArgs(entry: ToolCallEntry): ToolCallArgs {
 }
 
 /**
- * An MCP call's own arguments: an object under `args` or `arguments`, or,
- * as a function call's are, JSON text there (what of it can be read when it
- * is not JSON, as for a function call).
+ * An MCP call's own arguments, each place it gives them: an object under
+ * `args` and under `arguments`, or, as a function call's are, JSON text
+ * there (what of it can be read when it is not JSON, as for a function
+ * call). Every one is read: one of them empty does not hide the other.
  */
-function mcpArguments(args: JsonObject): JsonObject | undefined {
-  const texts = ['args', 'arguments'].map((key) => args[key]);
-  for (const raw of texts) if (isObject(raw)) return raw;
-  for (const raw of texts) {
-    if (typeof raw !== 'string') continue;
-    try {
-      const value: unknown = JSON.parse(raw);
-      if (isObject(value)) return value;
-    } catch {
-      // Read for what it names below, once no other is JSON.
+function mcpArguments(args: JsonObject): JsonObject[] {
+  const out: JsonObject[] = [];
+  for (const key of ['args', 'arguments']) {
+    const raw = args[key];
+    if (isObject(raw)) out.push(raw);
+    else if (typeof raw === 'string') {
+      try {
+        const value: unknown = JSON.parse(raw);
+        if (isObject(value)) out.push(value);
+      } catch {
+        out.push(salvageArguments(raw));
+      }
     }
   }
-  const salvaged: JsonObject = {};
-  for (const raw of texts) if (typeof raw === 'string') Object.assign(salvaged, salvageArguments(raw));
-  return Object.keys(salvaged).length > 0 ? salvaged : undefined;
+  return out;
 }
 
 /** How a call ended, as its result says. */
@@ -803,6 +804,9 @@ function pushPatchFiles(facts: ToolCallFacts, patch: string): void {
 }
 // How many alternatives of a grep's glob (`{a,b}`, `{1..9}`) become filters of their own.
 export const MAX_GLOB_ALTERNATIVES = 1000;
+// How long a grep's glob with braces may be for its alternatives to be known whole: each is no longer than the glob,
+// so 1000 of them stay well under the expansion's bound on their total length (4 MB), and its nesting under 1000 deep.
+const MAX_BRACED_GLOB = 1000;
 // Argument keys a patch's text is given under.
 const PATCH_KEYS = ['input', 'patch'];
 // Keys of a result variant that name the path acted on (often made absolute by the agent).
@@ -963,8 +967,7 @@ export function toolCallFacts(
     const paths = args.paths;
     if (Array.isArray(paths)) for (const p of paths) pushPath(facts.argPaths, p);
     // An MCP call's own arguments are one level down.
-    const inner = kind === 'mcp' ? mcpArguments(args) : undefined;
-    if (inner !== undefined) {
+    for (const inner of kind === 'mcp' ? mcpArguments(args) : []) {
       pushPathKeys(facts.argPaths, inner);
       const innerName = str(args, 'toolName') ?? str(args, 'tool');
       const innerKey = innerName === undefined ? undefined : toolNameKey(innerName);
@@ -997,9 +1000,11 @@ export function toolCallFacts(
         // `{secrets,docs}/*.pem` reads the files of each alternative: each is a filter of its own, the glob as given too;
         // a group of one (`{secrets}`) is its alternative, as ripgrep reads it. Past the alternatives tried, the deny
         // checks cannot clear the call.
-        const alternatives = braceExpand(glob, { braceExpandMax: MAX_GLOB_ALTERNATIVES + 1 });
-        if (alternatives.length > MAX_GLOB_ALTERNATIVES) facts.searchFiltersCut = true;
-        for (const one of new Set([glob, ...alternatives.slice(0, MAX_GLOB_ALTERNATIVES)].map((g) => g.replace(/\{([^{},]*)\}/g, '$1')))) {
+        // The expansion also stops at bounds of its own (its total length, its depth); a glob short enough never meets them.
+        const grouped = glob.replace(/(?<!\\)\{([^{},\\]*)\}/g, '$1');
+        const alternatives = braceExpand(grouped, { braceExpandMax: MAX_GLOB_ALTERNATIVES + 1 });
+        if (alternatives.length > MAX_GLOB_ALTERNATIVES || (glob.length > MAX_BRACED_GLOB && glob.includes('{'))) facts.searchFiltersCut = true;
+        for (const one of new Set([glob, grouped, ...alternatives.slice(0, MAX_GLOB_ALTERNATIVES)])) {
           const filter = `${dir}/${one.includes('/') ? one : `**/${one}`}`;
           if (!(facts.searchFilters ??= []).includes(filter)) facts.searchFilters.push(filter);
         }

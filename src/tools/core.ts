@@ -355,9 +355,8 @@ export class ToolsCore implements ToolCore {
     if (this.options.full) call.args = own.args ?? state?.args;
     this.finish(call, emit);
     // Completed as another tool than it was started as: the checks see it as each (a write started, a read completed).
-    if (state !== undefined) {
-      for (const view of state.earlier ?? []) this.checkView(state, view, call);
-      if (otherTool(state.tool, tool)) this.checkView(state, { tool: state.tool, facts: state.facts }, call);
+    if (state !== undefined && (state.earlier !== undefined || otherTool(state.tool, tool))) {
+      this.checkViews(state, [...(state.earlier ?? []), { tool: state.tool, facts: state.facts }], call);
     }
   }
 
@@ -365,7 +364,18 @@ export class ToolsCore implements ToolCore {
   private finishPending(state: PendingState, emit: Emit): void {
     const call = this.callOf(state, 'pending', state.facts, undefined, undefined);
     this.finish(call, emit);
-    for (const view of state.earlier ?? []) this.checkView(state, view, call);
+    if (state.earlier !== undefined) this.checkViews(state, state.earlier, call);
+  }
+
+  /**
+   * Checks the call `call` audits as each other tool `views` name, once a
+   * tool: as its last view of that tool, whose facts hold the paths of those
+   * before it (as `call`'s hold every path), and not as the tool `call` is.
+   */
+  private checkViews(state: PendingState, views: readonly CallView[], call: AuditedCall): void {
+    const last = new Map<string, CallView>();
+    for (const view of views) if (otherTool(view.tool, call.tool)) last.set(toolNameKey(view.tool!), view);
+    for (const view of last.values()) this.checkView(state, view, call);
   }
 
   /** Checks the call `call` audits as it was when `view` named it, with no record of its own. */

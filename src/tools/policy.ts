@@ -279,7 +279,9 @@ export class Policy {
     if (this.require.length > 0 && !asNamed && call.status === 'success' && field !== undefined && REQUIRED_FIELDS.has(field)) {
       for (const glob of this.require) {
         // A move writes where it puts the file, not where it takes it from.
-        if (!glob.met && call.allPaths.some((p) => !call.facts.movedFrom?.includes(p) && matchForms(p, call.cwd, false).some((f) => glob.match(f)))) glob.met = true;
+        // (The same file however spelt: a result names it absolute where the patch named it relative.)
+        const moved = call.facts.movedFrom;
+        if (!glob.met && call.allPaths.some((p) => !moved?.some((m) => samePath(m, p, call.cwd)) && matchForms(p, call.cwd, false).some((f) => glob.match(f)))) glob.met = true;
       }
     }
     if (!callCounts(call)) return out;
