@@ -45,8 +45,9 @@ export interface SignalTarget {
  * status. Dropped, it would leave the verdict's: 0 for a job cancelled as its
  * agent's output ended, where a signal sent to the whole process group
  * (`timeout`, a CI cancel, Ctrl-C) ends the agent's output and reaches the
- * tool at once. The first signal goes to whoever listens then; a second ends
- * the process at once, as Node's default does.
+ * tool at once. The first signal goes to whoever listens then, and to whoever
+ * listens for it later; a second ends the process at once, as Node's default
+ * does.
  */
 export class ProcessSignals implements SignalSource {
   private first: StopSignal | null = null;
@@ -66,6 +67,8 @@ export class ProcessSignals implements SignalSource {
       this.target.on('SIGTERM', this.onSignal);
     }
     this.listeners.add({ signal, listener });
+    // One that came before it listened (the run's output had ended, or it had not started reading) is its too.
+    if (this.first === signal) listener(signal);
     return this;
   }
 
@@ -552,8 +555,6 @@ export async function awaitCommand(command: StartedCommand, io: Io): Promise<Sto
     };
     io.signals?.on('SIGINT', onSignal);
     io.signals?.on('SIGTERM', onSignal);
-    // One that came once the output had ended, before this listened.
-    if (io.signals?.received) onSignal(io.signals.received);
   });
   const first = await Promise.race([command.exited.then(() => null), signalled]);
   io.signals?.off('SIGINT', onSignal!);
@@ -628,7 +629,6 @@ export async function runTool(
   };
   io.signals?.on('SIGINT', onSignal);
   io.signals?.on('SIGTERM', onSignal);
-  if (io.signals?.received) onSignal(io.signals.received);
   const sources = openSources(
     command ? ['-'] : args.files,
     command ? command.stdout : () => io.stdin,
