@@ -89,14 +89,9 @@ const TOOL_RESULT = Buffer.from('"tool_result"');
 // Its `_`, as in TOOL_USE.
 const TOOL_RESULT_PIVOT = 5;
 
-/** True when a user line may hold a `tool_result` block: its name as it is, or an escape that may spell it. */
-function mayAnswerTools(raw: Buffer): boolean {
-  return holdsBytes(raw, TOOL_RESULT, TOOL_RESULT_PIVOT) || holdsBytes(raw, ESCAPE_U, 0);
-}
-
-/** True when an assistant line may hold a `tool_use` block: its name as it is, or an escape that may spell it. */
-function mayUseTools(raw: Buffer): boolean {
-  return holdsBytes(raw, TOOL_USE, TOOL_USE_PIVOT) || holdsBytes(raw, ESCAPE_U, 0);
+/** True when a line may hold the string `name` (searched from its byte `pivot`): as it is, or spelt with an escape. */
+function mayHold(raw: Buffer, name: Buffer, pivot: number): boolean {
+  return holdsBytes(raw, name, pivot) || holdsBytes(raw, ESCAPE_U, 0);
 }
 
 /** A started call waiting for its completion. */
@@ -193,8 +188,8 @@ export class ToolsCore implements ToolCore {
     if (type !== 'tool_call' && type !== 'system') {
       // A call's `tool_use` block, or the `tool_result` that answers one (seen even where the call's message was cut short).
       const foreign =
-        (type === 'assistant' && mayUseTools(rec.raw) && hasToolUseBlock(rec.event)) ||
-        (type === 'user' && mayAnswerTools(rec.raw) && hasToolResultBlock(rec.event));
+        (type === 'assistant' && mayHold(rec.raw, TOOL_USE, TOOL_USE_PIVOT) && hasToolUseBlock(rec.event)) ||
+        (type === 'user' && mayHold(rec.raw, TOOL_RESULT, TOOL_RESULT_PIVOT) && hasToolResultBlock(rec.event));
       if (foreign && !this.foreignCalls) {
         this.foreignCalls = true;
         this.options.onForeignCalls?.(rec.source, rec.line);
