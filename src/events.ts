@@ -177,6 +177,29 @@ export function isRunEvent(type: string): boolean {
 }
 
 /**
+ * True when `event`, of `type`, read without a session id before any
+ * session, starts one: an event of the agent's run ({@link isRunEvent}) but
+ * a `system` event other than `init`. Claude Code writes its hooks'
+ * `hook_started` and `hook_response`, and its `status` pings, as `system`
+ * events, before its `init` too, and some of its versions without a session
+ * id: like a wrapper's line, such a line starts no run of its own.
+ */
+export function opensSession(type: string, event: unknown): boolean {
+  return isRunEvent(type) && (type !== 'system' || isSystemInit(event));
+}
+
+/**
+ * True when an event of `type` shows that its session has run: the agent at
+ * work ({@link isRunActivity}), or its result. A later `init` of the session
+ * starts a run of its own (a resumed session). A `system` event does not:
+ * Claude Code's hook and status lines come before the `init` of the run they
+ * belong to.
+ */
+export function showsRun(type: string): boolean {
+  return type === 'result' || isRunActivity(type);
+}
+
+/**
  * True when an event of `type` is the agent at work (a message, a prompt,
  * thinking, a tool call): after its session's result, such an event is a new
  * run, which the result does not answer for.

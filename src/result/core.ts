@@ -6,7 +6,7 @@ import type { EventRecord, InputProblem } from '../io/input.js';
 import type { SessionEnd } from '../session.js';
 import { Settled, sessionState } from '../session.js';
 import type { ToolCore, Emit } from '../io/tool-stream.js';
-import { getPath, isRunActivity, isRunEvent, isSystemInit, resultFailed, resultText } from '../events.js';
+import { getPath, isRunActivity, isSystemInit, opensSession, resultFailed, resultText } from '../events.js';
 import { placeOf, placeRecord, recordBroken, recordSessionField, recordType, retainRecord, tornSession } from '../io/input.js';
 import { visible, visibleJson } from '../safe-text.js';
 import { exactJsonText } from '../json-text.js';
@@ -148,8 +148,8 @@ export class ResultCore implements ToolCore {
     // A line handed over unparsed that, parsed for its session, is not JSON after all: reported, and skipped as such lines are.
     if (recordBroken(rec)) return;
     const type = recordType(rec);
-    // Events without a session id belong to the session being read; before any, one of another type than the run's starts none.
-    if (field === undefined && this.last === null && !isRunEvent(type)) return;
+    // Events without a session id belong to the session being read; before any, one that is not the run's starts none.
+    if (field === undefined && this.last === null && !opensSession(type, rec.event)) return;
     const state = this.enter(field, type === 'system' && isSystemInit(rec.event), isRunActivity(type));
     if (type !== 'result') {
       if (state.result === undefined) {

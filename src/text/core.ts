@@ -22,8 +22,9 @@ import {
   eventSubtype,
   hasToolUseBlock,
   isRunActivity,
-  isRunEvent,
   isSystemInit,
+  opensSession,
+  showsRun,
   messageText,
   resultFailed,
   resultText,
@@ -82,7 +83,7 @@ interface SessionState extends SessionText {
   printed: boolean;
   /** Tool calls started and not yet completed, by call id (made with the first). */
   pending?: Map<string, StartedCall>;
-  /** The run has had an event besides its `init`. */
+  /** The run has had an event that shows it ran (see showsRun): an `init` now starts another. */
   ran: boolean;
   /** Earlier runs of the session that failed, in order: the verdict still speaks of them. */
   earlier?: SessionText[];
@@ -592,9 +593,9 @@ export class TextCore implements ToolCore {
     // A line handed over unparsed that, parsed for its session, is not JSON after all: reported, and skipped as such lines are.
     if (recordBroken(rec)) return;
     const type = recordType(rec);
-    // Before any session, an event of another type than the run's without a session id (a wrapper's status line) starts none.
-    if (field === undefined && this.states.size === 0 && !isRunEvent(type)) return;
-    const s = this.enter(field, type === 'system' && isSystemInit(rec.event), isRunActivity(type), rec.source, rec.line, emit);
+    // Before any session, an event without a session id that is not the run's (a wrapper's status line, a hook's) starts none.
+    if (field === undefined && this.states.size === 0 && !opensSession(type, rec.event)) return;
+    const s = this.enter(field, type === 'system' && isSystemInit(rec.event), isRunActivity(type), showsRun(type), rec.source, rec.line, emit);
     const id = s.session;
     const out = this.options.all ? (this.transcript ??= this.makeTranscript(emit)) : null;
     switch (type) {
@@ -708,24 +709,35 @@ export class TextCore implements ToolCore {
     if (p.reason !== 'truncated') return;
     const field = tornSession(p.raw);
     if (field === undefined && this.states.size === 0) return;
-    this.enter(field, false, true, p.source, p.line, emit);
+    this.enter(field, false, true, true, p.source, p.line, emit);
   }
 
   /**
    * The state of the session an event at `source:line` names (`field`; none:
    * the session being read), made the session being read. The event starts
    * its run again (`init`), or is the run at work (`activity`): after the
-   * session's result, a run that result does not answer for.
+   * session's result, a run that result does not answer for. `shows`: the
+   * event shows the session has run (see showsRun), so that an `init` after
+   * it starts another run.
    */
-  private enter(field: string | undefined, init: boolean, activity: boolean, source: string, line: number, emit: Emit): SessionState {
+  private enter(
+    field: string | undefined,
+    init: boolean,
+    activity: boolean,
+    shows: boolean,
+    source: string,
+    line: number,
+    emit: Emit,
+  ): SessionState {
     // Events without a session id belong to the session being read: to the partial-output rule too.
     const id = this.tracker.sessionFor(field ?? this.currentId);
     let s = this.current !== null && this.currentId === id ? this.current : sessionState(this.states, id);
     if (s !== undefined) {
       // After its result, the agent at work again without an `init` is a run the result does not answer for.
       if (!init && s.result !== undefined && activity) this.runAgain(s, emit);
-      if (!init) s.ran = true;
-      else if (s.ran) this.runAgain(s, emit);
+      // An init after events that show a run (not the hooks that come before it) starts another.
+      if (init && s.ran) this.runAgain(s, emit);
+      else if (shows) s.ran = true;
     }
     if (s === undefined) {
       s = {
@@ -738,7 +750,7 @@ export class TextCore implements ToolCore {
         final: '',
         written: 0,
         printed: false,
-        ran: !init,
+        ran: shows,
       };
       this.states.set(id, s);
       if (this.states.size === 2 && !this.options.all) this.labelFirst(emit);
