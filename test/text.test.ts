@@ -716,6 +716,29 @@ t.test('where stdout and stderr are one place, a warning stands where its line w
   t.equal(both6.text(), 'Hi\nndjson-text: stdin:3: not JSON: noise\n');
 });
 
+t.test('with 2>&1, what the command after -- writes on stderr stands on a line of its own, in its place', async (t) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ndjson-text-stderr-'));
+  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
+  // The agent writes text that ends mid-line, then a line on its stderr, then the rest of the run.
+  fs.writeFileSync(path.join(dir, 'before.ndjson'), lines(init(), delta('Look'), delta('ing.')));
+  fs.writeFileSync(path.join(dir, 'after.ndjson'), lines(asst('Looking.'), shell('c1', 'ls'), shell('c1', 'ls', 0), delta('Done.'), asst('Done.'), ok('Done.')));
+  const agent = 'cat before.ndjson; sleep 0.3; echo "agent: rate limited, retrying" >&2; sleep 0.3; cat after.ndjson';
+  const run = (redirect: string) =>
+    spawnSync('bash', ['-c', `env -u NODE_OPTIONS node "${ROOT}/bin/ndjson-text.js" -a -- sh -c '${agent}' ${redirect}`], {
+      cwd: dir,
+      encoding: 'utf8',
+      env: { ...TEST_ENV, NO_COLOR: '1' },
+    });
+  const shared = run('2>&1');
+  t.equal(shared.status, 0);
+  // Not glued to the text, and no blank line left where the text's line was ended.
+  t.equal(shared.stdout, 'Looking.\nagent: rate limited, retrying\n→ shell ls (exit 0)\n\nDone.\n');
+  // On stderr of its own, the text is left as it is.
+  const apart = run('2>stderr.txt');
+  t.equal(apart.stdout, 'Looking.\n→ shell ls (exit 0)\n\nDone.\n');
+  t.equal(fs.readFileSync(path.join(dir, 'stderr.txt'), 'utf8'), 'agent: rate limited, retrying\n');
+});
+
 t.test('--all, live: a CRLF or a character split between two deltas read apart is written whole', async (t) => {
   const { Readable } = await import('node:stream');
   const run = async (chunks: string[]) => {

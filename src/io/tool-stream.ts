@@ -99,14 +99,15 @@ export interface ToolStreamOptions {
 export type ToolTransform = Transform & {
   /**
    * Pushes the output made so far, even mid-chunk, then `text` (which may
-   * be empty); false (nothing pushed) once the stream has ended or failed.
+   * be empty; bytes are pushed as they are); false (nothing pushed) once the
+   * stream has ended or failed.
    * Where stdout and stderr are one place (`2>&1`), a warning about line 42
    * written this way stands after the output of lines 1 to 41, and before
    * that of line 43. `endsLine`: `text` starts by ending the line the
    * output was in the middle of, so the line end the output writes next, if
    * it comes at once, is that one, and is not written again (no blank line).
    */
-  interject(text: string, endsLine?: boolean): boolean;
+  interject(text: string | Buffer, endsLine?: boolean): boolean;
 };
 
 /** The error a tool stream fails with under `strict`. */
@@ -294,12 +295,12 @@ export function toolStream(core: ToolCore, options: ToolStreamOptions = {}): Too
     },
   ) as unknown as Transform;
   return Object.assign(stream, {
-    interject(more: string, endsLine = false): boolean {
+    interject(more: string | Buffer, endsLine = false): boolean {
       if (over || stream.destroyed) return false;
       // What the core made before: its own output, the line end a line ended for an interjection owes among it.
       const before = take();
       if (before) stream.push(before);
-      if (more !== '') {
+      if (more.length > 0) {
         // The interjection's own text owes nothing: a line ended before it stays owed after it.
         const owed = lineEnded;
         lineEnded = false;
