@@ -262,6 +262,20 @@ export function messageText(e: unknown): string {
   return text;
 }
 
+/**
+ * The thinking of a message event in Claude Code's dialect: the `thinking`
+ * of every `{type: "thinking"}` block of `message.content`, concatenated
+ * ('' when there is none). Cursor writes its thinking as events of their
+ * own (see {@link thinkingText}).
+ */
+export function messageThinking(e: unknown): string {
+  const content = obj(e, 'message')?.content;
+  if (!Array.isArray(content)) return '';
+  let thinking = '';
+  for (const block of content) if (isObject(block) && block.type === 'thinking' && typeof block.thinking === 'string') thinking += block.thinking;
+  return thinking;
+}
+
 /** A content block of text: `{type: "text", text}`, or `{text}` alone. */
 function isTextBlock(block: unknown): block is JsonObject & { text: string } {
   return isObject(block) && (block.type === 'text' || block.type === undefined) && typeof block.text === 'string';

@@ -26,6 +26,7 @@ import {
   opensSession,
   showsRun,
   messageText,
+  messageThinking,
   resultFailed,
   resultText,
   sameCallArgs,
@@ -604,6 +605,14 @@ export class TextCore implements ToolCore {
         const text = messageText(event);
         const verdict = this.tracker.assistant(event, text);
         if (verdict === 'mismatch') this.options.onFlushMismatch?.(flushMismatch(this.tracker, rec, id, text));
+        // Claude Code's thinking: blocks of its messages, before their text.
+        if (out && this.options.thinking && verdict !== 'duplicate' && verdict !== 'mismatch') {
+          const thought = messageThinking(event);
+          if (thought.length > 0) {
+            out.thinking(id, thought);
+            out.close(id);
+          }
+        }
         if ((verdict === 'delta' || verdict === 'only-copy') && text.length > 0) {
           s.texts++;
           if (out) {
