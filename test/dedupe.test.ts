@@ -342,3 +342,15 @@ t.test('deltas without a session id are the text of the session being read: its 
     t.notMatch(r.stderr(), 'differs', argv.join(' '));
   }
 });
+
+t.test('without WebAssembly (node --jitless), a line it copies with a raw control character is still dropped and reported', async (t) => {
+  const input = '{"type":"user","x":"a\u0001b","session_id":"s"}\n{"type":"user","x":"ok","session_id":"s"}\n';
+  for (const flags of [[], ['--jitless']]) {
+    const r = spawnSync('node', [...flags, path.join(ROOT, 'bin/ndjson-dedupe.js'), '--stats'], { input, encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } });
+    const how = flags.length > 0 ? 'without WebAssembly' : 'with it';
+    t.equal(r.status, 0, how);
+    t.equal(r.stdout, '{"type":"user","x":"ok","session_id":"s"}\n', `${how}: only the line that is JSON is copied`);
+    // (Node warns of the flag it turns off with --jitless, first.)
+    t.match(r.stderr, /^ndjson-dedupe: stdin:1: not JSON: /m, `${how}: the other is reported`);
+  }
+});

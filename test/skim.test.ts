@@ -10,7 +10,7 @@ import { NUMBERS, damage, fullParse, judgeAgainstFullParse, same, stringOf } fro
 import { WINDOW } from '../src/io/byte-scan.js';
 import path from 'node:path';
 import { ROOT } from './fixtures/lib/run.js';
-import { SKIM_THRESHOLD, largeValues, skimParse } from '../src/io/skim.js';
+import { SKIM_THRESHOLD, isJsonObject, largeValues, skimParse } from '../src/io/skim.js';
 import { EventReader, formatProblem, retainRecord } from '../src/io/input.js';
 import type { EventRecord, InputProblem } from '../src/io/input.js';
 import type { ToolCore } from '../src/io/tool-stream.js';
@@ -175,6 +175,31 @@ t.test('with the byte scan or with Buffer#indexOf alone, the large values are th
   }
   t.ok(agreed > 5000, `${agreed} lines read alike`);
   t.ok(refusedEarlier > 10, `${refusedEarlier} broken lines refused by the byte scan, left by the search to JSON.parse`);
+});
+
+t.test('isJsonObject takes no line JSON.parse refuses, whichever scan searches its strings', async (t) => {
+  // ndjson-dedupe copies out the lines it vouches for this way, unparsed: with Buffer#indexOf alone (node --jitless), a
+  // raw control character in a small string was taken.
+  const isObject = (raw: Buffer) => {
+    const parsed = fullParse(raw);
+    return parsed.ok && parsed.value !== null && typeof parsed.value === 'object' && !Array.isArray(parsed.value);
+  };
+  const hand = ['{"type":"user","x":"a\u0001b","session_id":"s"}', '{"type":"user","x":"a\tb"}', '{"a\u001fb":1}', '{"type":"user","x":"ok"}', '{"a":"\\t"}'];
+  let taken = 0;
+  for (const scan of ['module', 'strings', 'search'] as const) {
+    for (const text of hand) {
+      const raw = Buffer.from(text, 'latin1');
+      t.equal(isJsonObject(raw, scan), isObject(raw), `${scan}: ${JSON.stringify(raw.toString('latin1'))}`);
+    }
+    const rng = Rng.fromInt(3000);
+    for (let n = 0; n < 2000; n++) {
+      const raw = n % 2 === 0 ? lineOf(rng, 64) : damage(rng, lineOf(rng, 64));
+      if (!isJsonObject(raw, scan)) continue;
+      taken++;
+      if (!isObject(raw)) t.fail(`${scan} took a line JSON.parse refuses: ${JSON.stringify(raw.toString('latin1').slice(0, 300))}`);
+    }
+  }
+  t.ok(taken > 1000, `${taken} lines taken, each one JSON.parse reads`);
 });
 
 t.test('the module\'s scan of a line gives what the JavaScript scan gives, on every line, across windows', async (t) => {

@@ -277,10 +277,20 @@ export function largeValues(raw: Buffer, threshold: number = SKIM_THRESHOLD, sca
 /**
  * True when `raw` is exactly one JSON object the skim's scan vouches for, as
  * `JSON.parse` would read it; false when it is not, or when the scan cannot
- * say (a `\u0000` escape): parse such a line to know.
+ * say (a `\u0000` escape): parse such a line to know. `scan`: as for
+ * {@link largeValues}.
  */
-export function isJsonObject(raw: Buffer): boolean {
-  return raw.length > 0 && largeValues(raw, NO_THRESHOLD) !== undefined;
+export function isJsonObject(raw: Buffer, scan: SkimScan = 'module'): boolean {
+  if (raw.length === 0 || largeValues(raw, NO_THRESHOLD, scan) === undefined) return false;
+  // Strings searched with Buffer#indexOf (no byte scan: `node --jitless`) leave a raw control character in a small
+  // string to JSON.parse, which does not read this line: it is looked for here (between tokens, the scan takes none).
+  return (scan !== 'search' && lineBytes() !== undefined) || !hasControlByte(raw);
+}
+
+/** True when `raw` holds a byte below 0x20. */
+function hasControlByte(raw: Buffer): boolean {
+  for (let i = 0; i < raw.length; i++) if (raw[i]! < 0x20) return true;
+  return false;
 }
 
 /** A threshold no value reaches: the scan only checks. */
