@@ -273,6 +273,37 @@ t.test('with needs, unneeded lines are handed over unparsed and give the same ev
   t.same(problems, ['x:4: not JSON: {"type":"tool_call","broken":,"session_id":"s"}'], 'a broken line is reported when it is read');
 });
 
+t.test('a line read only for its session, found broken, is named as the full parse names it: truncated only when cut short', async (t) => {
+  const { recordSession } = await import('../src/io/input.js');
+  // The lines that end in `}`, so that their type is taken from their first key: cut short after a `}` inside them, or
+  // broken in their last bytes, where stream-json's tokenizer waits for more before it judges them.
+  const whole = '{"type":"status","a":{"b":"x\\u00e9y\\\\","c":[1,{"d":true}],"e":{"f":-1.5e+3}},"g":{"h":null},"i":{"j":"k"}}';
+  const lines: string[] = [];
+  for (let i = 16; i < whole.length - 1; i++) if (whole[i] === '}') lines.push(whole.slice(0, i + 1));
+  for (const bad of ['\\q', '\t', '\\u12G4', '\\', 'tru', '1.', '-', '01', '\\ud83d', '\u0001']) {
+    lines.push(`{"type":"status","message":"a${bad}"}`, `{"type":"status","x":{"y":${bad}}`, `{"type":"status","x":{"y":"${bad}"}`);
+  }
+  const after = '{"type":"system","subtype":"status","session_id":"A"}';
+  const problems = (line: string, needs: ((type: string) => boolean) | undefined): string[] => {
+    const found: string[] = [];
+    const reader = new EventReader({ record: (r) => void recordSession(r), problem: (p) => found.push(formatProblem(p)) }, { needs });
+    reader.startSource('x');
+    reader.write(Buffer.from(`${line}\n${after}\n`));
+    reader.endSource();
+    return found;
+  };
+  let truncated = 0;
+  let broken = 0;
+  for (const line of lines) {
+    const lazy = problems(line, (type) => type === 'result');
+    const full = problems(line, undefined);
+    t.same(lazy, full, line);
+    if (full.some((p) => p.includes(': truncated: '))) truncated++;
+    else if (full.some((p) => p.includes(': not JSON: '))) broken++;
+  }
+  t.ok(truncated >= 8 && broken >= 10, `${truncated} lines cut short, ${broken} broken, each named alike`);
+});
+
 t.test('with needs, a line glued with or without spaces between is read in full', async (t) => {
   for (const glue of ['}{', '} {', '}  {', '}\t{', '} \t\r {']) {
     const input = `{"type":"assistant","text":"a}"${glue}"type":"result","result":"r"}\n{"type":"assistant","text":"} x {"}`;

@@ -736,10 +736,12 @@ function tokenizer(): TokenFn {
  * number or literal that may go on).
  */
 function cutShort(raw: Buffer): boolean {
+  const text = raw.toString('utf8');
+  if (!mayGoOn(text)) return false;
   const tokenize = tokenizer();
   let depth = 0;
   try {
-    for (const token of tokensOf(tokenize(raw.toString('utf8')))) {
+    for (const token of tokensOf(tokenize(text))) {
       if (token.name === 'startObject' || token.name === 'startArray') depth++;
       else if (token.name === 'endObject' || token.name === 'endArray') depth--;
     }
@@ -756,10 +758,59 @@ function cutShort(raw: Buffer): boolean {
   return false;
 }
 
+/** The text of `lines` as the slow path gave it to its tokenizer, but for the last line's end. */
+function linesText(lines: readonly PendingLine[]): string {
+  return lines.map((line, i) => line.buf.toString('utf8') + (i < lines.length - 1 ? (line.end ?? '') : '')).join('');
+}
+
+/**
+ * True when `text` may be the start of JSON text (values one after another),
+ * cut short: more would read on. stream-json's tokenizer waits for more bytes
+ * before it judges the last few (an escape, a string's last bytes, a number,
+ * a word): JSON broken there (`"a\q"}`) passes for cut when nothing comes
+ * after it. So each way a token it may be waiting on could end is tried,
+ * with room after it to be judged; where none reads on, the text is broken.
+ */
+function mayGoOn(text: string): boolean {
+  return tokenEnds(text).some((end) => readsOn(text + end + ROOM));
+}
+
+/** Bytes after which stream-json's tokenizer judges what came before them, whatever state they leave it in. */
+const ROOM = ' '.repeat(32);
+
+/**
+ * What may end a token that `text` stops in the middle of, for {@link
+ * cutShort}: nothing, or a backslash's escape (`"`), a `\u` escape's digits,
+ * a number's digit, the rest of `true`, `false` or `null`.
+ */
+function tokenEnds(text: string): string[] {
+  const ends = [''];
+  if (/\\u[0-9a-fA-F]{0,3}$/.test(text)) ends.push('0000');
+  if (/(^|[^\\])(\\\\)*\\$/.test(text)) ends.push('"');
+  if (/[-+.eE0-9]$/.test(text)) ends.push('0');
+  const word = /[a-z]+$/.exec(text)?.[0];
+  if (word !== undefined) for (const literal of LITERALS) if (literal.length > word.length && literal.startsWith(word)) ends.push(literal.slice(word.length));
+  return ends;
+}
+
+const LITERALS = ['true', 'false', 'null'];
+
+/** True when stream-json's tokenizer reads `text` without an error (values one after another, as the slow path reads them). */
+function readsOn(text: string): boolean {
+  try {
+    tokenizer()(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 interface PendingLine {
   buf: Buffer;
   no: number;
   unterminated?: boolean;
+  /** What the tokenizer was given for the line's end, once it was: `\n`, or `\\n` inside a string. */
+  end?: string;
 }
 
 /** The state of the slow path: one streaming tokenizer reading across lines. */
@@ -1290,11 +1341,13 @@ export class EventReader {
   private slowFeed(raw: Buffer, no: number, unterminated = false): void {
     const slow = this.slow!;
     // Kept until the value closes, past the chunk it was read from: a copy.
-    slow.lines.push({ buf: Buffer.from(raw), no, unterminated });
+    const line: PendingLine = { buf: Buffer.from(raw), no, unterminated };
+    slow.lines.push(line);
     try {
       this.slowTokens(slow, slow.tokenize(raw.toString('utf8')), no);
       // A line end inside a string is a literal newline in the value: read it as `\n`.
-      this.slowTokens(slow, slow.tokenize(slow.inString ? '\\n' : '\n'), no);
+      line.end = slow.inString ? '\\n' : '\n';
+      this.slowTokens(slow, slow.tokenize(line.end), no);
     } catch {
       this.slowFail(false);
       return;
@@ -1365,8 +1418,10 @@ export class EventReader {
     }
     const [first, ...rest] = slow.lines;
     if (!first) return;
-    // A value whose first line was read whole, cut short by a line that cannot go on with it, was cut where that line began.
-    const cut = atEnd || rest.length > 0;
+    // A value whose first line was read whole, cut short by a line that cannot go on with it (or by the end), was cut
+    // where that line began: when the lines before it may go on, for the tokenizer judges a line's last few bytes only
+    // once more come (see mayGoOn).
+    const cut = (atEnd || rest.length > 0) && mayGoOn(linesText(atEnd ? slow.lines : slow.lines.slice(0, -1)));
     this.problem(cut ? (stopped ? 'interrupted' : 'truncated') : 'not JSON', first.buf, first.no);
     for (const line of rest) this.line(line.buf, line.no, line.unterminated);
   }
