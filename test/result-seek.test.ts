@@ -20,6 +20,7 @@ const result = (s: string | undefined, text: string, extra: object = {}) =>
   JSON.stringify({ type: 'result', subtype: 'success', is_error: false, result: text, ...(s === undefined ? {} : { session_id: s }), ...extra });
 
 const stats = (s: string) => JSON.stringify({ type: 'stats', tokens: 1, session_id: s });
+const status = (s: string) => JSON.stringify({ type: 'system', subtype: 'status', session_id: s });
 
 const built: Record<string, string> = {
   // The agent at work after its session's result, with no init: a run of its own, without a result.
@@ -47,6 +48,11 @@ const built: Record<string, string> = {
   // Lines longer than a read from the end (64 KiB, then twice as much up to 1 MiB): the result, and a session without one.
   'long lines across the reads from the end': [init('a'), delta('a', 'x'.repeat(300_000)), result('a', 'y'.repeat(150_000)), init('b'), delta('b', 'z'.repeat(70_000))].join('\n') + '\n',
   'a session without result starting 3 MiB back': [init('a'), result('a', 'r'), init('b'), ...Array.from({ length: 48 }, (_, k) => delta('b', `${k} `.padEnd(65_536, 'w')))].join('\n') + '\n',
+  // After the last result, a line cut short: the run goes on past that result. Its last member a nested `session_id`
+  // (not its own), or of a type no agent writes: each is read, not passed by its first key.
+  'cut after the result, a nested session last': [init('a'), result('a', 'r'), '{"type":"result","subtype":"success","x":{"session_id":"b"}', status('a')].join('\n') + '\n',
+  'cut after the result, a type no agent writes': [init('a'), result('a', 'r'), '{"type":"status","x":{"a":1}', status('a')].join('\n') + '\n',
+  'broken after the result': [init('a'), result('a', 'r'), '{"type":"system","subtype":"init","cwd":"/x"y","session_id":"b"}', status('a')].join('\n') + '\n',
   'a later type key spelled with an escape':
     [init('a'), '{"type":"thinking","session_id":"a","\\u0074ype":"result","subtype":"success","is_error":false,"result":"found"}', stats('a')].join('\n') + '\n',
 };
@@ -121,6 +127,19 @@ t.test('reading from the end finds the same, whatever the size of each read', as
     } finally {
       fs.closeSync(fd);
     }
+  }
+});
+
+t.test('a line after the last result that is not one JSON object is read, and reported, from the end too', async (t) => {
+  for (const [name, reason, status] of [
+    ['broken after the result', 'not JSON', 0],
+    ['cut after the result, a nested session last', 'truncated', 4],
+    ['cut after the result, a type no agent writes', 'truncated', 4],
+  ] as const) {
+    const file = inputs.find(([n]) => n === name)![1];
+    const seek = await run(`node "${bin}" "${file}"`);
+    t.match(seek.stderr, new RegExp(`:3: ${reason}: `), `${name}: reported`);
+    t.equal(seek.status, status, `${name}: status ${status}`);
   }
 });
 

@@ -5,7 +5,10 @@
  * log it is at the end. Reading backwards, the last event names the session;
  * the verdict is that session's last result, or none when its `system/init`
  * (or the start of the file) comes first. Lines of other types are judged by
- * their first key alone, without parsing.
+ * their first key alone, without parsing, once the byte scan has found each
+ * one JSON object (see isJsonObject): a line cut short or broken after the
+ * last result is the full read's to report, and a cut line makes a run go
+ * on past its result.
  *
  * The reading is optimistic: anything it cannot judge with certainty (a line
  * that is not one clean event, such as noise, a truncated line, glued or
@@ -18,6 +21,7 @@ import { promisify } from 'node:util';
 import { eventType, isObject, isRunActivity, isSystemInit, sessionId, str } from '../events.js';
 import type { AgentEvent } from '../events.js';
 import { peekSession, peekType, typeIsCertain } from '../io/input.js';
+import { isJsonObject } from '../io/skim.js';
 
 const read = promisify(readCallback);
 /** The most read at a time. */
@@ -136,6 +140,8 @@ export async function verdictFromEnd(fd: number, size: number, sizes: ReadSizes 
       activity = isRunActivity(eventType(event));
       continue;
     }
+    // Each line passed is one JSON object: one cut short or broken is the full read's to judge.
+    if (!isJsonObject(raw)) return null;
     // Glued values are several events in one line, and a later `type` key is the one JSON.parse keeps:
     // a line whose first key may not be its type is judged by parsing, as the input layer does.
     const firstKey = raw[raw.length - 1] === 0x7d ? peekType(raw) : undefined;
