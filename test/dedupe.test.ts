@@ -258,6 +258,8 @@ t.test('main()', async (t) => {
       // A run that died before it said anything owes a result too, as ndjson-result has it: after its prompt, or its init alone.
       [lines(init(), ev({ type: 'user', message: text('fix the tests'), session_id: 's' })), 4, /^ndjson-dedupe: stdin:2: verify: session s: no result to check the kept text against: the stream ended first\n$/],
       [lines(init()), 4, /^ndjson-dedupe: stdin:1: verify: session s: no result to check the kept text against: the stream ended first\n$/],
+      // An init twice before the agent is at work is one run, as ndjson-result and ndjson-text read it.
+      [lines(init(), init(), delta('a'), final('a'), result('a')), 0, null],
       [lines(delta('a'), final('a'), result('a'), ev({ type: 'thinking', subtype: 'delta', text: 'hm', session_id: 's' })), 4, /^ndjson-dedupe: stdin:4: verify: session s: no result to check the kept text against: the stream ended first\n$/],
       ['', 4, /^ndjson-dedupe: verify: no result to check the kept text against: the input held no events of a run\n$/],
       // Nor an input of events no run is made of, as ndjson-result has it.

@@ -13,6 +13,21 @@ import { Rng } from '../bench/generate.mjs';
 const ok = (s: string, text = 'done') => JSON.stringify({ type: 'result', subtype: 'success', is_error: false, result: text, session_id: s });
 const init = (s: string) => JSON.stringify({ type: 'system', subtype: 'init', session_id: s, cwd: '/p' });
 
+t.test('--all: a run that died and was resumed counts, as a failed one does; an init twice is one run', async (t) => {
+  const user = (s: string) => JSON.stringify({ type: 'user', message: { role: 'user', content: [{ type: 'text', text: 'go' }] }, session_id: s });
+  const call = (s: string) => JSON.stringify({ type: 'tool_call', subtype: 'started', call_id: 'c', tool_call: { shellToolCall: { args: { command: 'make' } } }, session_id: s });
+  const died = [init('s'), user('s'), call('s'), init('s'), ok('s', 'fixed')].join('\n') + '\n';
+  const all = memoryIo(died);
+  t.equal(await main(['--all'], all.io), EXIT.NO_RESULT, '--all: the run that died has no result');
+  t.equal(all.stdout(), 'fixed\n');
+  t.equal(all.stderr(), 'ndjson-result: no result event: the agent stopped before finishing (session s, last event at stdin:3)\n');
+  const last = memoryIo(died);
+  t.equal(await main([], last.io), EXIT.OK, 'the default verdict is the last run\'s');
+  const twice = memoryIo([init('s'), init('s'), user('s'), ok('s', 'once')].join('\n') + '\n');
+  t.equal(await main(['--all'], twice.io), EXIT.OK, 'an init twice before the agent is at work: one run');
+  t.equal(twice.stderr(), '');
+});
+
 t.test('exit status follows the last session', async (t) => {
   const cases: Array<[string, number, string]> = [
     [`${init('a')}\n${ok('a', 'hello')}\n`, EXIT.OK, 'hello\n'],

@@ -118,6 +118,8 @@ interface VerifySession {
   claude: boolean;
   /** An assistant event of the run was read. */
   assistant: boolean;
+  /** The agent was at work in the run (not an `init` alone): another `init` before its result ends it. */
+  worked: boolean;
   /** Where the run was last seen: its last event, as ndjson-result names it. */
   source: string;
   line: number;
@@ -216,7 +218,7 @@ export class DedupeCore implements ToolCore {
     // A run's init is where it starts: the run before it was last seen before.
     if (this.options.verify && type !== 'result' && type !== 'system') this.lastSeen(session, rec);
     // The agent at work (a prompt and thinking too, not only text and tool calls) is a run that owes a result.
-    if (this.options.verify && isRunActivity(type)) this.session(session, rec);
+    if (this.options.verify && isRunActivity(type)) this.session(session, rec).worked = true;
     switch (type) {
       case 'assistant':
         this.assistant(rec, session, emit);
@@ -252,7 +254,7 @@ export class DedupeCore implements ToolCore {
     // names (see tornSession), or else of the session being read: a run that owes a result, as ndjson-result has it.
     if (this.options.verify && p.reason === 'truncated') {
       const session = this.tracker.sessionFor(tornSession(p.raw));
-      this.session(session, p);
+      this.session(session, p).worked = true;
       this.lastSeen(session, p);
     }
   }
@@ -272,9 +274,10 @@ export class DedupeCore implements ToolCore {
   private newRun(session: string): void {
     this.tracker.init({ session_id: session });
     if (!this.options.verify) return;
-    // Under `verify`, the run before it, followed and without a result, ended there unchecked.
+    // Under `verify`, the run before it, followed and without a result, ended there unchecked; after an init alone,
+    // it goes on (one run, as ndjson-result and ndjson-text read an init twice).
     const state = this.sessions.get(session);
-    if (state === undefined) return;
+    if (state === undefined || !state.worked) return;
     this.sessions.delete(session);
     this.unverified(session, state, true);
   }
@@ -302,7 +305,7 @@ export class DedupeCore implements ToolCore {
     this.sawRun = true;
     let state = this.sessions.get(id);
     if (state === undefined) {
-      state = { text: '', claude: false, assistant: false, source: rec.source, line: rec.line };
+      state = { text: '', claude: false, assistant: false, worked: false, source: rec.source, line: rec.line };
       this.sessions.set(id, state);
     }
     return state;

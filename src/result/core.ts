@@ -113,6 +113,8 @@ export class ResultCore implements ToolCore {
   private last: SessionVerdict | null = null;
   /** Without `all`: the sessions whose result is kept, the least recently active first. */
   private readonly held = new Map<string, SessionVerdict>();
+  /** With `all`: the sessions whose run has begun (the agent at work, not an `init` alone) and has no result yet. */
+  private readonly begun = new Set<string>();
   /** The verdicts given, in order (those that report something only, when `keepVerdicts` is false). */
   readonly verdicts: SessionVerdict[] = [];
   private verdictsGiven = 0;
@@ -150,7 +152,7 @@ export class ResultCore implements ToolCore {
     const type = recordType(rec);
     // Events without a session id belong to the session being read; before any, one that is not the run's starts none.
     if (field === undefined && this.last === null && !opensSession(type, rec.event)) return;
-    const state = this.enter(field, type === 'system' && isSystemInit(rec.event), isRunActivity(type));
+    const state = this.enter(field, type === 'system' && isSystemInit(rec.event), isRunActivity(type), emit);
     if (type !== 'result') {
       if (state.result === undefined) {
         state.source = rec.source;
@@ -159,6 +161,7 @@ export class ResultCore implements ToolCore {
       return;
     }
     state.result = retainRecord(rec);
+    this.begun.delete(state.session);
     state.source = rec.source;
     state.line = rec.line;
     state.failed = resultFailed(rec.event);
@@ -186,21 +189,25 @@ export class ResultCore implements ToolCore {
    * The state of the session an event names (`field`; none: the session
    * being read), made the session being read. The event starts its run again
    * (`init`), or is the run at work (`activity`): after the session's result,
-   * a run that result does not answer for.
+   * a run that result does not answer for. With `all`, a run the agent was
+   * at work in, taken up by an `init` before its result, is judged, as a run
+   * without one (a session that died and was resumed).
    */
-  private enter(field: string | undefined, init: boolean, activity: boolean): SessionVerdict {
+  private enter(field: string | undefined, init: boolean, activity: boolean, emit: Emit = () => {}): SessionVerdict {
     const id = field ?? this.last?.session ?? '';
     let state = sessionState(this.sessions, id);
     if (state === undefined) {
       state = { session: id, source: '', line: 0, failed: false };
       this.sessions.set(id, state);
     } else if (init || (state.result !== undefined && activity)) {
+      if (init && this.options.all && state.result === undefined && this.begun.has(id)) this.give(state, emit);
       // The session starts again (a resumed run), or goes on after its result: an earlier run's result is not this run's.
       state.result = undefined;
       state.failed = false;
       state.dropped = undefined;
       this.held.delete(id);
     }
+    if (this.options.all && activity) this.begun.add(id);
     // The order of activity changes only when the session does.
     if (state !== this.last && state.result !== undefined && this.held.delete(id)) this.held.set(id, state);
     this.last = state;

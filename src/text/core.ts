@@ -744,7 +744,7 @@ export class TextCore implements ToolCore {
     if (s !== undefined) {
       // After its result, the agent at work again without an `init` is a run the result does not answer for.
       if (!init && s.result !== undefined && activity) this.runAgain(s, emit);
-      // An init after events that show a run (not the hooks that come before it) starts another.
+      // An init after events that show a run (not the hooks that come before it, nor an init alone) starts another.
       if (init && s.ran) this.runAgain(s, emit);
       else if (shows) s.ran = true;
     }
@@ -777,10 +777,10 @@ export class TextCore implements ToolCore {
    * A session's `init` after its events: the session runs again (`--resume`,
    * or the same log appended twice). The run before it is done with: what it
    * left unprinted is printed (by default under a label, as each run is from
-   * now on), its calls never completed are shown (`--all`), a failed run is
-   * kept for the verdict, and the run's state starts afresh (the counts are
-   * the session's, over all its runs). A run that stopped without a result
-   * is judged by the run that takes it up, as ndjson-result judges it.
+   * now on), its calls never completed are shown (`--all`), a failed run, or
+   * one that stopped without a result, is kept for the verdict (every run
+   * counts, as with ndjson-result --all), and the run's state starts afresh
+   * (the counts are the session's, over all its runs).
    */
   private runAgain(s: SessionState, emit: Emit): void {
     if (this.options.all) {
@@ -791,7 +791,8 @@ export class TextCore implements ToolCore {
     } else {
       this.runsApart(s, emit);
     }
-    this.keepFailedRun(s);
+    // Failed, or stopped without a result: the verdict says so.
+    if (s.result === undefined || s.failed) this.keepRun(s);
     this.tracker.result({ session_id: s.session });
     s.result = undefined;
     s.failed = false;
@@ -809,7 +810,11 @@ export class TextCore implements ToolCore {
 
   /** Before a session's run is done with: if it ended in failure, its verdict is kept for the end. */
   private keepFailedRun(s: SessionState): void {
-    if (s.result === undefined || !s.failed) return;
+    if (s.result !== undefined && s.failed) this.keepRun(s);
+  }
+
+  /** Keeps the run `s` is done with for the verdict. */
+  private keepRun(s: SessionState): void {
     const { session, source, line, failed, result, texts, toolCalls, written } = s;
     (s.earlier ??= []).push({ session, source, line, failed, result, texts, toolCalls, final: '', written });
   }
