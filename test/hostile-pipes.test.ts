@@ -1,6 +1,7 @@
 // Pipes, signals and inputs that cannot be read, with the built binaries as a shell
 // runs them:
-//   - `| head -1` ends every tool with status 0 and nothing on stderr;
+//   - `| head -1` ends every tool with status 0 and nothing on stderr, but one that judges its whole input (the
+//     checks, --verify), which reads on to its end;
 //   - a stdout reader slower than the input keeps memory bounded (it does not grow
 //     with the input);
 //   - SIGINT and SIGTERM end a tool promptly with 130 and 143, after it has written
@@ -48,7 +49,7 @@ t.test('| head -1: status 0, nothing on stderr, for every tool and its main outp
     ['ndjson-result', ['--all']],
     ['ndjson-result', ['--all', '--json']],
     ['ndjson-dedupe', []],
-    ['ndjson-dedupe', ['--stats', '--verify']],
+    ['ndjson-dedupe', ['--stats']],
     ['ndjson-text', []],
     ['ndjson-text', ['-a']],
     ['ndjson-tools', []],
@@ -64,6 +65,31 @@ t.test('| head -1: status 0, nothing on stderr, for every tool and its main outp
       const statuses = ran.stdout.trim().split(' ');
       const status = statuses[how === 'file' ? 0 : 1];
       t.equal(`${status} ${ran.stderr}`, '0 ', `${tool} ${args.join(' ')} (${how}) | head -1`);
+    }
+  }
+});
+
+t.test('| head -1 does not end a tool that judges its whole input: the checks, --verify, read to the end', async (t) => {
+  // The one write outside the allowed paths, and a run without its result, come last: long after the reader has gone.
+  const calls = Array.from({ length: 20_000 }, (_, i) =>
+    JSON.stringify({ type: 'tool_call', subtype: 'completed', call_id: `c${i}`, tool_call: { readToolCall: { args: { path: `f${i}.txt` }, result: { success: {} } } }, session_id: 'S' }),
+  );
+  const write = JSON.stringify({ type: 'tool_call', subtype: 'completed', call_id: 'w', tool_call: { writeToolCall: { args: { path: '.github/ci.yml' }, result: { success: {} } } }, session_id: 'S' });
+  const file = path.join(dir, 'gate.ndjson');
+  fs.writeFileSync(file, `${[JSON.stringify({ type: 'system', subtype: 'init', cwd: '/p', session_id: 'S' }), ...calls, write].join('\n')}\n`);
+  const runs: Array<[string, string[], number, RegExp]> = [
+    ['ndjson-tools', ['--deny-write', "'.github/**'"], 3, /^ndjson-tools: [^\n]*:20002: --deny-write '\.github\/\*\*': write \.github\/ci\.yml \(call w, success\)\n$/],
+    ['ndjson-tools', ['--no-pending', '--paths'], 0, /^$/],
+    ['ndjson-dedupe', ['--verify'], 4, /^ndjson-dedupe: [^\n]*:20002: verify: session S: no result to check the kept text against: the stream ended first\n$/],
+  ];
+  for (const [tool, args, code, stderr] of runs) {
+    for (const how of ['file', 'pipe'] as const) {
+      const command = `env -u NODE_OPTIONS ${JSON.stringify(process.execPath)} ${JSON.stringify(path.join(BIN, `${tool}.js`))} ${args.join(' ')}`;
+      const script = how === 'file' ? `${command} "$1" | head -1` : `cat "$1" | ${command} | head -1`;
+      const ran = spawnSync('bash', ['-c', `${script} > /dev/null; echo "\${PIPESTATUS[@]}"`, 'bash', file], { env: PLAIN_ENV, encoding: 'utf8' });
+      const status = ran.stdout.trim().split(' ')[how === 'file' ? 0 : 1];
+      t.equal(Number(status), code, `${tool} ${args.join(' ')} (${how}) | head -1: the status of the whole input`);
+      t.match(ran.stderr, stderr, `${tool} ${args.join(' ')} (${how}) | head -1: what it says`);
     }
   }
 });

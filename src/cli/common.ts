@@ -11,7 +11,7 @@ import type { InputProblem } from '../io/input.js';
 import { ReadPool, openSources, describeError, pathExists, sameFile } from '../io/sources.js';
 import { toolStream, StrictError } from '../io/tool-stream.js';
 import type { ToolCore, ToolTransform } from '../io/tool-stream.js';
-import { runOutput, guardOutput, writeAll } from '../io/output.js';
+import { runOutput, guardOutput, untilClosed, writeAll } from '../io/output.js';
 import { visibleOneLine } from '../safe-text.js';
 import { VERSION } from '../version.js';
 import { EXIT, EXIT_TABLE } from '../exit.js';
@@ -620,6 +620,20 @@ function readPool(): ReadPool {
   return (sharedPool ??= new ReadPool({ own: scanReadBuffers() }));
 }
 
+/** Options of {@link runTool}. */
+export interface RunOptions {
+  /** Called with each line that is not an event, after its warning. */
+  onProblem?: (p: InputProblem) => void;
+  /** The command started after `--`, whose output is read. */
+  command?: StartedCommand;
+  /**
+   * The tool judges its whole input (ndjson-tools' checks, ndjson-dedupe
+   * --verify): a reader that goes away (`| head`) does not end the run, which
+   * reads on to the end of its input, its output dropped.
+   */
+  readToEnd?: boolean;
+}
+
 /**
  * Reads the inputs through a tool's core into stdout: files in order (stdin
  * for none or `-`), or the output of a command started with
@@ -631,8 +645,7 @@ export async function runTool(
   core: ToolCore,
   args: CommonArgs,
   io: Io,
-  onProblem?: (p: InputProblem) => void,
-  command?: StartedCommand,
+  { onProblem, command, readToEnd = false }: RunOptions = {},
 ): Promise<RunResult> {
   io.onRead?.();
   guardOutput(io.stdout);
@@ -677,7 +690,7 @@ export async function runTool(
   if (shared) running.set(io, stream);
   // What is owed is written if the reader takes it soon; a reader that has stopped reading does not hold the end back.
   const flushed = new Promise<'stopped'>((resolve) => stop.signal.addEventListener('abort', () => setTimeout(() => resolve('stopped'), FLUSH_WAIT_MS).unref(), { once: true }));
-  const outcome = await Promise.race([runOutput(sources, stream, io.stdout), flushed]);
+  const outcome = await Promise.race([runOutput(sources, stream, readToEnd ? untilClosed(io.stdout) : io.stdout), flushed]);
   running.delete(io);
   io.signals?.off('SIGINT', onSignal);
   io.signals?.off('SIGTERM', onSignal);

@@ -128,7 +128,8 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     onUnverified: (u) =>
       warn(io, name, `${visibleOneLine(u.source)}:${u.line}: verify: ${sessionPart(u.session)}no result to check the kept text against: ${u.restarted ? 'the session started again' : 'the stream ended'} first`),
   });
-  const run = await runTool(name, core, args, io);
+  // --verify judges every run: a reader that goes away (| head) does not end the reading.
+  const run = await runTool(name, core, args, io, { readToEnd: args.verify });
   // Asked for, the counts of what was read are written when a signal ends the run too (not when the reader has gone,
   // nor when --strict stopped it: they are written only at the end).
   if (args.stats && run.strictStop !== true && (!run.closed || run.signalled === true)) io.stderr.write(formatStats(name, core.stats, args.verify));

@@ -210,13 +210,17 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
       warn(io, name, `--deny-tool '${visibleOneLine(tool)}' matched no call: did you mean '${known}'?`);
     },
   });
-  const run = await runTool(name, core, args, io, (p) => {
-    // A tool call the audit cannot read (a line cut short, broken) must not pass the checks unseen.
-    if (!checking || !core.unreadCall(p)) return;
-    violations++;
-    warn(io, name, `${visibleOneLine(p.source)}:${p.line}: a tool call the audit cannot read (${p.reason}): the checks cannot pass`);
+  const run = await runTool(name, core, args, io, {
+    onProblem: (p) => {
+      // A tool call the audit cannot read (a line cut short, broken) must not pass the checks unseen.
+      if (!checking || !core.unreadCall(p)) return;
+      violations++;
+      warn(io, name, `${visibleOneLine(p.source)}:${p.line}: a tool call the audit cannot read (${p.reason}): the checks cannot pass`);
+    },
+    // The checks judge every call: a reader that goes away (| head) does not end the reading.
+    readToEnd: checking,
   });
-  // A reader that went away (| head) ends the run quietly; a violation already reported still fails it.
+  // Without checks, a reader that went away (| head) ends the run quietly.
   if (run.code !== EXIT.OK) return run.code;
   if (checking && !core.sawEvents) {
     // Nothing audited is not a pass: an agent that wrote nothing, or a log in another encoding (UTF-16).

@@ -80,7 +80,7 @@ export async function runJudged(
   judge: (run: RunResult) => number | Promise<number>,
 ): Promise<number> {
   const command = rest.length > 0 ? startCommand(rest, io) : undefined;
-  const run = await runTool(name, core, args, io, undefined, command);
+  const run = await runTool(name, core, args, io, { command });
   if (run.closed) return run.code;
   if (command) {
     // Its output has ended; the command may not have: a signal meanwhile ends the run, as while its output was read.

@@ -5,7 +5,8 @@
  * is reported once, without a stack trace.
  */
 import { pipeline } from 'node:stream/promises';
-import type { Readable, Transform, Writable } from 'node:stream';
+import { Writable } from 'node:stream';
+import type { Readable, Transform } from 'node:stream';
 import { describeError } from './sources.js';
 
 /** How writing ended. */
@@ -83,5 +84,28 @@ export function writeAll(out: NodeJS.WritableStream, data: string | Buffer): Pro
       if (error) onError(error);
       else resolve({ kind: 'done' });
     });
+  });
+}
+
+/**
+ * `out`, as a stream that takes all that is written to it: once its reader
+ * has gone (EPIPE), the rest is dropped, so that a tool that judges its
+ * whole input (its checks) reads it to its end whatever its reader does.
+ * A chunk is handed on once `out` has taken the one before (backpressure);
+ * another write error is the stream's.
+ */
+export function untilClosed(out: NodeJS.WritableStream): Writable {
+  let closed = false;
+  return new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      if (closed) {
+        done();
+        return;
+      }
+      out.write(chunk, (error) => {
+        if (error && isEpipe(error)) closed = true;
+        done(error && !closed ? error : null);
+      });
+    },
   });
 }
