@@ -209,6 +209,9 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     onMisspeltDenyTool: (tool, known) => {
       warn(io, name, `--deny-tool '${visibleOneLine(tool)}' matched no call: did you mean '${known}'?`);
     },
+    onMisspeltTool: (tool, known) => {
+      warn(io, name, `--tool '${visibleOneLine(tool)}' matched no call: did you mean '${known}'?`);
+    },
   });
   const run = await runTool(name, core, args, io, {
     onProblem: (p) => {

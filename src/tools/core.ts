@@ -14,6 +14,7 @@ import {
   addOtherFacts,
   hasToolResultBlock,
   hasToolUseBlock,
+  nearToolName,
   isSystemInit,
   sameCallArgs,
   str,
@@ -30,7 +31,7 @@ import {
 } from '../events.js';
 import type { JsonObject, ToolCallFacts, ToolCallResult } from '../events.js';
 import type { AuditedCall, CallStatus } from './call.js';
-import { CALL_STATUSES, callIsTool, toolNameSet } from './call.js';
+import { CALL_STATUSES, callIsTool, toolNameMatched, toolNameSet } from './call.js';
 import { choiceList, choiceOption, listOption } from '../option-values.js';
 import { samePath } from './paths.js';
 import { Policy } from './policy.js';
@@ -74,6 +75,8 @@ export interface ToolsOptions extends PolicyOptions {
    * that is a few edits from a tool name or kind the audit knows, `known`.
    */
   onMisspeltDenyTool?: (name: string, known: string) => void;
+  /** The same, at the end, for each `--tool` name that kept no call (such a filter keeps nothing, for the checks too). */
+  onMisspeltTool?: (name: string, known: string) => void;
 }
 
 const TOOL_USE = Buffer.from('"tool_use"');
@@ -128,6 +131,8 @@ export class ToolsCore implements ToolCore {
   private readonly pending = new Map<string, PendingState>();
   private anonymous = 0;
   private readonly tools: ReadonlySet<string>;
+  /** The keys of `tools` some call was kept by (see toolNameMatched). */
+  private readonly toolsKept = new Set<string>();
   private readonly statuses: ReadonlySet<CallStatus> | undefined;
   private readonly policy: Policy;
   private readonly summary: Summary | undefined;
@@ -241,6 +246,11 @@ export class ToolsCore implements ToolCore {
     this.pending.clear();
     for (const v of this.policy.end()) this.violate(v);
     for (const { name, known } of this.policy.misspeltDenyTools()) this.options.onMisspeltDenyTool?.(name, known);
+    for (const name of new Set(this.options.tools ?? [])) {
+      if (this.toolsKept.has(toolNameKey(name)) || this.toolsKept.has(toolKind(name))) continue;
+      const known = nearToolName(name);
+      if (known !== undefined) this.options.onMisspeltTool?.(name, known);
+    }
     if (this.summary) emit(this.options.json ? safeJsonLine(this.summary.toJson()) : this.summary.toText());
   }
 
@@ -419,7 +429,11 @@ export class ToolsCore implements ToolCore {
   }
 
   private finish(call: AuditedCall, emit: Emit): void {
-    if (this.tools.size > 0 && !callIsTool(call, this.tools)) return;
+    if (this.tools.size > 0) {
+      const key = toolNameMatched(call, this.tools);
+      if (key === undefined) return;
+      this.toolsKept.add(key);
+    }
     if (this.statuses !== undefined && !this.statuses.has(call.status)) return;
     this.calls++;
     // No event of the call named a tool the audit can find.
