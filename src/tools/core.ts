@@ -147,6 +147,8 @@ export class ToolsCore implements ToolCore {
   violations = 0;
   /** Some event was read (none: the input held none, or none that could be read). */
   sawEvents = false;
+  /** An event other than a `result` was read (none: `--output-format json` output, which lists no tool calls). */
+  sawStream = false;
 
   private readonly options: ToolsOptions;
 
@@ -190,6 +192,7 @@ export class ToolsCore implements ToolCore {
   record(rec: EventRecord, emit: Emit): void {
     this.sawEvents = true;
     const type = recordType(rec);
+    if (type !== 'result') this.sawStream = true;
     if (type !== 'tool_call' && type !== 'system') {
       // A call's `tool_use` block, or the `tool_result` that answers one (seen even where the call's message was cut short).
       const foreign =
