@@ -66,6 +66,8 @@ export function listedPaths(call: AuditedCall, choice: PathsChoice): string[] {
 interface CommandRun {
   command: string;
   exit_code?: number;
+  /** The signal that ended it (`SIGTERM`), where the call says so. */
+  signal?: string;
   status?: CallStatus;
 }
 
@@ -109,6 +111,7 @@ export class Summary {
     if (call.facts.command !== undefined) {
       const run: CommandRun = { command: call.facts.command };
       if (call.facts.exitCode !== undefined) run.exit_code = call.facts.exitCode;
+      if (call.facts.signal !== undefined) run.signal = call.facts.signal;
       run.status = call.status;
       this.commands.push(run);
     }
@@ -118,12 +121,12 @@ export class Summary {
   toJson(): Record<string, unknown> {
     const status: Record<string, number> = {};
     for (const s of CALL_STATUSES) if (this.byStatus.has(s)) status[s] = this.byStatus.get(s)!;
-    const tools: Record<string, Record<string, number>> = {};
-    for (const [tool, counts] of [...this.byTool].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-      const c: Record<string, number> = {};
-      for (const s of CALL_STATUSES) if (counts.has(s)) c[s] = counts.get(s)!;
-      tools[tool] = c;
-    }
+    // Made from entries, so that a tool named `__proto__` is a key like any other.
+    const tools = Object.fromEntries(
+      [...this.byTool]
+        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+        .map(([tool, counts]) => [tool, Object.fromEntries(CALL_STATUSES.filter((s) => counts.has(s)).map((s) => [s, counts.get(s)!]))]),
+    );
     const out: Record<string, unknown> = { calls: this.calls, status, tools };
     const unsuccessful: Record<string, Record<string, CallStatus>> = {};
     for (const field of PATH_FIELDS) {
@@ -174,9 +177,11 @@ export class Summary {
     section(
       'commands run',
       this.commands.map((c) => {
-        const notes = [c.exit_code !== undefined ? `exit ${c.exit_code}` : undefined, c.status !== 'success' ? c.status : undefined].filter(
-          (n) => n !== undefined,
-        );
+        const notes = [
+          c.exit_code !== undefined ? `exit ${c.exit_code}` : undefined,
+          c.signal !== undefined ? `signal ${visibleOneLine(c.signal)}` : undefined,
+          c.status !== 'success' ? c.status : undefined,
+        ].filter((n) => n !== undefined);
         return `$ ${visibleOneLine(c.command)}${notes.length > 0 ? `  (${notes.join(', ')})` : ''}`;
       }),
       true,
