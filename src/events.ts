@@ -459,17 +459,22 @@ export function toolCallEntry(e: unknown): ToolCallEntry | undefined {
 
 /**
  * The call id of a `tool_call` event: its `call_id`, else the `toolCallId`
- * beside the tool or in its args. Ids may hold newlines: print them with
+ * beside the tool or in its args. An empty id is none: calls that all say
+ * `""` are not one call. Ids may hold newlines: print them with
  * `visibleOneLine`.
  */
 export function toolCallId(e: unknown, entry: ToolCallEntry | undefined = toolCallEntry(e)): string | undefined {
   const id = str(e, 'call_id');
-  if (id !== undefined) return id;
+  if (id !== undefined && id !== '') return id;
   // A numeric id is still an id.
   const n = num(e, 'call_id');
   if (n !== undefined) return String(n);
   if (entry === undefined) return undefined;
-  return str(entry.toolCall, 'toolCallId') ?? str(entry.body, 'toolCallId') ?? str(obj(entry.body, 'args'), 'toolCallId');
+  return nonEmpty(str(entry.toolCall, 'toolCallId')) ?? nonEmpty(str(entry.body, 'toolCallId')) ?? nonEmpty(str(obj(entry.body, 'args'), 'toolCallId'));
+}
+
+function nonEmpty(s: string | undefined): string | undefined {
+  return s === '' ? undefined : s;
 }
 
 /** A call's arguments, as far as they could be read. */
