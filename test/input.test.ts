@@ -574,3 +574,23 @@ t.test('with checkUnread, a line handed over unparsed is checked first: glued va
   // Without the check, the glued line is judged by its first key: one event, which fails when parsed.
   t.equal(run(false, input.length).filter((s) => s.startsWith('1:')).length, 1);
 });
+
+t.test('an array of objects is read as its events (Claude Code\'s --output-format json, verbose); any other array is not an object', async (t) => {
+  const events = ['{"type":"system","subtype":"init","session_id":"s"}', '{"type":"result","subtype":"success","n":1.50,"result":"done","session_id":"s"}'];
+  const expected = events.map((raw) => ({ event: JSON.parse(raw), raw }));
+  for (const size of [0, 1, 7]) {
+    // On one line: each event where the array is, its text as written (1.50).
+    const one = read(`[${events.join(',')}]\nnoise\n`, size);
+    t.same(one.events, expected.map((e) => ({ line: 1, ...e })), `one line, chunks of ${size}`);
+    t.same(one.problems, ['in.ndjson:2: not JSON: noise']);
+    // Pretty-printed: each event where it starts.
+    const pretty = read(`[\n  ${events.map((e) => e.replace('"subtype"', '\n    "subtype"')).join(',\n  ')}\n]\n`, size);
+    t.same(pretty.events, expected.map((e, k) => ({ line: k === 0 ? 2 : 4, ...e })), `pretty-printed, chunks of ${size}`);
+    t.same(pretty.problems, []);
+  }
+  for (const array of ['[]', '[1,2]', `[${events[0]},3]`, '[[{"type":"x"}]]']) {
+    const seen = read(`${array}\n`);
+    t.same(seen.events, [], `${array}: no event`);
+    t.match(seen.problems, [/^in\.ndjson:1: not an object: \[/], `${array}: not an object, as before`);
+  }
+});

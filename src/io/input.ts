@@ -814,6 +814,15 @@ interface PendingLine {
 }
 
 /** The state of the slow path: one streaming tokenizer reading across lines. */
+/** The elements of a top-level array read by the slow path (see SlowState.array). */
+interface ArrayElements {
+  texts: string[];
+  lines: number[];
+  /** The text of the element being read, made from its tokens; null between elements. */
+  text: TokenFn | null;
+  parts: string[];
+}
+
 interface SlowState {
   tokenize: TokenFn;
   assembler: Assembler;
@@ -823,6 +832,16 @@ interface SlowState {
   valueLine: number;
   /** A value has begun and not yet closed. */
   open: boolean;
+  /** How many objects and arrays of the current value are open. */
+  depth: number;
+  /**
+   * When the current value is an array: its elements' texts as written, and
+   * the lines they start on. An array of objects (none other, one at least)
+   * is read as events, each of its own: Claude Code's `--output-format json`,
+   * in verbose mode, writes the events of a run as one array. Any other
+   * array is not an object.
+   */
+  array: ArrayElements | null;
   /** The tokenizer is inside a string. */
   inString: boolean;
   /** The current value's compact JSON text, made from its tokens (see {@link slowTokens}). */
@@ -1301,13 +1320,8 @@ export class EventReader {
       return;
     }
     if (first === 0x5b /* [ */) {
-      try {
-        JSON.parse(text);
-      } catch {
-        this.slowStart(raw, no);
-        return;
-      }
-      this.problem('not an object', raw, no);
+      // An array is read as its elements (see SlowState.array), their text as written: by the slow path.
+      this.slowStart(raw, no);
       return;
     }
     try {
@@ -1330,6 +1344,8 @@ export class EventReader {
       lines: [],
       valueLine: no,
       open: false,
+      depth: 0,
+      array: null,
       inString: false,
       text: compactText(),
       parts: [],
@@ -1374,15 +1390,39 @@ export class EventReader {
         while (slow.lines.length > 1) slow.lines.shift();
         slow.text = compactText();
         slow.parts = [];
+        slow.depth = 0;
+        slow.array = token.name === 'startArray' ? { texts: [], lines: [], text: null, parts: [] } : null;
       }
       slow.assembler.consume(token as never);
-      const text = slow.text(token as never);
-      if (typeof text === 'string') slow.parts.push(text);
+      const array = slow.array;
+      if (array === null) {
+        const text = slow.text(token as never);
+        if (typeof text === 'string') slow.parts.push(text);
+      } else if (slow.depth > 1 || (slow.depth === 1 && token.name !== 'endArray')) {
+        // An element of a top-level array: its own text, as written.
+        if (slow.depth === 1 && array.text === null) {
+          array.text = compactText();
+          array.parts = [];
+          array.lines.push(no);
+        }
+        const text = array.text!(token as never);
+        if (typeof text === 'string') array.parts.push(text);
+      }
+      if (token.name === 'startObject' || token.name === 'startArray') slow.depth++;
+      else if (token.name === 'endObject' || token.name === 'endArray') slow.depth--;
+      if (array !== null && slow.depth === 1 && array.text !== null) {
+        array.texts.push(array.parts.join(''));
+        array.text = null;
+      }
       if (slow.assembler.done) {
         slow.open = false;
         const value = slow.assembler.current;
         const first = slow.lines[0]!;
-        if (isObject(value)) {
+        if (array !== null && Array.isArray(value) && value.length > 0 && value.every(isObject)) {
+          // The events of a run in one array (see SlowState.array): each an event of its own, where it starts.
+          value.forEach((event, k) => this.sink.record({ event: event as AgentEvent, raw: Buffer.from(array.texts[k]!), source: this.source, line: array.lines[k]! }));
+          slow.array = null;
+        } else if (isObject(value)) {
           this.sink.record({
             event: value as AgentEvent,
             // Its text as read, without the white space: numbers as written (`1.50`, `12345678901234567890123`).
