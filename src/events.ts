@@ -144,13 +144,57 @@ export function has(value: unknown, key: string): boolean {
 }
 
 /**
- * The value at a dot path (`usage.outputTokens`, `message.content.0.text`), or
- * undefined. Array elements are reached by their index.
+ * The steps of a dot path: `usage.outputTokens`, `message.content.0.text`,
+ * with a leading dot as jq writes one (`.usage.outputTokens`), and jq's
+ * brackets: an index (`.content[0]`) or a key as a JSON string
+ * (`.modelUsage["claude-x"]`, `.["a.b"]`). Undefined when `path` is no
+ * path: an empty step (`a..b`, `a.`), a bracket that is neither (`[x]`,
+ * `["a"`), or nothing at all (`` ``, `.`).
+ */
+export function pathSteps(path: string): string[] | undefined {
+  const steps: string[] = [];
+  let i = path.startsWith('.') ? 1 : 0;
+  // A step must come next: at the start, and after a dot.
+  let stepDue = true;
+  while (i < path.length) {
+    if (path[i] === '[') {
+      const step = /^\[(?:(\d+)|("(?:[^"\\]|\\.)*"))\]/.exec(path.slice(i));
+      if (step === null) return undefined;
+      let key = step[1];
+      if (key === undefined) {
+        try {
+          key = JSON.parse(step[2]!) as string;
+        } catch {
+          return undefined;
+        }
+      }
+      steps.push(key);
+      i += step[0].length;
+      stepDue = false;
+    } else if (path[i] === '.') {
+      if (stepDue) return undefined;
+      i++;
+      stepDue = true;
+    } else {
+      let end = i;
+      while (end < path.length && path[end] !== '.' && path[end] !== '[') end++;
+      steps.push(path.slice(i, end));
+      i = end;
+      stepDue = false;
+    }
+  }
+  return stepDue || steps.length === 0 ? undefined : steps;
+}
+
+/**
+ * The value at a path (see {@link pathSteps}), or undefined; undefined too
+ * for a string that is no path. Array elements are reached by their index.
  */
 export function getPath(value: unknown, path: string): unknown {
+  const steps = pathSteps(path);
+  if (steps === undefined) return undefined;
   let cur: unknown = value;
-  // A leading dot, as jq writes a path (`.usage.outputTokens`), starts it at the value itself.
-  for (const part of (path.length > 1 && path.startsWith('.') ? path.slice(1) : path).split('.')) {
+  for (const part of steps) {
     if (Array.isArray(cur)) {
       if (!/^\d+$/.test(part)) return undefined;
       cur = cur[Number(part)];

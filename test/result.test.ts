@@ -400,3 +400,31 @@ t.test('a result let go is said, with status 2; the file itself is read from its
   t.equal(held.status, EXIT.OK);
   t.equal(held.stdout.toString(), 'first\n');
 });
+
+t.test('a field path: dots, a leading dot as jq writes it, and jq\'s brackets; anything else is no path', async (t) => {
+  const { pathSteps, getPath } = await import('../src/events.js');
+  const cases: Array<[string, string[] | undefined]> = [
+    ['usage.outputTokens', ['usage', 'outputTokens']],
+    ['.usage.outputTokens', ['usage', 'outputTokens']],
+    ['message.content.0.text', ['message', 'content', '0', 'text']],
+    ['.content[0].text', ['content', '0', 'text']],
+    ['.modelUsage["claude-haiku-4.5"].costUSD', ['modelUsage', 'claude-haiku-4.5', 'costUSD']],
+    ['.["a.b"]', ['a.b']],
+    ['["a\\"b"][12]', ['a"b', '12']],
+    ['', undefined],
+    ['.', undefined],
+    ['..', undefined],
+    ['a..b', undefined],
+    ['usage.', undefined],
+    ['a[x]', undefined],
+    ['["a"', undefined],
+    ['a[-1]', undefined],
+  ];
+  for (const [path, steps] of cases) t.same(pathSteps(path), steps, JSON.stringify(path));
+  const event = { modelUsage: { 'claude-haiku-4.5': { costUSD: 0.25 } }, content: [{ text: 'first' }], '0': 'zero' };
+  t.equal(getPath(event, '.modelUsage["claude-haiku-4.5"].costUSD'), 0.25);
+  t.equal(getPath(event, '.content[0].text'), 'first');
+  t.equal(getPath(event, 'content.0.text'), 'first');
+  t.equal(getPath(event, '[0]'), 'zero', 'an index step names a key of an object');
+  t.equal(getPath(event, 'a..b'), undefined);
+});

@@ -8,6 +8,7 @@ import type { CommandSpec, Io } from './common.js';
 import { DedupeCore, STAT_KINDS } from '../dedupe/core.js';
 import type { DedupeStats, VerifyFailure } from '../dedupe/core.js';
 import { visibleOneLine } from '../safe-text.js';
+import { pathSteps } from '../events.js';
 import { describeFlushMismatch, excerptAt, sessionPart } from './notes.js';
 
 export { excerptAt };
@@ -61,6 +62,8 @@ export const dedupeSpec: CommandSpec<typeof dedupeOptions> = {
     if (keys?.some((k) => String(k) === '')) return '--key needs a path';
     // jq's `.` is the whole event: a key of the whole event is what the agent-stream rules are not.
     if (keys?.some((k) => String(k) === '.')) return "--key needs a path to a field ('.' names none)";
+    const bad = keys?.find((k) => pathSteps(String(k)) === undefined);
+    if (bad !== undefined) return `--key: not a path: '${visibleOneLine(String(bad))}' (a dot path: uuid, .message.id, .content[0], .a["b.c"])`;
     if (keys?.length && argv.verify) return '--verify checks the agent-stream rules: it cannot be used with --key';
     return undefined;
   },

@@ -12,7 +12,8 @@ import { lineNumberAt, verdictFromEnd } from '../result/seek.js';
 import { guardOutput, writeAll } from '../io/output.js';
 import { STDIN, closeFd, descriptorOffset, fstatFd, openFd } from '../io/sources.js';
 import type { SessionVerdict } from '../result/core.js';
-import { resultFailed } from '../events.js';
+import { pathSteps, resultFailed } from '../events.js';
+import { visibleOneLine } from '../safe-text.js';
 
 /** ndjson-result's own options (with the common ones, the whole of its `--help`). */
 export const resultOptions = {
@@ -72,6 +73,8 @@ export const resultSpec: CommandSpec<typeof resultOptions> = {
     const fields = list(argv.field);
     if (fields?.some((f) => f === '')) return '--field needs a path';
     if (fields?.some((f) => f === '.')) return "--field needs a path to a field ('.' names none: --json prints the whole result)";
+    const bad = fields?.find((f) => pathSteps(f) === undefined);
+    if (bad !== undefined) return `--field: not a path: '${visibleOneLine(bad)}' (a dot path: usage.outputTokens, .content[0].text, .modelUsage["a.b"])`;
     if (argv.tsv && !fields?.length) return '--tsv needs --field';
     if (argv.json && fields?.length) return 'give either --json or --field, not both';
     return undefined;
