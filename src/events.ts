@@ -415,9 +415,18 @@ export function resultFailed(e: unknown): boolean {
  * text where there is one. A result that says `is_error` under the subtype
  * `success` (Claude Code's, for an API error) is an `error`, not a "success".
  */
+/** A value that is not a string, named for a message: `null`, `3`, `true`, `an object`, `an array`. */
+function describeValue(v: unknown): string {
+  if (Array.isArray(v)) return 'an array';
+  if (isObject(v)) return 'an object';
+  return String(v);
+}
+
 export function resultFailureMessage(e: unknown): string {
   const given = str(e, 'subtype');
-  const subtype = given !== undefined && given !== 'success' ? given : isObject(e) && isErrorFlag(e.is_error) ? 'error' : (given ?? 'failed');
+  // A subtype that is not a string is named as it was written (`subtype null`), not given a name nobody wrote.
+  const written = isObject(e) && e.subtype !== undefined && given === undefined ? `subtype ${describeValue(e.subtype)}` : undefined;
+  const subtype = given !== undefined && given !== 'success' ? given : isObject(e) && isErrorFlag(e.is_error) ? 'error' : (written ?? given ?? 'failed');
   let detail = str(e, 'error') ?? str(e, 'message') ?? resultText(e);
   if (detail && detail.length > 200) detail = `${detail.slice(0, 200)}…`;
   return detail ? `${subtype}: ${detail}` : subtype;
