@@ -594,3 +594,22 @@ t.test('an array of objects is read as its events (Claude Code\'s --output-forma
     t.match(seen.problems, [/^in\.ndjson:1: not an object: \[/], `${array}: not an object, as before`);
   }
 });
+
+t.test('a value cut short is truncated where its first line may go on, however it broke; one broken in that line is not JSON', async (t) => {
+  const after = '{"type":"system","subtype":"status","session_id":"s"}';
+  const cases: Array<[string, string[]]> = [
+    // Its first line may go on; the next cannot go on with it, or its own line end cannot (a number cut after `-`).
+    [`{"type":"assistant","session_id":"s",\n"message":tru}\n${after}\n`, ['in.ndjson:1: truncated: {"type":"assistant","session_id":"s",', 'in.ndjson:2: not JSON: "message":tru}']],
+    [`{"type":"assistant","session_id":"s","n":-\n${after}\n`, ['in.ndjson:1: truncated: {"type":"assistant","session_id":"s","n":-']],
+    [`{"type":"assistant","session_id":"s","t":"\\u00\n${after}\n`, ['in.ndjson:1: truncated: {"type":"assistant","session_id":"s","t":"\\u00']],
+    [`{"type":"assistant","session_id":"s","n":1.5e+\n${after}\n`, ['in.ndjson:1: truncated: {"type":"assistant","session_id":"s","n":1.5e+']],
+    // Broken in its first line, near its end: not JSON, with a line after it or not.
+    [`{"type":"assistant","session_id":"s","t":"a\\q"}\n${after}\n`, ['in.ndjson:1: not JSON: {"type":"assistant","session_id":"s","t":"a\\q"}']],
+    [`{"type":"assistant","session_id":"s","t":"a\\q"}`, ['in.ndjson:1: not JSON: {"type":"assistant","session_id":"s","t":"a\\q"}']],
+  ];
+  for (const [input, problems] of cases) for (const size of [0, 1, 5]) t.same(read(input, size).problems, problems, `${JSON.stringify(input)}, chunks of ${size}`);
+  // Judged by its last few bytes, however long the line: a run of 2 MiB of letters before them takes no longer to judge.
+  const long = `{"type":"status","a":"${'a'.repeat(1 << 21)}","b":tru}\n${after}\n`;
+  t.same(read(long).problems.map((p) => p.slice(0, 30)), ['in.ndjson:1: not JSON: {"type"']);
+  t.same(read(`{"type":"status","a":"${'a'.repeat(1 << 21)}","n":\n${after}\n`).problems.map((p) => p.slice(0, 31)), ['in.ndjson:1: truncated: {"type"']);
+});

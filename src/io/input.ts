@@ -758,11 +758,6 @@ function cutShort(raw: Buffer): boolean {
   return false;
 }
 
-/** The text of `lines` as the slow path gave it to its tokenizer, but for the last line's end. */
-function linesText(lines: readonly PendingLine[]): string {
-  return lines.map((line, i) => line.buf.toString('utf8') + (i < lines.length - 1 ? (line.end ?? '') : '')).join('');
-}
-
 /**
  * True when `text` may be the start of JSON text (values one after another),
  * cut short: more would read on. stream-json's tokenizer waits for more bytes
@@ -785,12 +780,24 @@ const ROOM = ' '.repeat(32);
  */
 function tokenEnds(text: string): string[] {
   const ends = [''];
-  if (/\\u[0-9a-fA-F]{0,3}$/.test(text)) ends.push('0000');
-  if (/(^|[^\\])(\\\\)*\\$/.test(text)) ends.push('"');
-  if (/[-+.eE0-9]$/.test(text)) ends.push('0');
-  const word = /[a-z]+$/.exec(text)?.[0];
-  if (word !== undefined) for (const literal of LITERALS) if (literal.length > word.length && literal.startsWith(word)) ends.push(literal.slice(word.length));
+  // Read back from the end, a few characters at most: a regular expression anchored at the end would try every start.
+  const n = text.length;
+  let hex = 0;
+  while (hex < 4 && hex < n && isHexDigit(text.charCodeAt(n - 1 - hex))) hex++;
+  if (hex < 4 && text.endsWith('\\u', n - hex)) ends.push('0000');
+  let backslashes = 0;
+  while (backslashes < n && text.charCodeAt(n - 1 - backslashes) === 0x5c) backslashes++;
+  if (backslashes % 2 === 1) ends.push('"');
+  if (n > 0 && '-+.eE0123456789'.includes(text[n - 1]!)) ends.push('0');
+  let letters = 0;
+  while (letters < 5 && letters < n && text.charCodeAt(n - 1 - letters) >= 0x61 && text.charCodeAt(n - 1 - letters) <= 0x7a) letters++;
+  const word = text.slice(n - letters);
+  if (word !== '') for (const literal of LITERALS) if (literal.length > word.length && literal.startsWith(word)) ends.push(literal.slice(word.length));
   return ends;
+}
+
+function isHexDigit(c: number): boolean {
+  return (c >= 0x30 && c <= 0x39) || ((c | 0x20) >= 0x61 && (c | 0x20) <= 0x66);
 }
 
 const LITERALS = ['true', 'false', 'null'];
@@ -809,8 +816,6 @@ interface PendingLine {
   buf: Buffer;
   no: number;
   unterminated?: boolean;
-  /** What the tokenizer was given for the line's end, once it was: `\n`, or `\\n` inside a string. */
-  end?: string;
 }
 
 /** The state of the slow path: one streaming tokenizer reading across lines. */
@@ -1357,18 +1362,26 @@ export class EventReader {
   private slowFeed(raw: Buffer, no: number, unterminated = false): void {
     const slow = this.slow!;
     // Kept until the value closes, past the chunk it was read from: a copy.
-    const line: PendingLine = { buf: Buffer.from(raw), no, unterminated };
-    slow.lines.push(line);
+    slow.lines.push({ buf: Buffer.from(raw), no, unterminated });
+    // What the tokenizer refuses fails the value; what the sink throws (a --strict stop) is the sink's.
+    const tokens = this.slowTokenize(slow, raw.toString('utf8'));
+    if (tokens === null) return;
+    this.slowTokens(slow, tokens, no);
+    // A line end inside a string is a literal newline in the value: read it as `\n`.
+    const end = this.slowTokenize(slow, slow.inString ? '\\n' : '\n');
+    if (end === null) return;
+    this.slowTokens(slow, end, no);
+    if (!slow.open) this.slow = null;
+  }
+
+  /** The tokens of `text`, or null when the tokenizer refuses it: the value has failed (see slowFail). */
+  private slowTokenize(slow: SlowState, text: string): unknown {
     try {
-      this.slowTokens(slow, slow.tokenize(raw.toString('utf8')), no);
-      // A line end inside a string is a literal newline in the value: read it as `\n`.
-      line.end = slow.inString ? '\\n' : '\n';
-      this.slowTokens(slow, slow.tokenize(line.end), no);
+      return slow.tokenize(text);
     } catch {
       this.slowFail(false);
-      return;
+      return null;
     }
-    if (!slow.open) this.slow = null;
   }
 
   private slowTokens(slow: SlowState, result: unknown, no: number): void {
@@ -1458,10 +1471,10 @@ export class EventReader {
     }
     const [first, ...rest] = slow.lines;
     if (!first) return;
-    // A value whose first line was read whole, cut short by a line that cannot go on with it (or by the end), was cut
-    // where that line began: when the lines before it may go on, for the tokenizer judges a line's last few bytes only
-    // once more come (see mayGoOn).
-    const cut = (atEnd || rest.length > 0) && mayGoOn(linesText(atEnd ? slow.lines : slow.lines.slice(0, -1)));
+    // A value whose first line may go on (see mayGoOn), and could not, was cut where that line began: by a line that
+    // cannot go on with it, by its own line end (`"n":-`), or by the end of the input. One broken in that line is not
+    // JSON, wherever the tokenizer found out (it judges a line's last few bytes only once more come).
+    const cut = mayGoOn(first.buf.toString('utf8'));
     this.problem(cut ? (stopped ? 'interrupted' : 'truncated') : 'not JSON', first.buf, first.no);
     for (const line of rest) this.line(line.buf, line.no, line.unterminated);
   }
