@@ -147,9 +147,11 @@ export function has(value: unknown, key: string): boolean {
  * The steps of a dot path: `usage.outputTokens`, `message.content.0.text`,
  * with a leading dot as jq writes one (`.usage.outputTokens`), and jq's
  * brackets: an index (`.content[0]`) or a key as a JSON string
- * (`.modelUsage["claude-x"]`, `.["a.b"]`). Undefined when `path` is no
- * path: an empty step (`a..b`, `a.`), a bracket that is neither (`[x]`,
- * `["a"`), or nothing at all (`` ``, `.`).
+ * (`.modelUsage["claude-x"]`, `.["a.b"]`), and its quoted keys
+ * (`.modelUsage."claude-x"`). Undefined when `path` is no path: an empty
+ * step (`a..b`, `a.`), a bracket that is neither (`[x]`, `["a"`), a name
+ * that does not follow a dot (`.content[1]text`) or holds `"` or `]`, or
+ * nothing at all (`` ``, `.`).
  */
 export function pathSteps(path: string): string[] | undefined {
   const steps: string[] = [];
@@ -157,28 +159,33 @@ export function pathSteps(path: string): string[] | undefined {
   // A step must come next: at the start, and after a dot.
   let stepDue = true;
   while (i < path.length) {
-    if (path[i] === '[') {
-      const step = /^\[(?:(\d+)|("(?:[^"\\]|\\.)*"))\]/.exec(path.slice(i));
-      if (step === null) return undefined;
-      let key = step[1];
-      if (key === undefined) {
+    // A bracket (`[0]`, `["a.b"]`), or a key as a JSON string where a step is due (`."a.b"`).
+    const quoted = path[i] === '[' ? /^\[(?:(\d+)|("(?:[^"\\]|\\.)*"))\]/.exec(path.slice(i)) : stepDue && path[i] === '"' ? /^()("(?:[^"\\]|\\.)*")/.exec(path.slice(i)) : undefined;
+    if (quoted === null) return undefined;
+    if (quoted !== undefined) {
+      let key = quoted[1];
+      if (key === undefined || key === '') {
         try {
-          key = JSON.parse(step[2]!) as string;
+          key = JSON.parse(quoted[2]!) as string;
         } catch {
           return undefined;
         }
       }
       steps.push(key);
-      i += step[0].length;
+      i += quoted[0].length;
       stepDue = false;
     } else if (path[i] === '.') {
       if (stepDue) return undefined;
       i++;
       stepDue = true;
     } else {
+      // A name: up to the next dot or bracket, right after a dot or at the start (`.content[1]text` is none).
+      if (!stepDue) return undefined;
       let end = i;
       while (end < path.length && path[end] !== '.' && path[end] !== '[') end++;
-      steps.push(path.slice(i, end));
+      const name = path.slice(i, end);
+      if (/["\]]/.test(name)) return undefined;
+      steps.push(name);
       i = end;
       stepDue = false;
     }
@@ -410,23 +417,24 @@ export function resultFailed(e: unknown): boolean {
   return e.subtype !== undefined && e.subtype !== 'success';
 }
 
-/**
- * A short description of a failed result, for messages: subtype and error
- * text where there is one. A result that says `is_error` under the subtype
- * `success` (Claude Code's, for an API error) is an `error`, not a "success".
- */
-/** A value that is not a string, named for a message: `null`, `3`, `true`, `an object`, `an array`. */
+/** A subtype that names none, for a message: `""`, `null`, `3`, `true`, `an object`, `an array`. */
 function describeValue(v: unknown): string {
+  if (v === '') return '""';
   if (Array.isArray(v)) return 'an array';
   if (isObject(v)) return 'an object';
   return String(v);
 }
 
+/**
+ * A short description of a failed result, for messages: subtype and error
+ * text where there is one. A result that says `is_error` under the subtype
+ * `success` (Claude Code's, for an API error) is an `error`, not a "success".
+ */
 export function resultFailureMessage(e: unknown): string {
   const given = str(e, 'subtype');
   // A subtype that is not a string is named as it was written (`subtype null`), not given a name nobody wrote.
-  const written = isObject(e) && e.subtype !== undefined && given === undefined ? `subtype ${describeValue(e.subtype)}` : undefined;
-  const subtype = given !== undefined && given !== 'success' ? given : isObject(e) && isErrorFlag(e.is_error) ? 'error' : (written ?? given ?? 'failed');
+  const written = isObject(e) && e.subtype !== undefined && (given === undefined || given === '') ? `subtype ${describeValue(e.subtype)}` : undefined;
+  const subtype = given !== undefined && given !== '' && given !== 'success' ? given : isObject(e) && isErrorFlag(e.is_error) ? 'error' : (written ?? given ?? 'failed');
   let detail = str(e, 'error') ?? str(e, 'message') ?? resultText(e);
   if (detail && detail.length > 200) detail = `${detail.slice(0, 200)}…`;
   return detail ? `${subtype}: ${detail}` : subtype;

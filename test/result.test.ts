@@ -26,6 +26,18 @@ t.test('--all: a run that died and was resumed counts, as a failed one does; an 
   const twice = memoryIo([init('s'), init('s'), user('s'), ok('s', 'once')].join('\n') + '\n');
   t.equal(await main(['--all'], twice.io), EXIT.OK, 'an init twice before the agent is at work: one run');
   t.equal(twice.stderr(), '');
+  // After a run that died, an init twice before the agent is at work again is still one run: one note.
+  const again = memoryIo([init('s'), user('s'), init('s'), init('s'), user('s'), ok('s', 'x')].join('\n') + '\n');
+  t.equal(await main(['--all'], again.io), EXIT.NO_RESULT);
+  t.equal(again.stderr(), 'ndjson-result: no result event: the agent stopped before finishing (session s, last event at stdin:2)\n');
+  // An empty subtype is named as written.
+  const empty = memoryIo(`${JSON.stringify({ type: 'result', subtype: '', result: 'x', session_id: 's' })}\n`);
+  t.equal(await main([], empty.io), EXIT.FAILED);
+  t.equal(empty.stderr(), 'ndjson-result: the run failed: subtype "": x (session s, result at stdin:1)\n');
+  // --strict: an array that is not of objects is reported once, as not an object.
+  const strict = memoryIo('[1]\n');
+  t.equal(await main(['--strict'], strict.io), EXIT.INPUT);
+  t.equal(strict.stderr(), 'ndjson-result: stdin:1: not an object: [1]\n');
 });
 
 t.test('exit status follows the last session', async (t) => {
@@ -411,6 +423,11 @@ t.test('a field path: dots, a leading dot as jq writes it, and jq\'s brackets; a
     ['.modelUsage["claude-haiku-4.5"].costUSD', ['modelUsage', 'claude-haiku-4.5', 'costUSD']],
     ['.["a.b"]', ['a.b']],
     ['["a\\"b"][12]', ['a"b', '12']],
+    ['."session_id"', ['session_id']],
+    ['.modelUsage."claude-haiku-4.5".costUSD', ['modelUsage', 'claude-haiku-4.5', 'costUSD']],
+    ['.content[1]text', undefined],
+    ['.content]', undefined],
+    ['a"b', undefined],
     ['', undefined],
     ['.', undefined],
     ['..', undefined],

@@ -179,7 +179,7 @@ t.test('with the byte scan or with Buffer#indexOf alone, the large values are th
 
 t.test('isJsonObject takes no line JSON.parse refuses, whichever scan searches its strings', async (t) => {
   // ndjson-dedupe copies out the lines it vouches for this way, unparsed: with Buffer#indexOf alone (node --jitless), a
-  // raw control character in a small string was taken.
+  // raw control character in a small string was taken (the binary run so is tested in dedupe.test.ts).
   const isObject = (raw: Buffer) => {
     const parsed = fullParse(raw);
     return parsed.ok && parsed.value !== null && typeof parsed.value === 'object' && !Array.isArray(parsed.value);

@@ -201,6 +201,8 @@ export class ResultCore implements ToolCore {
       this.sessions.set(id, state);
     } else if (init || (state.result !== undefined && activity)) {
       if (init && this.options.all && state.result === undefined && this.begun.has(id)) this.give(state, emit);
+      // The run after it begins with the agent at work, not with this init alone.
+      this.begun.delete(id);
       // The session starts again (a resumed run), or goes on after its result: an earlier run's result is not this run's.
       state.result = undefined;
       state.failed = false;

@@ -15,6 +15,7 @@ import {
   hasToolResultBlock,
   hasToolUseBlock,
   nearToolName,
+  isRunEvent,
   isSystemInit,
   sameCallArgs,
   str,
@@ -147,7 +148,7 @@ export class ToolsCore implements ToolCore {
   violations = 0;
   /** Some event was read (none: the input held none, or none that could be read). */
   sawEvents = false;
-  /** An event other than a `result` was read (none: `--output-format json` output, which lists no tool calls). */
+  /** An event of the run other than a `result` was read (none: `--output-format json` output, which lists no tool calls; a wrapper's line is none). */
   sawStream = false;
 
   private readonly options: ToolsOptions;
@@ -192,7 +193,7 @@ export class ToolsCore implements ToolCore {
   record(rec: EventRecord, emit: Emit): void {
     this.sawEvents = true;
     const type = recordType(rec);
-    if (type !== 'result') this.sawStream = true;
+    if (type !== 'result' && isRunEvent(type)) this.sawStream = true;
     if (type !== 'tool_call' && type !== 'system') {
       // A call's `tool_use` block, or the `tool_result` that answers one (seen even where the call's message was cut short).
       const foreign =
