@@ -193,7 +193,7 @@ export class ToolsCore implements ToolCore {
   record(rec: EventRecord, emit: Emit): void {
     this.sawEvents = true;
     const type = recordType(rec);
-    if (type !== 'result' && isRunEvent(type)) this.sawStream = true;
+    if (!this.sawStream && type !== 'result' && isRunEvent(type)) this.sawStream = true;
     if (type !== 'tool_call' && type !== 'system') {
       // A call's `tool_use` block, or the `tool_result` that answers one (seen even where the call's message was cut short).
       const foreign =
