@@ -818,7 +818,6 @@ interface PendingLine {
   unterminated?: boolean;
 }
 
-/** The state of the slow path: one streaming tokenizer reading across lines. */
 /** The elements of a top-level array read by the slow path (see SlowState.array). */
 interface ArrayElements {
   texts: string[];
@@ -828,6 +827,7 @@ interface ArrayElements {
   parts: string[];
 }
 
+/** The state of the slow path: one streaming tokenizer reading across lines. */
 interface SlowState {
   tokenize: TokenFn;
   assembler: Assembler;
@@ -840,8 +840,8 @@ interface SlowState {
   /** How many objects and arrays of the current value are open. */
   depth: number;
   /**
-   * When the current value is an array: its elements' texts as written, and
-   * the lines they start on. An array of objects (none other, one at least)
+   * When the current value is an array: its elements' compact texts, numbers
+   * as written, and the lines they start on. An array of objects (none other, one at least)
    * is read as events, each of its own: Claude Code's `--output-format json`,
    * in verbose mode, writes the events of a run as one array. Any other
    * array is not an object.
@@ -1325,7 +1325,7 @@ export class EventReader {
       return;
     }
     if (first === 0x5b /* [ */) {
-      // An array is read as its elements (see SlowState.array), their text as written: by the slow path.
+      // An array is read by the slow path: one of objects as its events (see SlowState.array), numbers as written.
       this.slowStart(raw, no);
       return;
     }
@@ -1412,7 +1412,7 @@ export class EventReader {
         const text = slow.text(token as never);
         if (typeof text === 'string') slow.parts.push(text);
       } else if (slow.depth > 1 || (slow.depth === 1 && token.name !== 'endArray')) {
-        // An element of a top-level array: its own text, as written.
+        // An element of a top-level array: its own compact text, numbers as written.
         if (slow.depth === 1 && array.text === null) {
           array.text = compactText();
           array.parts = [];
