@@ -440,19 +440,30 @@ export function list(value: unknown): string[] | undefined {
  * a line of its own.
  */
 export function warn(io: Io, name: string, message: string): void {
-  const line = `${name}: ${message}\n`;
+  toStderr(io, Buffer.from(`${name}: ${message}\n`));
+}
+
+/**
+ * Writes `data` on stderr, as {@link warn} writes a warning: where stdout and
+ * stderr are one place, while a tool runs, into the tool's output after what
+ * was made before, a line of live text it would land in ended first.
+ */
+function toStderr(io: Io, data: Buffer): void {
   const stream = running.get(io);
   // The output made so far is pushed first: how it ends is then known.
   if (stream?.interject('') === true) {
-    stream.interject(midLine.get(io) === true ? `\n${line}` : line, midLine.get(io) === true);
+    const ended = midLine.get(io) === true;
+    stream.interject(ended ? Buffer.concat([NEWLINE, data]) : data, ended);
     return;
   }
   if (midLine.get(io) === true) {
     io.stdout.write('\n');
     midLine.set(io, false);
   }
-  io.stderr.write(line);
+  io.stderr.write(data);
 }
+
+const NEWLINE = Buffer.from('\n');
 
 /**
  * For a run whose stdout and stderr are one place (see Io.sharedOutput): the
@@ -497,35 +508,13 @@ export interface StartedCommand {
 }
 
 /**
- * Passes on a chunk of what the command after `--` wrote on its stderr. Where
- * stdout and stderr are one place, while the tool runs, it goes into the
- * tool's output as a warning does (see {@link warn}): after the output made
- * so far, a line of live text it would land in ended first.
- */
-function passStderr(io: Io, chunk: Buffer): void {
-  const stream = running.get(io);
-  // The output made so far is pushed first: how it ends is then known.
-  if (stream?.interject('') === true) {
-    const ended = midLine.get(io) === true;
-    stream.interject(ended ? Buffer.concat([NEWLINE, chunk]) : chunk, ended);
-    return;
-  }
-  if (midLine.get(io) === true) {
-    io.stdout.write('\n');
-    midLine.set(io, false);
-  }
-  io.stderr.write(chunk);
-}
-
-const NEWLINE = Buffer.from('\n');
-
-/**
  * Starts `argv` (the words after `--`) with stdin inherited, its stderr passed
- * through to ours (see {@link passStderr}), and its stdout piped to us.
+ * through to ours, placed as a warning is (see {@link toStderr}), and its
+ * stdout piped to us.
  */
 export function startCommand(argv: string[], io: Io): StartedCommand {
   const child = spawn(argv[0]!, argv.slice(1), { stdio: ['inherit', 'pipe', 'pipe'], env: io.env });
-  child.stderr!.on('data', (chunk: Buffer) => passStderr(io, chunk));
+  child.stderr!.on('data', (chunk: Buffer) => toStderr(io, chunk));
   const exited = new Promise<CommandExit>((resolve) => {
     child.once('error', (error: NodeJS.ErrnoException) => resolve({ code: null, signal: null, error }));
     child.once('close', (code, signal) => resolve({ code, signal }));

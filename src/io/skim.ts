@@ -267,10 +267,7 @@ export function largeValues(raw: Buffer, threshold: number = SKIM_THRESHOLD, sca
   }
   if (state !== DONE || strings.nul) return undefined;
   // No raw control character in the large values (the rest is checked by JSON.parse); the byte scan checked every string.
-  if (strings.bytes === undefined) for (let k = 0; k < spans.length; k += 2) {
-    const value = raw.subarray(spans[k]!, spans[k + 1]!);
-    for (let c = 0; c < 0x20; c++) if (value.indexOf(c) !== -1) return undefined;
-  }
+  if (strings.bytes === undefined) for (let k = 0; k < spans.length; k += 2) if (hasControlByte(raw.subarray(spans[k]!, spans[k + 1]!))) return undefined;
   return spans;
 }
 
@@ -289,7 +286,7 @@ export function isJsonObject(raw: Buffer, scan: SkimScan = 'module'): boolean {
 
 /** True when `raw` holds a byte below 0x20. */
 function hasControlByte(raw: Buffer): boolean {
-  for (let i = 0; i < raw.length; i++) if (raw[i]! < 0x20) return true;
+  for (let c = 0; c < 0x20; c++) if (raw.indexOf(c) !== -1) return true;
   return false;
 }
 
