@@ -29,7 +29,7 @@ export const dedupeOptions = {
     alias: 'k',
     type: 'string',
     requiresArg: true,
-    describe: "Generic mode: drop events whose values at this dot path equal an earlier event's; repeatable",
+    describe: "Generic mode: drop events whose values at this path (uuid, or as jq: .message.content[0].text) equal an earlier event's; repeatable",
   },
 } as const satisfies Record<string, Options>;
 
@@ -55,7 +55,7 @@ export const dedupeSpec: CommandSpec<typeof dedupeOptions> = {
   statuses: [EXIT.OK, EXIT.USAGE, EXIT.INPUT, EXIT.FAILED, EXIT.NO_RESULT, 130],
   statusText: {
     [EXIT.FAILED]: 'with --verify: kept text differs from its result, or a flush from its deltas',
-    [EXIT.NO_RESULT]: "with --verify: a session's input ended before its result",
+    [EXIT.NO_RESULT]: "with --verify: a run ended (the input, or its session started again) before its result",
   },
   check: (argv) => {
     const keys = list(argv.key);

@@ -27,7 +27,7 @@ export const resultOptions = {
     alias: 'f',
     type: 'string',
     requiresArg: true,
-    describe: 'Print this field of the result (dot path: usage.outputTokens); repeatable',
+    describe: 'Print this field of the result (usage.outputTokens, or as jq: .content[0].text); repeatable',
   },
   tsv: {
     type: 'boolean',
@@ -38,7 +38,7 @@ export const resultOptions = {
     alias: 'a',
     type: 'boolean',
     default: false,
-    describe: "Every session's result, not only the last session's",
+    describe: "Every session's result, not only the last session's; every run without one is reported",
   },
   raw: {
     type: 'boolean',
