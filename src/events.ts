@@ -10,6 +10,7 @@
 
 import type { LineShape } from './io/shapes.js';
 import { braceExpand } from 'minimatch';
+import { exactJsonText } from './json-text.js';
 
 /** Any JSON object read from the stream. */
 export type JsonObject = { [key: string]: unknown };
@@ -392,9 +393,15 @@ export function thinkingText(e: unknown): string {
   return str(e, 'text') ?? '';
 }
 
-/** The `result` text of a result event, or undefined when it has none. */
+/**
+ * The `result` text of a result event, or undefined when it has none (no
+ * `result`, or `null`). A value other than a string (`42`, an object) is its
+ * compact JSON text, as `--field result` and `jq -r .result` print it.
+ */
 export function resultText(e: unknown): string | undefined {
-  return str(e, 'result');
+  const value = isObject(e) ? e.result : undefined;
+  if (value === undefined || value === null) return undefined;
+  return typeof value === 'string' ? value : exactJsonText(value);
 }
 
 /**
