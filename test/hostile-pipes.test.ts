@@ -108,6 +108,26 @@ t.test('| head -1 with a command run after --: the command is stopped, not left 
   if (alive(pid)) process.kill(pid, 'SIGKILL');
 });
 
+t.test('| head -1 with a command run after --: the command is waited for, its last words passed through', async (t) => {
+  // The agent takes 300 ms to end once sent SIGTERM, and says where to resume on its stderr as it goes.
+  const pidFile = path.join(dir, 'slow-agent.pid');
+  const delta = JSON.stringify({ type: 'assistant', message: { role: 'assistant', content: [{ type: 'text', text: 'hello\n' }] }, session_id: 's', timestamp_ms: 1 });
+  const agent = [
+    `require('fs').writeFileSync(${JSON.stringify(pidFile)}, String(process.pid));`,
+    `process.on('SIGTERM', () => setTimeout(() => { process.stderr.write('agent: session saved\\n'); process.exit(143); }, 300));`,
+    `process.stdout.on('error', () => {});`,
+    `setInterval(() => process.stdout.write(${JSON.stringify(delta + '\n')}), 10);`,
+  ].join(' ');
+  const command = `env -u NODE_OPTIONS ${JSON.stringify(process.execPath)} ${JSON.stringify(path.join(BIN, 'ndjson-text.js'))} -a -- ${JSON.stringify(process.execPath)} -e ${JSON.stringify(agent)}`;
+  const ran = spawnSync('bash', ['-c', `${command} | head -1 >/dev/null; echo "\${PIPESTATUS[@]}"`], { env: PLAIN_ENV, encoding: 'utf8', timeout: 20_000 });
+  const pid = Number(fs.readFileSync(pidFile, 'utf8'));
+  const gone = !alive(pid);
+  if (!gone) process.kill(pid, 'SIGKILL');
+  t.equal(ran.stdout, '0 0\n', 'status 0 for both');
+  t.ok(gone, 'the agent has ended when the pipeline ends');
+  t.match(ran.stderr, /agent: session saved\n/, 'its last words reach stderr');
+});
+
 t.test('a stdout reader that stops reading: memory does not grow with the input', async (t) => {
   const small = LARGE;
   const big = path.join(dir, 'big.ndjson');

@@ -575,6 +575,16 @@ export async function awaitCommand(command: StartedCommand, io: Io): Promise<Sto
   return first;
 }
 
+/**
+ * Sends SIGTERM to a command whose output can no longer be written, and
+ * waits for it as after a signal (see {@link commandEnds}): its last words
+ * reach stderr, and the run does not end with the agent still at work.
+ */
+function stopCommand(command: StartedCommand): Promise<unknown> {
+  command.kill('SIGTERM');
+  return commandEnds(command);
+}
+
 /** Resolves when a command sent a signal has ended, or {@link COMMAND_WAIT_MS} later. */
 function commandEnds(command: StartedCommand): Promise<unknown> {
   return Promise.race([command.exited, new Promise((resolve) => setTimeout(resolve, COMMAND_WAIT_MS).unref())]);
@@ -693,11 +703,11 @@ export async function runTool(
       return { code: inputError ? EXIT.INPUT : EXIT.OK, closed: false, problems };
     case 'closed':
       // Nothing it writes can go anywhere now: the command run after `--` is stopped, not left running unseen.
-      command?.kill('SIGTERM');
+      if (command) await stopCommand(command);
       return { code: EXIT.OK, closed: true, problems };
     case 'write-error':
-      command?.kill('SIGTERM');
       warn(io, name, `write error: ${outcome.message}`);
+      if (command) await stopCommand(command);
       return { code: EXIT.INPUT, closed: true, problems };
     case 'failed':
       if (outcome.error instanceof StrictError) return { code: EXIT.INPUT, closed: false, strictStop: true, problems };
