@@ -128,6 +128,28 @@ t.test('| head -1 with a command run after --: the command is waited for, its la
   t.match(ran.stderr, /agent: session saved\n/, 'its last words reach stderr');
 });
 
+t.test('a command run after -- that does not end once told to: killed 5 seconds later, and said so', async (t) => {
+  const pidFile = path.join(dir, 'stubborn-agent.pid');
+  const delta = JSON.stringify({ type: 'assistant', message: { role: 'assistant', content: [{ type: 'text', text: 'hello\n' }] }, session_id: 's', timestamp_ms: 1 });
+  const agent = [
+    `require('fs').writeFileSync(${JSON.stringify(pidFile)}, String(process.pid));`,
+    `process.on('SIGTERM', () => {});`,
+    `process.stdout.on('error', () => {});`,
+    `setInterval(() => process.stdout.write(${JSON.stringify(delta + '\n')}), 10);`,
+  ].join(' ');
+  const command = `env -u NODE_OPTIONS ${JSON.stringify(process.execPath)} ${JSON.stringify(path.join(BIN, 'ndjson-text.js'))} -a -- ${JSON.stringify(process.execPath)} -e ${JSON.stringify(agent)}`;
+  const started = Date.now();
+  const ran = spawnSync('bash', ['-c', `${command} | head -1 >/dev/null; echo "\${PIPESTATUS[@]}"`], { env: PLAIN_ENV, encoding: 'utf8', timeout: 30_000 });
+  const took = Date.now() - started;
+  const pid = Number(fs.readFileSync(pidFile, 'utf8'));
+  const gone = !alive(pid);
+  if (!gone) process.kill(pid, 'SIGKILL');
+  t.equal(ran.stdout, '0 0\n', 'status 0 for both');
+  t.ok(gone, 'the agent has ended (and been reaped) when the pipeline ends');
+  t.ok(took >= 4500, `the agent was given its 5 seconds (${took} ms)`);
+  t.match(ran.stderr, /^ndjson-text: \S+ was still running 5 seconds after it was told to stop: killed \(SIGKILL\)\n$/, 'the kill is reported');
+});
+
 t.test('a stdout reader that stops reading: memory does not grow with the input', async (t) => {
   const small = LARGE;
   const big = path.join(dir, 'big.ndjson');

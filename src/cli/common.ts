@@ -505,6 +505,10 @@ export interface StartedCommand {
   exited: Promise<CommandExit>;
   /** Sends the command a signal (the one that stopped us). */
   kill(signal: NodeJS.Signals): void;
+  /** True while the command's process has not ended (its output may still be open in a process it started). */
+  running(): boolean;
+  /** Resolves when the command's process has ended (and is reaped), whatever holds its output open. */
+  ended: Promise<void>;
 }
 
 /**
@@ -519,7 +523,17 @@ export function startCommand(argv: string[], io: Io): StartedCommand {
     child.once('error', (error: NodeJS.ErrnoException) => resolve({ code: null, signal: null, error }));
     child.once('close', (code, signal) => resolve({ code, signal }));
   });
-  return { name: argv[0]!, stdout: child.stdout!, exited, kill: (signal) => void child.kill(signal) };
+  return {
+    name: argv[0]!,
+    stdout: child.stdout!,
+    exited,
+    kill: (signal) => void child.kill(signal),
+    running: () => child.exitCode === null && child.signalCode === null,
+    ended: new Promise((resolve) => {
+      child.once('exit', () => resolve());
+      child.once('error', () => resolve());
+    }),
+  };
 }
 
 /**
@@ -556,7 +570,7 @@ export async function commandStatus(name: string, command: StartedCommand, strea
  * {@link COMMAND_WAIT_MS} to end; the signal is returned then (null when none
  * came).
  */
-export async function awaitCommand(command: StartedCommand, io: Io): Promise<StopSignal | null> {
+export async function awaitCommand(name: string, command: StartedCommand, io: Io): Promise<StopSignal | null> {
   let onSignal: ((signal: StopSignal) => void) | undefined;
   const signalled = new Promise<StopSignal>((resolve) => {
     onSignal = (signal) => {
@@ -571,7 +585,7 @@ export async function awaitCommand(command: StartedCommand, io: Io): Promise<Sto
   const first = await Promise.race([command.exited.then(() => null), signalled]);
   io.signals?.off('SIGINT', onSignal!);
   io.signals?.off('SIGTERM', onSignal!);
-  if (first !== null) await commandEnds(command);
+  if (first !== null) await commandEnds(name, command, io);
   return first;
 }
 
@@ -580,14 +594,23 @@ export async function awaitCommand(command: StartedCommand, io: Io): Promise<Sto
  * waits for it as after a signal (see {@link commandEnds}): its last words
  * reach stderr, and the run does not end with the agent still at work.
  */
-function stopCommand(command: StartedCommand): Promise<unknown> {
+function stopCommand(name: string, command: StartedCommand, io: Io): Promise<void> {
   command.kill('SIGTERM');
-  return commandEnds(command);
+  return commandEnds(name, command, io);
 }
 
-/** Resolves when a command sent a signal has ended, or {@link COMMAND_WAIT_MS} later. */
-function commandEnds(command: StartedCommand): Promise<unknown> {
-  return Promise.race([command.exited, new Promise((resolve) => setTimeout(resolve, COMMAND_WAIT_MS).unref())]);
+/**
+ * Resolves when a command sent a signal has ended, or {@link COMMAND_WAIT_MS}
+ * later; a command still running then is killed (SIGKILL), and says so: a
+ * run does not end with the agent left at work unseen.
+ */
+async function commandEnds(name: string, command: StartedCommand, io: Io): Promise<void> {
+  const late = await Promise.race([command.exited.then(() => false), new Promise<boolean>((resolve) => setTimeout(() => resolve(true), COMMAND_WAIT_MS).unref())]);
+  if (!late || !command.running()) return;
+  command.kill('SIGKILL');
+  // Reaped before the run ends, not left a zombie to whatever adopts it.
+  await Promise.race([command.ended, new Promise((resolve) => setTimeout(resolve, 1000).unref())]);
+  warn(io, name, `${visibleOneLine(command.name)} was still running ${COMMAND_WAIT_MS / 1000} seconds after it was told to stop: killed (SIGKILL)`);
 }
 
 /** The status of a run a signal stopped (see {@link SIGNAL_STATUS}). */
@@ -695,7 +718,7 @@ export async function runTool(
   io.signals?.off('SIGTERM', onSignal);
   if (outcome === 'stopped' || stoppedBy !== null) {
     // The command got the signal too: its last words reach stderr before the run ends, and its stderr is not closed under it.
-    if (command) await commandEnds(command);
+    if (command) await commandEnds(name, command, io);
     return { code: SIGNAL_STATUS[stoppedBy ?? 'SIGINT'], closed: true, signalled: true, problems };
   }
   switch (outcome.kind) {
@@ -703,11 +726,11 @@ export async function runTool(
       return { code: inputError ? EXIT.INPUT : EXIT.OK, closed: false, problems };
     case 'closed':
       // Nothing it writes can go anywhere now: the command run after `--` is stopped, not left running unseen.
-      if (command) await stopCommand(command);
+      if (command) await stopCommand(name, command, io);
       return { code: EXIT.OK, closed: true, problems };
     case 'write-error':
       warn(io, name, `write error: ${outcome.message}`);
-      if (command) await stopCommand(command);
+      if (command) await stopCommand(name, command, io);
       return { code: EXIT.INPUT, closed: true, problems };
     case 'failed':
       if (outcome.error instanceof StrictError) return { code: EXIT.INPUT, closed: false, strictStop: true, problems };

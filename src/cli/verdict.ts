@@ -84,7 +84,7 @@ export async function runJudged(
   if (run.closed) return run.code;
   if (command) {
     // Its output has ended; the command may not have: a signal meanwhile ends the run, as while its output was read.
-    const signal = await awaitCommand(command, io);
+    const signal = await awaitCommand(name, command, io);
     if (signal !== null) return signalStatus(signal);
     const notStarted = await commandStartFailure(name, command, io);
     if (notStarted !== null) return notStarted;
