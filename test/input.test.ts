@@ -381,6 +381,9 @@ t.test('typeIsCertain: the first key is the type unless a later top-level key ma
     ['{"type":"assistant","text":"} 42"}', false, 'what looks like a value glued, inside a string: not certain'],
     ['{"type":"assistant","text":"} nothing } false"}', false, 'a literal after a brace and a space, inside a string: not certain'],
     ['{"type":"assistant","text":"} nothing } tr"}', true, 'words that start like literals: not glued'],
+    ['{"type":"assistant","text":"wor{"type":"system","subtype":"init","session_id":"b"}', false, "a run's first event glued on a line cut short"],
+    ['{"type":"assistant","o":{"type":"system"},"session_id":"a"}', false, 'what may be one, nested: not certain'],
+    [`{"type":"assistant","o":{"type":"system"},"text":"${'x'.repeat(70_000)}","session_id":"a"}`, true, 'one farther from the end than a run\'s first event is long'],
   ];
   for (const [line, want, why] of cases) {
     t.equal(certain(line), want, why);
@@ -612,4 +615,58 @@ t.test('a value cut short is truncated where its first line may go on, however i
   const long = `{"type":"status","a":"${'a'.repeat(1 << 21)}","b":tru}\n${after}\n`;
   t.same(read(long).problems.map((p) => p.slice(0, 30)), ['in.ndjson:1: not JSON: {"type"']);
   t.same(read(`{"type":"status","a":"${'a'.repeat(1 << 21)}","n":\n${after}\n`).problems.map((p) => p.slice(0, 31)), ['in.ndjson:1: truncated: {"type"']);
+});
+
+t.test("a line cut short with the next run's first event glued on: the cut line, then that event, in every chunking", async (t) => {
+  // An agent killed mid-line, the next run appended to the same log: its `init` (or a hook line) glued on the cut line.
+  const init = '{"type":"system","subtype":"init","session_id":"b","cwd":"/w/b"}';
+  const result = '{"type":"result","subtype":"success","result":"ok","session_id":"b"}';
+  const cuts = [
+    '{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"wor',
+    '{"type":"assistant","session_id":"a",',
+    '{"type":"tool_call","subtype":"started","call_id":"c","tool_call":{"readToolCall":{"args":{"path":"a.t',
+    '{"type":"system","subtype":"init","session_id":"a","cw',
+  ];
+  const options = {
+    all: {},
+    'needs result': { needs: (type: string) => type === 'result' },
+    'needs result, passing the others': { needs: (type: string) => type === 'result', passes: (type: string) => type !== 'result' },
+    'needs result, checkUnread': { needs: (type: string) => type === 'result', checkUnread: true },
+  };
+  for (const cut of cuts) {
+    const input = Buffer.from(`{"type":"system","subtype":"init","session_id":"a"}\n${cut}${init}\n${result}\n`);
+    for (const [name, opts] of Object.entries(options)) {
+      for (let size = 1; size <= input.length; size += size < 16 ? 1 : 37) {
+        const events: Array<[number, unknown]> = [];
+        const problems: InputProblem[] = [];
+        const reader = new EventReader({ record: (r) => events.push([r.line, r.event]), problem: (p) => problems.push(p) }, opts);
+        reader.startSource('in.ndjson');
+        for (let at = 0; at < input.length; at += size) reader.write(input.subarray(at, at + size));
+        reader.endSource();
+        const ok =
+          t.same(events, [[1, { type: 'system', subtype: 'init', session_id: 'a' }], [2, JSON.parse(init)], [3, JSON.parse(result)]], `${name}, chunks of ${size}: the events`) &&
+          t.same(
+            problems.map((p) => [p.line, p.reason, p.raw.toString()]),
+            [[2, 'truncated', cut]],
+            `${name}, chunks of ${size}: the cut line, as cut`,
+          );
+        if (!ok) break;
+      }
+    }
+  }
+  // Not glued on, nothing to recover: a line holding such an event whole, or a broken line not ending in a whole one.
+  const nested = '{"type":"assistant","x":{"type":"system","y":1},"session_id":"a"}';
+  for (const [name, opts] of Object.entries(options)) {
+    const seen: unknown[] = [];
+    const reader = new EventReader({ record: (r) => seen.push(r.event), problem: () => {} }, opts);
+    reader.write(Buffer.from(`${nested}\n${nested}\n`));
+    reader.endSource();
+    t.same(seen, [JSON.parse(nested), JSON.parse(nested)], `${name}: a line holding {"type":"system" reads as JSON.parse reads it`);
+  }
+  const broken = `{"type":"assistant","text":"wor{"type":"system","subtype":"init","session_id":"b"}x\n${result}\n`;
+  t.same(read(broken).problems, [`in.ndjson:1: not JSON: ${broken.split('\n')[0]!.slice(0, 60)}…`]);
+  t.same(
+    read(broken).events.map((e) => e.line),
+    [2],
+  );
 });

@@ -389,6 +389,8 @@ class LineScan {
 
   /** True when the first key of the object line `buf[start, end)` (which starts `{"type":"`) is certainly its event's type. */
   typeIsCertain(start: number, end: number): boolean {
+    // Perhaps a run's first event glued on: the line is read in full.
+    if (holdsRunStart(this.buf, Math.max(start + 1, end - RUN_START_WINDOW), end)) return false;
     const from = start + TYPE_PREFIX.length;
     // The line's closing `}` is not looked at: nothing follows it to be glued.
     const last = end - 1;
@@ -489,6 +491,50 @@ export function typeIsCertain(raw: Buffer, scanBytes = true): boolean {
 
 // `{"type":"` as bytes.
 const TYPE_PREFIX = Buffer.from('{"type":"');
+
+/**
+ * How a run's first event starts: its `init`, or the hook lines Claude Code
+ * writes before it. Past a line's first byte, it may be the first line of
+ * the next run glued on the last line of a run cut short (an agent killed
+ * mid-write, the next run appended to the same log): such a line is never
+ * let by unparsed, and is read as the cut line and that event (see
+ * {@link gluedRunStart}).
+ */
+const RUN_START = Buffer.from('{"type":"system"');
+
+/**
+ * How far from a line's end a run's first event glued on it is looked for:
+ * such an event is a few KiB at most (an `init` names the tools, and
+ * Claude Code's its MCP servers), and a long line (a tool call's output of
+ * MiBs) is not searched all through.
+ */
+export const RUN_START_WINDOW = 64 * 1024;
+
+/**
+ * True when `buf[from, to)` holds {@link RUN_START}. Each `{` is found with a
+ * byte search (a few to a line; the search past `to` stops at the next
+ * line's first byte), and the rest compared there: no search set up, nothing
+ * made, for each line asked about.
+ */
+function holdsRunStart(buf: Buffer, from: number, to: number): boolean {
+  return to - from >= RUN_START.length && buf.subarray(from, to).indexOf(RUN_START) !== -1;
+}
+
+/**
+ * Where the first event of a run starts on the line `raw` that is not JSON:
+ * the last {@link RUN_START} past its first byte, within
+ * {@link RUN_START_WINDOW} of its end, when what follows it to the line's end
+ * is one JSON object; -1 when there is none.
+ */
+function gluedRunStart(raw: Buffer): number {
+  const at = raw.lastIndexOf(RUN_START);
+  if (at <= 0 || at < raw.length - RUN_START_WINDOW) return -1;
+  try {
+    return isObject(JSON.parse(raw.toString('utf8', at))) ? at : -1;
+  } catch {
+    return -1;
+  }
+}
 // The types of the stream, as strings made once: a known name costs no allocation.
 const KNOWN_TYPES = EVENT_TYPES.map((name) => ({
   name,
@@ -1475,7 +1521,12 @@ export class EventReader {
     // cannot go on with it, by its own line end (`"n":-`), or by the end of the input. One broken in that line is not
     // JSON, wherever the tokenizer found out (it judges a line's last few bytes only once more come).
     const cut = mayGoOn(first.buf.toString('utf8'));
-    this.problem(cut ? (stopped ? 'interrupted' : 'truncated') : 'not JSON', first.buf, first.no);
+    // Broken in the line: perhaps a line cut short, the next run's first event glued on (see RUN_START), read after it.
+    const glued = cut ? -1 : gluedRunStart(first.buf);
+    const head = glued > 0 ? first.buf.subarray(0, glued) : first.buf;
+    const headCut = glued > 0 ? mayGoOn(head.toString('utf8')) : cut;
+    this.problem(headCut ? (stopped ? 'interrupted' : 'truncated') : 'not JSON', head, first.no);
+    if (glued > 0) this.line(first.buf.subarray(glued), first.no, first.unterminated);
     for (const line of rest) this.line(line.buf, line.no, line.unterminated);
   }
 }
