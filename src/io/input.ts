@@ -185,6 +185,20 @@ export function placeRecord(source: string, line: number, type: string): EventRe
 }
 
 /**
+ * True when a record's line is an event, as `JSON.parse` reads it: a line
+ * handed over unparsed is parsed first, and one that is not an event after
+ * all is reported then (see {@link recordBroken}). For a core about to let
+ * such a line change more than where its session was last seen: open a
+ * session, or start its run again after its result. A line judged by its
+ * first key alone may hold a byte flipped in its middle; that must not make
+ * a session, or a run without a result, that a full parse would not see.
+ */
+export function recordSound(rec: EventRecord): boolean {
+  if (rec instanceof SkimmedRecord && !rec.parsed) void rec.event;
+  return !recordBroken(rec);
+}
+
+/**
  * True when a record handed over unparsed turned out, once parsed, not to be
  * an event: it has been reported as a problem, and a tool that copies lines
  * through must not pass it on.

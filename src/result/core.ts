@@ -7,7 +7,7 @@ import type { SessionEnd } from '../session.js';
 import { Settled, sessionState } from '../session.js';
 import type { ToolCore, Emit } from '../io/tool-stream.js';
 import { getPath, isRunActivity, isSystemInit, opensSession, resultFailed, resultText } from '../events.js';
-import { placeOf, placeRecord, recordBroken, recordSessionField, recordType, retainRecord, tornSession } from '../io/input.js';
+import { placeOf, placeRecord, recordBroken, recordSessionField, recordSound, recordType, retainRecord, tornSession } from '../io/input.js';
 import { visible, visibleJson } from '../safe-text.js';
 import { exactJsonText } from '../json-text.js';
 import { listOption } from '../option-values.js';
@@ -152,6 +152,8 @@ export class ResultCore implements ToolCore {
     const type = recordType(rec);
     // Events without a session id belong to the session being read; before any, one that is not the run's starts none.
     if (field === undefined && this.last === null && !opensSession(type, rec.event)) return;
+    // A line handed over unparsed that would open a session, or start its run again: an event only if it parses.
+    if (this.opens(field, type) && !recordSound(rec)) return;
     const state = this.enter(field, type === 'system' && isSystemInit(rec.event), isRunActivity(type), emit);
     if (type !== 'result') {
       if (state.result === undefined) {
@@ -168,6 +170,12 @@ export class ResultCore implements ToolCore {
     state.dropped = undefined;
     if (this.options.all) this.give(state, emit, rec);
     else this.hold(state);
+  }
+
+  /** True when an event of `type` naming `field` would open a session, or start its run again after its result. */
+  private opens(field: string | undefined, type: string): boolean {
+    const state = this.sessions.get(field ?? this.last?.session ?? '');
+    return state === undefined || ((state instanceof SettledSession || state.result !== undefined) && isRunActivity(type));
   }
 
   /**

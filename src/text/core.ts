@@ -14,7 +14,7 @@
 import type { EventRecord, InputProblem } from '../io/input.js';
 import type { SessionEnd } from '../session.js';
 import { Settled, sessionState } from '../session.js';
-import { placeOf, placeRecord, recordBroken, recordSessionField, recordType, retainRecord, tornSession } from '../io/input.js';
+import { placeOf, placeRecord, recordBroken, recordSessionField, recordSound, recordType, retainRecord, tornSession } from '../io/input.js';
 import type { ToolCore, Emit } from '../io/tool-stream.js';
 import { TextTracker, flushMismatch } from '../assistant-text.js';
 import type { FlushMismatch } from '../assistant-text.js';
@@ -596,6 +596,8 @@ export class TextCore implements ToolCore {
     const type = recordType(rec);
     // Before any session, an event without a session id that is not the run's (a wrapper's status line, a hook's) starts none.
     if (field === undefined && this.states.size === 0 && !opensSession(type, rec.event)) return;
+    // A line handed over unparsed that would open a session, or start its run again: an event only if it parses.
+    if (this.opens(field, type) && !recordSound(rec)) return;
     const s = this.enter(field, type === 'system' && isSystemInit(rec.event), isRunActivity(type), showsRun(type), rec.source, rec.line, emit);
     const id = s.session;
     const out = this.options.all ? (this.transcript ??= this.makeTranscript(emit)) : null;
@@ -706,6 +708,12 @@ export class TextCore implements ToolCore {
    */
   private get labelled(): boolean {
     return this.states.size > 1 || this.resumed;
+  }
+
+  /** True when an event of `type` naming `field` would open a session, or start its run again after its result. */
+  private opens(field: string | undefined, type: string): boolean {
+    const s = this.states.get(field ?? this.currentId);
+    return s === undefined || ((s instanceof SettledSession || s.result !== undefined) && isRunActivity(type));
   }
 
   /**
