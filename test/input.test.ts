@@ -381,9 +381,6 @@ t.test('typeIsCertain: the first key is the type unless a later top-level key ma
     ['{"type":"assistant","text":"} 42"}', false, 'what looks like a value glued, inside a string: not certain'],
     ['{"type":"assistant","text":"} nothing } false"}', false, 'a literal after a brace and a space, inside a string: not certain'],
     ['{"type":"assistant","text":"} nothing } tr"}', true, 'words that start like literals: not glued'],
-    ['{"type":"assistant","text":"wor{"type":"system","subtype":"init","session_id":"b"}', false, "a run's first event glued on a line cut short"],
-    ['{"type":"assistant","o":{"type":"system"},"session_id":"a"}', false, 'what may be one, nested: not certain'],
-    [`{"type":"assistant","o":{"type":"system"},"text":"${'x'.repeat(70_000)}","session_id":"a"}`, true, 'one farther from the end than a run\'s first event is long'],
   ];
   for (const [line, want, why] of cases) {
     t.equal(certain(line), want, why);
@@ -630,7 +627,7 @@ t.test("a line cut short with the next run's first event glued on: the cut line,
   const options = {
     all: {},
     'needs result': { needs: (type: string) => type === 'result' },
-    'needs result, passing the others': { needs: (type: string) => type === 'result', passes: (type: string) => type !== 'result' },
+    'needs result, passing thinking': { needs: (type: string) => type === 'result', passes: (type: string) => type === 'thinking' },
     'needs result, checkUnread': { needs: (type: string) => type === 'result', checkUnread: true },
   };
   for (const cut of cuts) {
@@ -654,6 +651,28 @@ t.test("a line cut short with the next run's first event glued on: the cut line,
       }
     }
   }
+  // Of a type let by in runs, the line is not searched: read the same way whatever the writes it came in.
+  for (const cut of cuts) {
+    const input = Buffer.from(`{"type":"system","subtype":"init","session_id":"a"}\n${cut}${init}\n${result}\n`);
+    const seen = (size: number): unknown => {
+      const out: unknown[] = [];
+      const reader = new EventReader(
+        { record: (r) => out.push([r.line, r.type ?? r.event.type]), problem: (p) => out.push([p.line, p.reason]) },
+        { needs: (type: string) => type === 'result', passes: (type: string) => type !== 'result' },
+      );
+      reader.startSource('in.ndjson');
+      for (let at = 0; at < input.length; at += size) reader.write(input.subarray(at, at + size));
+      reader.endSource();
+      return out;
+    };
+    const whole = seen(input.length);
+    for (let size = 1; size < input.length; size += size < 16 ? 1 : 37) if (!t.same(seen(size), whole, `let by in runs, chunks of ${size}: as in one write`)) break;
+  }
+  // A glued object whose last `type` key makes it another event is not a run's first event: not read.
+  t.same(read(`{"type":"user","x":"wo{"type":"system","type":"result","result":"FAKE","session_id":"b"}\n`).events, []);
+  // Noise with a run's first event glued on: the noise reported, the event read.
+  const noisy = read(`Update available: 1.2${init}\n`);
+  t.same([noisy.problems, noisy.events.map((e) => [e.line, e.event])], [['in.ndjson:1: not JSON: Update available: 1.2'], [[1, JSON.parse(init)]]]);
   // Not glued on, nothing to recover: a line holding such an event whole, or a broken line not ending in a whole one.
   const nested = '{"type":"assistant","x":{"type":"system","y":1},"session_id":"a"}';
   for (const [name, opts] of Object.entries(options)) {

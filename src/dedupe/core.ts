@@ -14,7 +14,7 @@ import { createHash } from 'node:crypto';
 import type { EventRecord, InputProblem } from '../io/input.js';
 import { recordSessionField, recordType, tornSession } from '../io/input.js';
 import type { ToolCore, Emit } from '../io/tool-stream.js';
-import { assistantKind, getPath, hasOtherContent, isClaudeCodeEvent, isRunActivity, isSystemInit, messageText, resultFailed, resultText } from '../events.js';
+import { assistantKind, getPath, hasOtherContent, isClaudeCodeEvent, isRunActivity, isSystemInit, messageText, resultFailed, str } from '../events.js';
 import { TextTracker, firstDifference, flushMismatch } from '../assistant-text.js';
 import type { FlushMismatch } from '../assistant-text.js';
 import { canonicalJsonText } from '../json-text.js';
@@ -351,7 +351,8 @@ export class DedupeCore implements ToolCore {
     const state = this.sessions.get(id);
     // The result ends the session's run: the next run with this id starts afresh.
     this.sessions.delete(id);
-    const expected = resultText(event);
+    // Only a text is compared: a result of another kind (`42`, an object) is no copy of the assistant's text.
+    const expected = str(event, 'result');
     // Claude Code's result holds only the final message; a failed run's result need not be its text.
     if (state?.claude || isClaudeCodeEvent(event, 'result')) {
       this.stats.uncheckedClaude++;

@@ -403,8 +403,6 @@ class LineScan {
 
   /** True when the first key of the object line `buf[start, end)` (which starts `{"type":"`) is certainly its event's type. */
   typeIsCertain(start: number, end: number): boolean {
-    // Perhaps a run's first event glued on: the line is read in full.
-    if (holdsRunStart(this.buf, Math.max(start + 1, end - RUN_START_WINDOW), end)) return false;
     const from = start + TYPE_PREFIX.length;
     // The line's closing `}` is not looked at: nothing follows it to be glued.
     const last = end - 1;
@@ -510,9 +508,12 @@ const TYPE_PREFIX = Buffer.from('{"type":"');
  * How a run's first event starts: its `init`, or the hook lines Claude Code
  * writes before it. Past a line's first byte, it may be the first line of
  * the next run glued on the last line of a run cut short (an agent killed
- * mid-write, the next run appended to the same log): such a line is never
- * let by unparsed, and is read as the cut line and that event (see
- * {@link gluedRunStart}).
+ * mid-write, the next run appended to the same log): such a line is read as
+ * the cut line and that event (see {@link gluedRunStart}). A line of a type
+ * the reader hands over unparsed one at a time (one `passes` says no to)
+ * that holds it is parsed in full first; one of a type let by in runs is
+ * not searched, so that what a line reads as does not hang on where a
+ * write of the input ended (a run is let by within one write).
  */
 const RUN_START = Buffer.from('{"type":"system"');
 
@@ -524,27 +525,32 @@ const RUN_START = Buffer.from('{"type":"system"');
  */
 export const RUN_START_WINDOW = 64 * 1024;
 
-/**
- * True when `buf[from, to)` holds {@link RUN_START}. Each `{` is found with a
- * byte search (a few to a line; the search past `to` stops at the next
- * line's first byte), and the rest compared there: no search set up, nothing
- * made, for each line asked about.
- */
-function holdsRunStart(buf: Buffer, from: number, to: number): boolean {
-  return to - from >= RUN_START.length && buf.subarray(from, to).indexOf(RUN_START) !== -1;
+/** Lines up to this long are searched for {@link RUN_START} a `{` at a time; longer ones by Buffer#indexOf. */
+const SHORT_LINE = 1024;
+
+/** True when `raw` holds {@link RUN_START} past its first byte, within {@link RUN_START_WINDOW} of its end. */
+function holdsRunStart(raw: Buffer): boolean {
+  const n = raw.length;
+  if (n > SHORT_LINE) return raw.subarray(Math.max(1, n - RUN_START_WINDOW)).indexOf(RUN_START) !== -1;
+  // Each `{` found with a byte search (a few to a line), the rest compared there: no search set up, nothing made.
+  const last = n - RUN_START.length;
+  for (let at = raw.indexOf(0x7b, 1); at !== -1 && at <= last; at = raw.indexOf(0x7b, at + 1)) if (sameBytes(raw, at, RUN_START)) return true;
+  return false;
 }
 
 /**
  * Where the first event of a run starts on the line `raw` that is not JSON:
  * the last {@link RUN_START} past its first byte, within
  * {@link RUN_START_WINDOW} of its end, when what follows it to the line's end
- * is one JSON object; -1 when there is none.
+ * is one JSON object, a `system` event as `JSON.parse` reads it (a later
+ * `type` key would make it another); -1 when there is none.
  */
 function gluedRunStart(raw: Buffer): number {
   const at = raw.lastIndexOf(RUN_START);
   if (at <= 0 || at < raw.length - RUN_START_WINDOW) return -1;
   try {
-    return isObject(JSON.parse(raw.toString('utf8', at))) ? at : -1;
+    const value: unknown = JSON.parse(raw.toString('utf8', at));
+    return isObject(value) && value.type === 'system' ? at : -1;
   } catch {
     return -1;
   }
@@ -1340,6 +1346,8 @@ export class EventReader {
         !unterminated &&
         !this.needs(type) &&
         this.typeCertain(raw, scan, at + begin) &&
+        // Perhaps a run's first event glued on (see RUN_START): read in full. The check below finds it too.
+        (this.checkUnread || (this.passes !== undefined && this.passes(type)) || !holdsRunStart(raw)) &&
         // A line the check fails takes the full path below.
         (!this.checkUnread || unreadLineChecked(type, raw))
       ) {
@@ -1392,7 +1400,10 @@ export class EventReader {
     try {
       JSON.parse(text);
     } catch {
-      this.problem('not JSON', raw, no);
+      // Noise (a warning on `2>&1`) with the next run's first event glued on (see RUN_START): the event is read after it.
+      const glued = gluedRunStart(raw);
+      this.problem('not JSON', glued > 0 ? raw.subarray(0, glued) : raw, no);
+      if (glued > 0) this.line(raw.subarray(glued), no, unterminated);
       return;
     }
     this.problem('not an object', raw, no);
