@@ -150,6 +150,25 @@ t.test('a command run after -- that does not end once told to: killed 5 seconds 
   t.match(ran.stderr, /^ndjson-text: \S+ was still running 5 seconds after it was told to stop: killed \(SIGKILL\)\n$/, 'the kill is reported');
 });
 
+t.test('a command run after -- that ends at once, leaving a process it started at work: said so, 5 seconds later', async (t) => {
+  const pidFile = path.join(dir, 'grandchild-agent.pid');
+  const delta = JSON.stringify({ type: 'assistant', message: { role: 'assistant', content: [{ type: 'text', text: 'hello\n' }] }, session_id: 's', timestamp_ms: 1 });
+  const agent = [
+    `require('fs').writeFileSync(${JSON.stringify(pidFile)}, String(process.pid));`,
+    `process.on('SIGTERM', () => {});`,
+    `process.stdout.on('error', () => {});`,
+    `setInterval(() => process.stdout.write(${JSON.stringify(delta + '\n')}), 10);`,
+  ].join(' ');
+  // The shell waits for the agent, and dies of the SIGTERM it is sent; the agent, which ignores it, goes on.
+  const wrapper = `${JSON.stringify(process.execPath)} -e ${JSON.stringify(agent)}; echo done >&2`;
+  const command = `env -u NODE_OPTIONS ${JSON.stringify(process.execPath)} ${JSON.stringify(path.join(BIN, 'ndjson-text.js'))} -a -- sh -c ${JSON.stringify(wrapper)}`;
+  const ran = spawnSync('bash', ['-c', `${command} | head -1 >/dev/null; echo "\${PIPESTATUS[@]}"`], { env: PLAIN_ENV, encoding: 'utf8', timeout: 30_000 });
+  const pid = Number(fs.readFileSync(pidFile, 'utf8'));
+  if (alive(pid)) process.kill(pid, 'SIGKILL');
+  t.equal(ran.stdout, '0 0\n', 'status 0 for both');
+  t.match(ran.stderr, /^ndjson-text: sh has ended, but a process it started still holds its output open: left running\n$/, 'the agent left running is reported');
+});
+
 t.test('a stdout reader that stops reading: memory does not grow with the input', async (t) => {
   const small = LARGE;
   const big = path.join(dir, 'big.ndjson');

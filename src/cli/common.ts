@@ -606,7 +606,12 @@ function stopCommand(name: string, command: StartedCommand, io: Io): Promise<voi
  */
 async function commandEnds(name: string, command: StartedCommand, io: Io): Promise<void> {
   const late = await Promise.race([command.exited.then(() => false), new Promise<boolean>((resolve) => setTimeout(() => resolve(true), COMMAND_WAIT_MS).unref())]);
-  if (!late || !command.running()) return;
+  if (!late) return;
+  if (!command.running()) {
+    // It ended, but a process it started (an agent under `sh -c`) holds its output open: not ours to find and stop.
+    warn(io, name, `${visibleOneLine(command.name)} has ended, but a process it started still holds its output open: left running`);
+    return;
+  }
   command.kill('SIGKILL');
   // Reaped before the run ends, not left a zombie to whatever adopts it.
   await Promise.race([command.ended, new Promise((resolve) => setTimeout(resolve, 1000).unref())]);
