@@ -108,19 +108,30 @@ t.test('| head -1 with a command run after --: the command is stopped, not left 
   if (alive(pid)) process.kill(pid, 'SIGKILL');
 });
 
-t.test('| head -1 with a command run after --: the command is waited for, its last words passed through', async (t) => {
-  // The agent takes 300 ms to end once sent SIGTERM, and says where to resume on its stderr as it goes.
-  const pidFile = path.join(dir, 'slow-agent.pid');
+/**
+ * `ndjson-text -a -- <agent> | head -1`, the agent a node script writing a delta every 10 ms that does `onTerm` when
+ * sent SIGTERM (`wrap`: the command line that runs it, given its own); its pid, read once the pipeline has ended, and
+ * what the pipeline gave: stdout the statuses of both, stderr the tool's.
+ */
+function headOfAgent(name: string, onTerm: string, wrap = (agent: string) => agent): { pid: number; ran: ReturnType<typeof spawnSync>; took: number } {
+  const pidFile = path.join(dir, `${name}.pid`);
   const delta = JSON.stringify({ type: 'assistant', message: { role: 'assistant', content: [{ type: 'text', text: 'hello\n' }] }, session_id: 's', timestamp_ms: 1 });
-  const agent = [
+  const script = [
     `require('fs').writeFileSync(${JSON.stringify(pidFile)}, String(process.pid));`,
-    `process.on('SIGTERM', () => setTimeout(() => { process.stderr.write('agent: session saved\\n'); process.exit(143); }, 300));`,
+    `process.on('SIGTERM', () => { ${onTerm} });`,
     `process.stdout.on('error', () => {});`,
     `setInterval(() => process.stdout.write(${JSON.stringify(delta + '\n')}), 10);`,
   ].join(' ');
-  const command = `env -u NODE_OPTIONS ${JSON.stringify(process.execPath)} ${JSON.stringify(path.join(BIN, 'ndjson-text.js'))} -a -- ${JSON.stringify(process.execPath)} -e ${JSON.stringify(agent)}`;
-  const ran = spawnSync('bash', ['-c', `${command} | head -1 >/dev/null; echo "\${PIPESTATUS[@]}"`], { env: PLAIN_ENV, encoding: 'utf8', timeout: 20_000 });
-  const pid = Number(fs.readFileSync(pidFile, 'utf8'));
+  const agent = wrap(`${JSON.stringify(process.execPath)} -e ${JSON.stringify(script)}`);
+  const command = `env -u NODE_OPTIONS ${JSON.stringify(process.execPath)} ${JSON.stringify(path.join(BIN, 'ndjson-text.js'))} -a -- ${agent}`;
+  const started = Date.now();
+  const ran = spawnSync('bash', ['-c', `${command} | head -1 >/dev/null; echo "\${PIPESTATUS[@]}"`], { env: PLAIN_ENV, encoding: 'utf8', timeout: 30_000 });
+  return { pid: Number(fs.readFileSync(pidFile, 'utf8')), ran, took: Date.now() - started };
+}
+
+t.test('| head -1 with a command run after --: the command is waited for, its last words passed through', async (t) => {
+  // The agent takes 300 ms to end once sent SIGTERM, and says where to resume on its stderr as it goes.
+  const { pid, ran } = headOfAgent('slow-agent', "setTimeout(() => { process.stderr.write('agent: session saved\\n'); process.exit(143); }, 300);");
   const gone = !alive(pid);
   if (!gone) process.kill(pid, 'SIGKILL');
   t.equal(ran.stdout, '0 0\n', 'status 0 for both');
@@ -129,19 +140,7 @@ t.test('| head -1 with a command run after --: the command is waited for, its la
 });
 
 t.test('a command run after -- that does not end once told to: killed 5 seconds later, and said so', async (t) => {
-  const pidFile = path.join(dir, 'stubborn-agent.pid');
-  const delta = JSON.stringify({ type: 'assistant', message: { role: 'assistant', content: [{ type: 'text', text: 'hello\n' }] }, session_id: 's', timestamp_ms: 1 });
-  const agent = [
-    `require('fs').writeFileSync(${JSON.stringify(pidFile)}, String(process.pid));`,
-    `process.on('SIGTERM', () => {});`,
-    `process.stdout.on('error', () => {});`,
-    `setInterval(() => process.stdout.write(${JSON.stringify(delta + '\n')}), 10);`,
-  ].join(' ');
-  const command = `env -u NODE_OPTIONS ${JSON.stringify(process.execPath)} ${JSON.stringify(path.join(BIN, 'ndjson-text.js'))} -a -- ${JSON.stringify(process.execPath)} -e ${JSON.stringify(agent)}`;
-  const started = Date.now();
-  const ran = spawnSync('bash', ['-c', `${command} | head -1 >/dev/null; echo "\${PIPESTATUS[@]}"`], { env: PLAIN_ENV, encoding: 'utf8', timeout: 30_000 });
-  const took = Date.now() - started;
-  const pid = Number(fs.readFileSync(pidFile, 'utf8'));
+  const { pid, ran, took } = headOfAgent('stubborn-agent', '');
   const gone = !alive(pid);
   if (!gone) process.kill(pid, 'SIGKILL');
   t.equal(ran.stdout, '0 0\n', 'status 0 for both');
@@ -151,19 +150,8 @@ t.test('a command run after -- that does not end once told to: killed 5 seconds 
 });
 
 t.test('a command run after -- that ends at once, leaving a process it started at work: said so, 5 seconds later', async (t) => {
-  const pidFile = path.join(dir, 'grandchild-agent.pid');
-  const delta = JSON.stringify({ type: 'assistant', message: { role: 'assistant', content: [{ type: 'text', text: 'hello\n' }] }, session_id: 's', timestamp_ms: 1 });
-  const agent = [
-    `require('fs').writeFileSync(${JSON.stringify(pidFile)}, String(process.pid));`,
-    `process.on('SIGTERM', () => {});`,
-    `process.stdout.on('error', () => {});`,
-    `setInterval(() => process.stdout.write(${JSON.stringify(delta + '\n')}), 10);`,
-  ].join(' ');
   // The shell waits for the agent, and dies of the SIGTERM it is sent; the agent, which ignores it, goes on.
-  const wrapper = `${JSON.stringify(process.execPath)} -e ${JSON.stringify(agent)}; echo done >&2`;
-  const command = `env -u NODE_OPTIONS ${JSON.stringify(process.execPath)} ${JSON.stringify(path.join(BIN, 'ndjson-text.js'))} -a -- sh -c ${JSON.stringify(wrapper)}`;
-  const ran = spawnSync('bash', ['-c', `${command} | head -1 >/dev/null; echo "\${PIPESTATUS[@]}"`], { env: PLAIN_ENV, encoding: 'utf8', timeout: 30_000 });
-  const pid = Number(fs.readFileSync(pidFile, 'utf8'));
+  const { pid, ran } = headOfAgent('grandchild-agent', '', (agent) => `sh -c ${JSON.stringify(`${agent}; echo done >&2`)}`);
   if (alive(pid)) process.kill(pid, 'SIGKILL');
   t.equal(ran.stdout, '0 0\n', 'status 0 for both');
   t.match(ran.stderr, /^ndjson-text: sh has ended, but a process it started still holds its output open: left running\n$/, 'the agent left running is reported');
