@@ -396,7 +396,7 @@ export function thinkingText(e: unknown): string {
 /**
  * The `result` text of a result event, or undefined when it has none (no
  * `result`, or `null`). A value other than a string (`42`, an object) is its
- * compact JSON text, as `--field result` and `jq -r .result` print it.
+ * compact JSON text, as `--field result` prints it.
  */
 export function resultText(e: unknown): string | undefined {
   const value = isObject(e) ? e.result : undefined;

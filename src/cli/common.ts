@@ -592,7 +592,7 @@ export async function awaitCommand(name: string, command: StartedCommand, io: Io
 /**
  * Sends SIGTERM to a command whose output can no longer be written, and
  * waits for it as after a signal (see {@link commandEnds}): its last words
- * reach stderr, and the run does not end with the agent still at work.
+ * reach stderr, and the run does not end with the command still at work.
  */
 function stopCommand(name: string, command: StartedCommand, io: Io): Promise<void> {
   command.kill('SIGTERM');
