@@ -1400,13 +1400,24 @@ export class EventReader {
     try {
       JSON.parse(text);
     } catch {
-      // Noise (a warning on `2>&1`) with the next run's first event glued on (see RUN_START): the event is read after it.
-      const glued = gluedRunStart(raw);
-      this.problem('not JSON', glued > 0 ? raw.subarray(0, glued) : raw, no);
-      if (glued > 0) this.line(raw.subarray(glued), no, unterminated);
+      // Noise (a warning on `2>&1`), perhaps with the next run's first event glued on.
+      this.problemThenRun(raw, no, unterminated, () => 'not JSON');
       return;
     }
     this.problem('not an object', raw, no);
+  }
+
+  /**
+   * Reports the line `raw`, which is not an event, for what comes before the
+   * next run's first event glued on it (see RUN_START), as `reason` names that
+   * part (all of `raw` when none is glued on), then reads that event, as a
+   * line of its own with the same number.
+   */
+  private problemThenRun(raw: Buffer, no: number, unterminated: boolean | undefined, reason: (head: Buffer) => ProblemReason): void {
+    const glued = gluedRunStart(raw);
+    const head = glued > 0 ? raw.subarray(0, glued) : raw;
+    this.problem(reason(head), head, no);
+    if (glued > 0) this.line(raw.subarray(glued), no, unterminated);
   }
 
   private problem(reason: ProblemReason, raw: Buffer, no: number, shown: Buffer = raw): void {
@@ -1545,13 +1556,10 @@ export class EventReader {
     // A value whose first line may go on (see mayGoOn), and could not, was cut where that line began: by a line that
     // cannot go on with it, by its own line end (`"n":-`), or by the end of the input. One broken in that line is not
     // JSON, wherever the tokenizer found out (it judges a line's last few bytes only once more come).
-    const cut = mayGoOn(first.buf.toString('utf8'));
-    // Broken in the line: perhaps a line cut short, the next run's first event glued on (see RUN_START), read after it.
-    const glued = cut ? -1 : gluedRunStart(first.buf);
-    const head = glued > 0 ? first.buf.subarray(0, glued) : first.buf;
-    const headCut = glued > 0 ? mayGoOn(head.toString('utf8')) : cut;
-    this.problem(headCut ? (stopped ? 'interrupted' : 'truncated') : 'not JSON', head, first.no);
-    if (glued > 0) this.line(first.buf.subarray(glued), first.no, first.unterminated);
+    const cut: ProblemReason = stopped ? 'interrupted' : 'truncated';
+    if (mayGoOn(first.buf.toString('utf8'))) this.problem(cut, first.buf, first.no);
+    // Broken in the line: perhaps a line cut short with the next run's first event glued on.
+    else this.problemThenRun(first.buf, first.no, first.unterminated, (head) => (head !== first.buf && mayGoOn(head.toString('utf8')) ? cut : 'not JSON'));
     for (const line of rest) this.line(line.buf, line.no, line.unterminated);
   }
 }
