@@ -7,7 +7,7 @@ import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { ROOT, memoryIo } from './fixtures/lib/run.js';
 import { main, toolsOptions, toolsSpec } from '../src/cli/tools.js';
-import { helpText } from '../src/cli/common.js';
+import { helpText, shortValues } from '../src/cli/common.js';
 import { isRoot, matchForms, normalizePath, normalizedForm, resolvePath, samePath, insidePath, shortForm } from '../src/tools/paths.js';
 import { Policy, formatViolation } from '../src/tools/policy.js';
 import type { PolicyOptions, Violation } from '../src/tools/policy.js';
@@ -880,4 +880,22 @@ t.test('--paths and the summary show a Windows session\'s paths normalized, as -
   t.equal(normalizedForm('a\\b', '/home/u'), 'a\\b', 'in a POSIX session a backslash is part of a name');
   // Records keep each path as the call wrote it.
   t.same(records(runCore(input).out).map((r) => r.written), [['d:\\x\\..\\y'], ['src\\a.ts'], ['src/a.ts'], ['.\\src\\.\\b.ts']]);
+});
+
+t.test('shortValues: a one-letter option\'s value glued on is split off as getopt(3) reads it', async (t) => {
+  const options = {
+    all: { alias: 'a', type: 'boolean' },
+    json: { alias: 'j', type: 'boolean' },
+    tool: { alias: 't', type: 'string' },
+    field: { alias: 'f', type: 'string' },
+  } as const;
+  t.strictSame(shortValues(options, ['-tshell', 'run.ndjson']), ['-t', 'shell', 'run.ndjson']);
+  t.strictSame(shortValues(options, ['-ajfthe']), ['-aj', '-f', 'the']);
+  t.strictSame(shortValues(options, ['-fVersion']), ['-f', 'Version'], 'letters of other flags in the value are the value');
+  t.strictSame(shortValues(options, ['-f.usage', '-f-x']), ['-f', '.usage', '-f', '-x']);
+  // Left as they are: yargs reads `-f=x` as `-f x`, `-af x` needs nothing, `-j1` and `-xq` are errors it reports.
+  for (const word of ['-f=x', '-af', '-j1', '-xq', '-', '--tool=read', '--field', 'file', '-h']) {
+    t.strictSame(shortValues(options, [word]), [word], word);
+  }
+  t.strictSame(shortValues(options, ['-tread', '--', 'agent', '-pfoo']), ['-t', 'read', '--', 'agent', '-pfoo'], 'nothing after --');
 });

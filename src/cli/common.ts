@@ -284,8 +284,10 @@ async function answer(name: string, io: Io, text: string): Promise<number> {
  * Parses `argv` for a command. `--help` and `--version` are printed to stdout;
  * a usage error is one line on stderr and status 1.
  */
-export function parseArgs<O extends Record<string, Options>, A>(spec: CommandSpec<O>, argv: string[], io: Io): Parsed<A> {
-  let failure: string | null = flagGivenValue({ ...spec.options, ...commonOptions }, argv) ?? null;
+export function parseArgs<O extends Record<string, Options>, A>(spec: CommandSpec<O>, given: string[], io: Io): Parsed<A> {
+  const options = { ...spec.options, ...commonOptions };
+  const argv = shortValues(options, given);
+  let failure: string | null = flagGivenValue(options, argv) ?? null;
   let output = '';
   const y = configure(spec, argv).fail((msg, err) => {
     // The first problem found is the one reported: a flag given a value makes yargs see an unknown option too.
@@ -300,6 +302,8 @@ export function parseArgs<O extends Record<string, Options>, A>(spec: CommandSpe
     failure ??= (error as Error).message;
     parsed = {};
   }
+  // yargs answers `--help` (or `--version`) before it checks the rest: `--bogus -h` is bad usage all the same, as in GNU tools.
+  if (failure === null && (parsed.help || parsed.version)) failure = usageProblem(spec, argv);
   // The completion scripts ask with it first; elsewhere (`FILE --get-yargs-completions`) it is no option of ours, and would skip the run.
   if (failure === null && parsed['get-yargs-completions'] !== undefined && argv[0] !== '--get-yargs-completions') {
     failure = `unknown option: --get-yargs-completions`;
@@ -344,6 +348,70 @@ export function parseArgs<O extends Record<string, Options>, A>(spec: CommandSpe
     return { code: EXIT.USAGE };
   }
   return { args: { ...(parsed as A & CommonArgs), files }, rest };
+}
+
+/**
+ * The usage error yargs would report in `argv` but for its `--help` and
+ * `--version` (which it answers first, checking nothing), or null.
+ */
+function usageProblem<O extends Record<string, Options>>(spec: CommandSpec<O>, argv: readonly string[]): string | null {
+  const end = argv.indexOf('--');
+  const answered = new Set(['-h', '--help', '-V', '--version']);
+  const rest = argv.filter((arg, i) => (end !== -1 && i >= end) || !answered.has(arg));
+  let failure: string | null = null;
+  const y = configure(spec, rest).fail((msg, err) => {
+    failure ??= msg === null || msg === undefined ? (err?.message ?? 'bad usage') : usageMessage(msg, rest);
+  });
+  try {
+    y.parse(rest, {}, () => undefined);
+  } catch (error) {
+    failure ??= (error as Error).message;
+  }
+  return failure;
+}
+
+/**
+ * A one-letter option that takes a value with its value glued on, as
+ * getopt(3) reads it: `-tshell` is `-t shell`, `-jfthe` is `-j -f the`.
+ * yargs reads the letters after the first as more one-letter options
+ * (`-t -s -h -e -l -l`), unless the first of them is a digit or a sign: so
+ * that `-tshell` was `--help`, and a check was not run. A word is split
+ * where, after one-letter flags, the letter of an option that takes a value
+ * comes with more after it, but for `=` (`-f=x`, which yargs reads as
+ * `-f x`); other words, and any after `--`, are left as they are.
+ */
+export function shortValues(options: Record<string, Options>, argv: readonly string[]): string[] {
+  const flags = new Set(['h', 'V']);
+  const valued = new Set<string>();
+  for (const option of Object.values(options)) {
+    for (const alias of [option.alias ?? []].flat()) {
+      if (alias.length !== 1) continue;
+      if (option.type === 'boolean') flags.add(alias);
+      else valued.add(alias);
+    }
+  }
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '--') {
+      out.push(...argv.slice(i));
+      break;
+    }
+    out.push(...splitShort(arg, flags, valued));
+  }
+  return out;
+}
+
+/** One word of the command line, split as {@link shortValues} says. */
+function splitShort(arg: string, flags: ReadonlySet<string>, valued: ReadonlySet<string>): string[] {
+  if (!/^-[A-Za-z]/.test(arg)) return [arg];
+  for (let k = 1; k < arg.length; k++) {
+    const letter = arg[k]!;
+    if (flags.has(letter)) continue;
+    if (!valued.has(letter) || k === arg.length - 1 || arg[k + 1] === '=') return [arg];
+    return [...(k > 1 ? [arg.slice(0, k)] : []), `-${letter}`, arg.slice(k + 1)];
+  }
+  return [arg];
 }
 
 /**

@@ -137,7 +137,8 @@ export const toolsSpec: CommandSpec<typeof toolsOptions> = {
     if (argv.paths !== undefined && !PATHS_CHOICES.includes(String(argv.paths))) {
       return `--paths takes read or written (as --paths=read), not '${String(argv.paths)}'`;
     }
-    if (argv.writes === true || argv.pending === true) return 'unknown option: did you mean --no-writes or --no-pending?';
+    if (argv.writes === true) return 'unknown option: --writes (did you mean --no-writes?)';
+    if (argv.pending === true) return 'unknown option: --pending (did you mean --no-pending?)';
     return policyProblem({
       denyRead: list(argv['deny-read']),
       denyWrite: list(argv['deny-write']),
