@@ -8,7 +8,7 @@ import type { Argv, Options } from 'yargs';
 import { spawn } from 'node:child_process';
 import { formatProblem, scanReadBuffers } from '../io/input.js';
 import type { InputProblem } from '../io/input.js';
-import { ReadPool, openSources, describeError, pathExists, sameFile } from '../io/sources.js';
+import { ReadPool, openSources, describeError, isFile, pathExists, sameFile } from '../io/sources.js';
 import { toolStream, StrictError } from '../io/tool-stream.js';
 import type { ToolCore, ToolTransform } from '../io/tool-stream.js';
 import { runOutput, guardOutput, untilClosed, writeAll } from '../io/output.js';
@@ -612,7 +612,12 @@ export async function commandStartFailure(name: string, command: StartedCommand,
   const { error } = await command.exited;
   if (!error) return null;
   const what = visibleOneLine(command.name);
-  warn(io, name, error.code === 'ENOENT' ? `${what}: command not found` : `${what}: ${describeError(error)}`);
+  // `tool -- run.ndjson`, as if `--` only ended the options: a file, which cannot be run (or, named without a slash, is
+  // looked for on PATH).
+  const hint = isFile(command.name)
+    ? ` (after --, a command is run: to read the file, leave out the --${command.name.startsWith('-') ? `, and name it ./${what}` : ''})`
+    : '';
+  warn(io, name, error.code === 'ENOENT' ? `${what}: command not found${hint}` : `cannot run ${what}: ${describeError(error)}${hint}`);
   return EXIT.INPUT;
 }
 

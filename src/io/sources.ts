@@ -4,7 +4,7 @@
  * that cannot be read ends with its error (see SourceChunk), for the consumer
  * to report, and is skipped, like cat(1).
  */
-import { close, createReadStream, existsSync, fstat, fstatSync, open, readFileSync, readSync } from 'node:fs';
+import { close, createReadStream, existsSync, fstat, fstatSync, open, readFileSync, readSync, statSync } from 'node:fs';
 import { Socket } from 'node:net';
 import { Readable } from 'node:stream';
 import { promisify } from 'node:util';
@@ -17,6 +17,15 @@ export const closeFd = promisify(close);
 /** True when `path` names something that exists (a usage message says how to read a file named like an option). */
 export function pathExists(path: string): boolean {
   return existsSync(path);
+}
+
+/** True when `path` names a regular file (following links). */
+export function isFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
 }
 
 /**
