@@ -48,7 +48,7 @@ export const dedupeSpec: CommandSpec<typeof dedupeOptions> = {
   options: dedupeOptions,
   examples: [
     ['agent -p --output-format stream-json --stream-partial-output "task" | ndjson-dedupe > run.ndjson', 'keep each piece of text once'],
-    ['ndjson-dedupe --verify --stats run.ndjson > /dev/null', 'check the kept text against the result'],
+    ['ndjson-dedupe --verify --stats agent.ndjson > /dev/null', "check the kept text against the result (of a log as the agent wrote it)"],
     ['cat old.ndjson new.ndjson | ndjson-dedupe --key uuid', 'drop repeated events, like sort -u without sorting'],
   ],
   // 3 and 4 come only with --verify; no command is run.
