@@ -60,7 +60,7 @@ export const resultSpec: CommandSpec<typeof resultOptions> = {
   summary: "Print the terminal result of an agent's run and exit with its verdict:\n0 success, 3 the result reports failure, 4 no result (the agent stopped early).",
   options: resultOptions,
   examples: [
-    ['agent -p --output-format stream-json "fix the tests" | ndjson-result', 'the final answer, or a non-zero status'],
+    ['agent -p --output-format stream-json "fix the tests" | ndjson-result', 'the result text, or a non-zero status'],
     ['ndjson-result --field session_id --field usage.outputTokens --tsv run.ndjson', 'fields of the result'],
     ['ndjson-result -- agent -p --output-format stream-json "fix the tests"', 'run the agent, judge its stream and its exit status together'],
   ],
