@@ -93,6 +93,26 @@ const TOOL_RESULT = Buffer.from('"tool_result"');
 // Its `_`, as in TOOL_USE.
 const TOOL_RESULT_PIVOT = 5;
 
+/** How much of a line that could not be read is searched for the start of a tool call, from the line's start or from a `"tool_call"` in it. */
+const UNREAD_WINDOW = 4096;
+
+const TOOL_CALL_NAME = Buffer.from('"tool_call"');
+
+/**
+ * What {@link unreadToolCall} finds of a tool call that starts further into
+ * the line than its first {@link UNREAD_WINDOW} bytes: one glued after a long
+ * event (`{"type":"thinking",…}{"type":"tool_call",…` cut short). Each
+ * `"tool_call"` of the line is tried (inside a string it would be escaped,
+ * `\"tool_call\"`, and is not one), from a little before it.
+ */
+function gluedToolCall(raw: Buffer): { key?: string } | undefined {
+  for (let at = raw.indexOf(TOOL_CALL_NAME, UNREAD_WINDOW - TOOL_CALL_NAME.length); at !== -1; at = raw.indexOf(TOOL_CALL_NAME, at + 1)) {
+    const call = unreadToolCall(raw.toString('latin1', Math.max(0, at - 64), at + UNREAD_WINDOW));
+    if (call !== undefined) return call;
+  }
+  return undefined;
+}
+
 /** True when a line may hold the string `name` (searched from its byte `pivot`): as it is, or spelt with an escape. */
 function mayHold(raw: Buffer, name: Buffer, pivot: number): boolean {
   return holdsBytes(raw, name, pivot) || holdsBytes(raw, ESCAPE_U, 0);
@@ -236,9 +256,10 @@ export class ToolsCore implements ToolCore {
    */
   unreadCall(p: InputProblem): boolean {
     if (p.reason === 'not an object') return false;
-    const head = p.raw.toString('latin1', 0, 4096);
+    const head = p.raw.toString('latin1', 0, UNREAD_WINDOW);
     // Or a message of Claude Code's dialect whose `tool_use` block can no longer be read: its call is not seen either.
-    const call = unreadToolCall(head) ?? (ASSISTANT_LINE.test(head) && holdsBytes(p.raw, TOOL_USE, TOOL_USE_PIVOT) ? {} : undefined);
+    const call =
+      unreadToolCall(head) ?? gluedToolCall(p.raw) ?? (ASSISTANT_LINE.test(head) && holdsBytes(p.raw, TOOL_USE, TOOL_USE_PIVOT) ? {} : undefined);
     if (call === undefined) return false;
     if (this.tools.size === 0 || call.key === undefined) return true;
     const kind = toolKind(call.key);
