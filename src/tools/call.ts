@@ -106,7 +106,7 @@ export function givenToolName(names: readonly string[], key: string): string | u
 /**
  * The key of `names` (a {@link toolNameSet}) the call answers to, or
  * undefined: its tool's name, its kind, the name of the tool an MCP call
- * calls on its server, or `shell` for a call that may run a command (a tool
+ * calls on its server or that tool's kind, or `shell` for a call that may run a command (a tool
  * of unknown kind, or on an MCP server, given a command).
  */
 export function toolNameMatched(call: AuditedCall, names: ReadonlySet<string>): string | undefined {
@@ -116,6 +116,9 @@ export function toolNameMatched(call: AuditedCall, names: ReadonlySet<string>): 
   if (names.has(call.kind)) return call.kind;
   const served = call.kind === 'mcp' && call.facts.mcpTool !== undefined ? toolNameKey(call.facts.mcpTool) : undefined;
   if (served !== undefined && names.has(served)) return served;
+  // And its kind, as for a name given (`--deny-tool read` counts an MCP call to `read_file`, as `--deny-tool read_file` does).
+  const servedKind = served === undefined ? 'other' : toolKind(served);
+  if (servedKind !== 'other' && servedKind !== 'mcp' && names.has(servedKind)) return servedKind;
   if (call.facts.mayRunCommand === true && names.has('shell')) return 'shell';
   return undefined;
 }
