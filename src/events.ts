@@ -764,6 +764,7 @@ const COPY_KEYS = [...MOVE_KEYS, 'target'];
 function pushMoveKeys(facts: ToolCallFacts, key: string | undefined, o: JsonObject): void {
   if (key === undefined) return;
   if (MOVE_NAMES.has(key)) {
+    facts.moves = true;
     for (const k of MOVE_KEYS) pushPath(facts.argPaths, o[k]);
     for (const k of MOVE_FROM_KEYS) if (typeof o[k] === 'string' && o[k] !== '') pushPath((facts.movedFrom ??= []), o[k]);
   } else if (COPY_NAMES.has(key)) for (const k of COPY_KEYS) pushPath(facts.argPaths, o[k]);
@@ -971,6 +972,8 @@ export interface ToolCallFacts {
   searchFiltersCut?: boolean;
   /** A move or rename: the paths it takes away (its `source`, `from`, `oldPath`), among its paths; a patch's, also the files it deletes. */
   movedFrom?: string[];
+  /** A move or rename (not a patch): each of its paths may be a directory, taken away or put in place whole. */
+  moves?: boolean;
   /** The pattern of a glob or grep call. */
   pattern?: string;
   /** The URL of a web fetch. */
@@ -1179,6 +1182,7 @@ export function sameCallArgs(a: ToolCallFacts, b: ToolCallFacts): boolean {
 export function addOtherFacts(facts: ToolCallFacts, other: ToolCallFacts): void {
   addArgPaths(facts, other.argPaths);
   for (const path of other.movedFrom ?? []) pushPath((facts.movedFrom ??= []), path);
+  if (other.moves) facts.moves = true;
   if (other.mayRunCommand) facts.mayRunCommand = true;
   for (const filter of other.searchFilters ?? []) if (!(facts.searchFilters ??= []).includes(filter)) facts.searchFilters.push(filter);
   if (other.searchFiltersCut) facts.searchFiltersCut = true;

@@ -315,8 +315,9 @@ export class Policy {
     }
     if (READ_FIELDS.has(field)) this.deny('--deny-read', this.denyRead, call, out);
     if (WRITE_FIELDS.has(field)) this.deny('--deny-write', this.denyWrite, call, out);
-    // A delete of a directory above what a deny glob names deletes that too (`.github` for `.github/workflows/**`, the project for any).
-    if (field === 'deleted') this.denyAbove(call, out);
+    // A delete of a directory above what a deny glob names deletes that too (`.github` for `.github/workflows/**`, the project for any);
+    // a move of one takes it away, or puts another in its place.
+    if (field === 'deleted' || (call.facts.moves && WRITE_FIELDS.has(field))) this.denyAbove(call, out);
     return out;
   }
 
