@@ -217,6 +217,36 @@ t.test('SIGINT and SIGTERM: 130 and 143, promptly, after writing what is owed at
   }
 });
 
+const hasMkfifo = spawnSync('mkfifo', ['--version']).status === 0;
+
+t.test('a named pipe given as a file whose writer stays: SIGINT ends the run promptly, with what is owed', { skip: hasMkfifo ? false : 'no mkfifo here' }, async (t) => {
+  const cases: Array<{ tool: string; args: string[]; owes: RegExp }> = [
+    { tool: 'ndjson-tools', args: ['--summary'], owes: /^2 tool calls: 1 success, 1 pending$/m },
+    { tool: 'ndjson-text', args: ['-a'], owes: /→ edit package\.json \(not completed\)/ },
+  ];
+  const part = path.join(dir, 'partial.ndjson');
+  fs.writeFileSync(part, `Update available: 9.9.9\n${PARTIAL}`);
+  for (const [k, c] of cases.entries()) {
+    const fifo = path.join(dir, `fifo-${k}`);
+    t.equal(spawnSync('mkfifo', [fifo]).status, 0, 'mkfifo');
+    // The writer, as `<(cat part; sleep 30)` is: its input written, then open and silent.
+    // (Opened for reading and writing, a FIFO opens at once on Linux.)
+    const end0 = fs.openSync(fifo, 'r+');
+    const writer = spawn('sh', ['-c', `cat "${part}"; exec sleep 30`], { stdio: ['ignore', end0, 'ignore'] });
+    fs.closeSync(end0);
+    const run = startBin(c.tool, [...c.args, fifo]);
+    t.ok(await waitFor(() => run.stderr().includes(`${fifo}:1: not JSON`), 10000), `${c.tool} is reading`);
+    const t0 = Date.now();
+    run.child.kill('SIGINT');
+    const end = await run.exited;
+    const ms = Date.now() - t0;
+    writer.kill();
+    t.same({ code: end.code, signal: end.signal }, { code: 130, signal: null }, `${c.tool}: SIGINT gives 130`);
+    t.ok(ms < 2000, `ended ${ms} ms after the signal, the writer still there`);
+    t.match(run.stdout(), c.owes, 'and wrote what it owed');
+  }
+});
+
 t.test('SIGINT and SIGTERM mid-line: the line cut by the stop is reported as interrupted, not truncated', async (t) => {
   const cut = '{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"Hel';
   for (const tool of TOOLS) {

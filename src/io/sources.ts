@@ -203,6 +203,11 @@ export function openSources(
           yield end(yield* socketChunks(file.fd, source, pool, onError, stop));
           continue;
         }
+        // A named pipe: the socket reading it closes it.
+        if (file?.pipe && file.owned) {
+          yield end(yield* socketChunks(file.fd, source, pool, onError, stop));
+          continue;
+        }
         // Open already (a named pipe opens once): read as a stream, which closes it.
         if (file?.owned) fd = file.fd;
       }
@@ -252,7 +257,7 @@ interface OpenInput {
   fd: number;
   owned: boolean;
   regular: boolean;
-  /** A pipe or a socket (known for a file descriptor only). */
+  /** A pipe or a socket. */
   pipe?: boolean;
 }
 
@@ -287,12 +292,18 @@ async function openInput(
     return 'error';
   }
   let regular = false;
+  let pipe = false;
   try {
-    regular = (await fstatFd(fd)).isFile();
+    const stat = await fstatFd(fd);
+    regular = stat.isFile();
+    // A named pipe (`mkfifo`, or `<(command)`, /dev/fd/63): read as standard input's pipe is, so that a stop ends a read
+    // that waits for the writer (a read stream's read, in libuv's thread pool, would hold the run until the writer wrote
+    // or closed).
+    pipe = stat.isFIFO() || stat.isSocket();
   } catch {
     // Not known to be a regular file: read as a stream, which reports what goes wrong.
   }
-  return { fd, owned: true, regular };
+  return { fd, owned: true, regular, pipe };
 }
 
 /** How long, at most, a regular file is read without the event loop running (see pooledChunks). */
