@@ -266,7 +266,7 @@ export class DedupeCore implements ToolCore {
 
   /** Under `verify`: a run followed to its end, the input's or its session's new start, without a result. */
   private unverified(session: string, state: VerifySession, restarted: boolean): void {
-    if (state.claude) return;
+    // A run of Claude Code's dialect owes its result too: only the comparison of its text is left out (see verify).
     this.stats.noResult++;
     this.options.onUnverified?.({ session, source: state.source, line: state.line, ...(restarted ? { restarted } : {}) });
   }
