@@ -674,6 +674,31 @@ export function toolCallResult(entry: ToolCallEntry): ToolCallResult | undefined
   return { status: 'unknown', variant: other, body: other === undefined ? undefined : result[other], result };
 }
 
+/** True when a call's result lists the steps of a sub-agent it ran (see {@link subagentCalls}). */
+export function ranSubagent(result: ToolCallResult | undefined): boolean {
+  const body = result?.body;
+  return isObject(body) && 'conversationSteps' in body;
+}
+
+/**
+ * The tool calls a sub-agent made, as Cursor's `taskToolCall` lists them in
+ * its result (`success.conversationSteps`, each step a message or a
+ * `toolCall`, a `tool_call` object of its own): each as an event that holds
+ * it, `{tool_call: …}`, to be read as a `tool_call` event is. None when the
+ * result lists no steps. These calls are printed nowhere else in the stream.
+ */
+export function subagentCalls(result: ToolCallResult | undefined): JsonObject[] {
+  if (!ranSubagent(result)) return [];
+  const steps = (result!.body as JsonObject).conversationSteps;
+  if (!Array.isArray(steps)) return [];
+  const calls: JsonObject[] = [];
+  for (const step of steps) {
+    const toolCall = obj(step, 'toolCall');
+    if (toolCall !== undefined) calls.push({ tool_call: toolCall });
+  }
+  return calls;
+}
+
 /**
  * What a tool does, as far as the audit is concerned. Names are compared
  * without case, `_` or `-`, so `readToolCall`, `read_file` and `ReadFile`

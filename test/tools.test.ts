@@ -628,7 +628,7 @@ t.test('the man page documents every option, every record field and every check'
   t.notMatch(page, /^\|/m, 'no markdown tables');
   for (const name of visibleOptions) t.match(page, `--${name}`, `option --${name}`);
   const fields = new Set<string>();
-  for (const name of ['tools-kinds.ndjson', 'tools-function.ndjson', 'tools-paths.ndjson', 'tools-siblings.ndjson', 'tools-parallel.ndjson']) {
+  for (const name of ['tools-kinds.ndjson', 'tools-function.ndjson', 'tools-paths.ndjson', 'tools-siblings.ndjson', 'tools-parallel.ndjson', 'tools-subagent.ndjson']) {
     for (const r of records(runCore(stream(name), { full: true }).out)) for (const k of Object.keys(r)) fields.add(k);
   }
   t.ok(fields.size >= 30, `${fields.size} fields seen`);
@@ -898,4 +898,40 @@ t.test('shortValues: a one-letter option\'s value glued on is split off as getop
     t.strictSame(shortValues(options, [word]), [word], word);
   }
   t.strictSame(shortValues(options, ['-tread', '--', 'agent', '-pfoo']), ['-t', 'read', '--', 'agent', '-pfoo'], 'nothing after --');
+});
+
+t.test("a sub-agent's calls, listed in the result of the call that ran it, are audited and checked", async (t) => {
+  const init = '{"type":"system","subtype":"init","cwd":"/repo","session_id":"s"}';
+  // A task whose sub-agent ran a task of its own, `depth` deep, the innermost writing .github/ci.yml.
+  const nested = (depth: number): string => {
+    let call = '{"writeToolCall":{"args":{"path":".github/ci.yml","fileText":"x"},"result":{"success":{}}}}';
+    for (let d = 0; d < depth; d++) call = `{"taskToolCall":{"args":{"prompt":"p${d}"},"result":{"success":{"conversationSteps":[{"assistantMessage":{"text":"t"}},{"toolCall":${call}}]}}}}`;
+    return `${init}\n{"type":"tool_call","subtype":"completed","call_id":"t0","tool_call":${call},"session_id":"s"}\n`;
+  };
+  for (const size of [0, 1, 7, 64]) {
+    const { out, violations } = runCore(nested(2), { denyWrite: ['.github/**'] }, size);
+    const recs = records(out);
+    t.same(
+      recs.map((r) => [r.tool, r.parent_call_id, r.started, r.events, r.line]),
+      [
+        ['write', null, false, 0, 2],
+        ['task', 't0', false, 0, 2],
+        ['task', undefined, false, 1, 2],
+      ],
+      `the innermost first, each after the calls it ran (chunks of ${size})`,
+    );
+    t.same(recs[0]!.written, ['.github/ci.yml']);
+    t.same(violations.map(formatViolation), ["in:2: --deny-write '.github/**': write .github/ci.yml (no call id, by the sub-agent of a call with no id, success)"]);
+  }
+  // Too deep to follow: the call at the limit is audited as one naming no tool.
+  const deep = runCore(nested(20), { denyWrite: ['.github/**'] });
+  t.same(
+    records(deep.out).map((r) => r.tool ?? null),
+    [null, ...Array(16).fill('task'), 'task'],
+    'the call at the top and sixteen levels of sub-agents, the calls of the seventeenth naming no tool',
+  );
+  t.equal(deep.core.unknownCalls, true, 'which the command reports, failing any check');
+  // Steps without a tool call, or no steps at all, add no call.
+  const plain = runCore(`${init}\n{"type":"tool_call","subtype":"completed","call_id":"t1","tool_call":{"taskToolCall":{"args":{},"result":{"success":{"conversationSteps":[{"assistantMessage":{"text":"a"}},42,null]}}}},"session_id":"s"}\n`);
+  t.same(records(plain.out).map((r) => r.tool), ['task']);
 });

@@ -63,6 +63,11 @@ export interface AuditedCall {
   variant?: string;
   /** A `function` call's `arguments` could not be read. */
   argsError?: string;
+  /**
+   * A call a sub-agent made, listed in the result of the call that ran it
+   * (Cursor's `taskToolCall`): that call's id (null when it has none).
+   */
+  parentCallId?: string | null;
   /** With `--full`: the arguments and the result as they were in the stream. */
   args?: JsonObject;
   result?: unknown;

@@ -19,6 +19,8 @@ import {
   isSystemInit,
   sameCallArgs,
   str,
+  ranSubagent,
+  subagentCalls,
   toolCallArgs,
   toolCallEntry,
   toolCallFacts,
@@ -117,6 +119,9 @@ function gluedToolCall(raw: Buffer): { key?: string } | undefined {
 function mayHold(raw: Buffer, name: Buffer, pivot: number): boolean {
   return holdsBytes(raw, name, pivot) || holdsBytes(raw, ESCAPE_U, 0);
 }
+
+/** How deep sub-agents' calls are followed (a sub-agent that ran a sub-agent is depth 2). */
+const MAX_SUBAGENT_DEPTH = 16;
 
 /** A started call waiting for its completion. */
 interface PendingState {
@@ -383,10 +388,47 @@ export class ToolsCore implements ToolCore {
     );
     call.started = state !== undefined;
     if (this.options.full) call.args = own.args ?? state?.args;
+    // What a sub-agent it ran did, done before it completed.
+    if (ranSubagent(result)) this.subagent(rec, callId, result, emit, 1);
     this.finish(call, emit);
     // Completed as another tool than it was started as: the checks see it as each (a write started, a read completed).
     if (state !== undefined && (state.earlier !== undefined || otherTool(state.tool, tool))) {
       this.checkViews(state, [...(state.earlier ?? []), { tool: state.tool, facts: state.facts }], call);
+    }
+  }
+
+  /**
+   * Hands over each call the sub-agent that the call `parent` ran made, as
+   * its `result` lists them (see subagentCalls): a call of its own, at the
+   * line of that result, with no `started` event, and those of a sub-agent
+   * it ran in turn before it. Past {@link MAX_SUBAGENT_DEPTH}, a call is
+   * audited as one that names no tool the audit can find, which fails any
+   * check.
+   */
+  private subagent(rec: EventRecord, parent: string | undefined, result: ToolCallResult | undefined, emit: Emit, depth: number): void {
+    for (const event of subagentCalls(result)) {
+      const entry = depth > MAX_SUBAGENT_DEPTH ? undefined : toolCallEntry(event);
+      const { args, error } = entry === undefined ? { args: undefined, error: undefined } : toolCallArgs(entry);
+      const own = entry === undefined ? undefined : toolCallResult(entry);
+      if (entry !== undefined) this.subagent(rec, toolCallId(event, entry), own, emit, depth + 1);
+      const tool = entry?.name;
+      const facts = toolCallFacts(tool ?? '', args, own);
+      const state: PendingState = {
+        session: this.session,
+        callId: entry === undefined ? undefined : toolCallId(event, entry),
+        tool,
+        source: rec.source,
+        line: rec.line,
+        events: 0,
+        facts,
+        startMs: undefined,
+        argsError: error,
+        args: this.options.full ? args : undefined,
+      };
+      const call = this.callOf(state, own === undefined ? 'unknown' : own.status, facts, undefined, own);
+      call.started = false;
+      call.parentCallId = parent ?? null;
+      this.finish(call, emit);
     }
   }
 

@@ -371,7 +371,9 @@ export class Policy {
 
 function describeCall(call: AuditedCall): string {
   const id = call.callId === undefined ? 'no call id' : `call ${visibleOneLine(call.callId)}`;
-  return `(${id}, ${call.status})`;
+  const parent = call.parentCallId;
+  const by = parent === undefined ? '' : `, by the sub-agent of ${parent === null ? 'a call with no id' : `call ${visibleOneLine(parent)}`}`;
+  return `(${id}${by}, ${call.status})`;
 }
 
 /** One line (without `tool: ` or newline) describing a violation, safe to print. */

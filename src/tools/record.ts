@@ -43,6 +43,7 @@ export function auditRecord(call: AuditedCall, options: RecordOptions = {}): Jso
   const set = (key: string, value: unknown): void => {
     if (value !== undefined) rec[key] = value;
   };
+  set('parent_call_id', call.parentCallId);
   set('cwd', call.cwd);
   const field = pathField(call);
   if (field !== undefined) {
