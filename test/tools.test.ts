@@ -8,7 +8,7 @@ import { PassThrough } from 'node:stream';
 import { ROOT, memoryIo } from './fixtures/lib/run.js';
 import { main, toolsOptions, toolsSpec } from '../src/cli/tools.js';
 import { helpText, shortValues } from '../src/cli/common.js';
-import { isRoot, matchForms, normalizePath, normalizedForm, resolvePath, samePath, insidePath, shortForm } from '../src/tools/paths.js';
+import { fileUrlPaths, isRoot, matchForms, normalizePath, normalizedForm, resolvePath, samePath, insidePath, shortForm } from '../src/tools/paths.js';
 import { Policy, formatViolation } from '../src/tools/policy.js';
 import type { PolicyOptions, Violation } from '../src/tools/policy.js';
 import { ToolsCore } from '../src/tools/core.js';
@@ -934,4 +934,25 @@ t.test("a sub-agent's calls, listed in the result of the call that ran it, are a
   // Steps without a tool call, or no steps at all, add no call.
   const plain = runCore(`${init}\n{"type":"tool_call","subtype":"completed","call_id":"t1","tool_call":{"taskToolCall":{"args":{},"result":{"success":{"conversationSteps":[{"assistantMessage":{"text":"a"}},42,null]}}}},"session_id":"s"}\n`);
   t.same(records(plain.out).map((r) => r.tool), ['task']);
+});
+
+t.test('a file URL is checked as the path it names', async (t) => {
+  const cases: Array<[string, string[]]> = [
+    ['file:///repo/.env', ['/repo/.env']],
+    ['FILE:///C:/proj/.env', ['C:/proj/.env']],
+    ['file://localhost/etc/passwd', ['/etc/passwd']],
+    ['file:/etc/passwd', ['/etc/passwd']],
+    ['file://host/share/x', ['//host/share/x']],
+    ['file:///a%20b/.env', ['/a%20b/.env', '/a b/.env']],
+    ['file:///a%zz', ['/a%zz']],
+    ['/repo/.env', []],
+    ['file:x', []],
+    ['files/x', []],
+  ];
+  for (const [url, paths] of cases) t.same(fileUrlPaths(url), paths, url);
+  t.ok(matchForms('file:///repo/secrets/k.pem', '/repo', true).includes('secrets/k.pem'), 'relative to the cwd too');
+  const deny = { denyRead: ['secrets/**', '/etc/passwd'] };
+  t.ok(violates(oneCall('read', 'file:///repo/secrets/k.pem', '/repo'), deny));
+  t.ok(violates(oneCall('read', 'file:/etc/passwd', '/repo'), deny));
+  t.notOk(violates(oneCall('read', 'file:///repo/src/a.ts', '/repo'), deny));
 });

@@ -153,6 +153,32 @@ export function samePath(a: string, b: string, cwd: string | undefined): boolean
   return false;
 }
 
+// A file URL: `file:` and an authority (`file:///x`, `file://localhost/x`, `file://host/share/x`), or none (`file:/x`).
+const FILE_URL = /^file:(?:\/\/([^/]*))?(\/.*)?$/i;
+
+/**
+ * The paths a file URL names: `file:///repo/.env` is `/repo/.env`,
+ * `file:///C:/x` is `C:/x`, `file://localhost/x` and `file:/x` are `/x`,
+ * `file://host/s/x` is `//host/s/x`; each as written and with its escapes (`%20`) decoded.
+ * None for any other path.
+ */
+export function fileUrlPaths(p: string): string[] {
+  const m = FILE_URL.exec(p);
+  if (m === null || (m[1] === undefined && m[2] === undefined)) return [];
+  const host = (m[1] ?? '').toLowerCase();
+  let path = m[2] ?? '/';
+  if (/^\/[A-Za-z](?::|%3a)/i.test(path)) path = path.slice(1);
+  else if (host !== '' && host !== 'localhost') path = `//${m[1]!}${path}`;
+  const paths = [path];
+  try {
+    const decoded = decodeURIComponent(path);
+    if (decoded !== path) paths.push(decoded);
+  } catch {
+    // A `%` that escapes nothing: the path as written.
+  }
+  return paths;
+}
+
 /**
  * Every form of `p` a glob should be tried against, so that no spelling of a
  * path slips past a check: normalized (as written, and with backslashes as
@@ -165,8 +191,9 @@ export function samePath(a: string, b: string, cwd: string | undefined): boolean
 export function matchForms(p: string, cwd: string | undefined, broad: boolean): string[] {
   const forms = new Set<string>();
   const short = shortForm(p);
-  // As written, with backslashes as slashes, and a Windows long form (`\\?\C:\x`) as the path it names.
-  const spellings = new Set([p, short].flatMap((s) => [s, s.replace(/\\/g, '/')]));
+  // As written, with backslashes as slashes, a Windows long form (`\\?\C:\x`) as the path it names, and a file URL
+  // (`file:///repo/.env`) as the path it names.
+  const spellings = new Set([p, short, ...fileUrlPaths(p)].flatMap((s) => [s, s.replace(/\\/g, '/')]));
   const cwdSlashed = cwd === undefined ? undefined : windowsForm(cwd);
   // A Windows session: a share (`\\host\share`) is a root, as a drive is; the forms as POSIX reads `//` are tried too.
   const windows = isWindowsCwd(cwd);
