@@ -707,7 +707,8 @@ export function subagentCalls(result: ToolCallResult | undefined): JsonObject[] 
 export type ToolKind = 'read' | 'write' | 'edit' | 'delete' | 'shell' | 'ls' | 'glob' | 'grep' | 'mcp' | 'other';
 
 const KIND_BY_NAME: ReadonlyMap<string, ToolKind> = new Map<string, ToolKind>([
-  ...['read', 'readfile', 'view', 'viewfile', 'cat'].map((n) => [n, 'read'] as const),
+  // Cursor's `readLints` reads the diagnostics of the files it names.
+  ...['read', 'readfile', 'view', 'viewfile', 'cat', 'readlints'].map((n) => [n, 'read'] as const),
   // A move or rename changes both of its paths. (A copy reads one and writes the other: it stays of unknown kind, see COPY_NAMES.)
   ...['write', 'writefile', 'createfile', 'create', 'move', 'movefile', 'rename', 'renamefile', 'mv'].map((n) => [n, 'write'] as const),
   ...['edit', 'editfile', 'editfiles', 'multiedit', 'strreplace', 'searchreplace', 'applypatch', 'notebookedit', 'editnotebook'].map(
@@ -903,6 +904,9 @@ const PATH_KEYS = [
   'newPath',
   'old_path',
   'new_path',
+  // Where Cursor's `readMcpResource` writes the resource it reads.
+  'downloadPath',
+  'download_path',
 ];
 // The files a patch in the apply_patch format names: `*** Update File: a.ts`, `*** Add File:`, `*** Delete File:`, `*** Move to:`.
 // A header may be indented (any white space: the format's own parser trims the line it starts a file with), and an
