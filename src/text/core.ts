@@ -37,6 +37,8 @@ import {
   toolCallId,
   toolCallPhase,
   toolCallResult,
+  ranSubagent,
+  subagentCalls,
 } from '../events.js';
 import type { JsonObject, ToolCallFacts, ToolCallResult, ToolResultStatus } from '../events.js';
 import { visible, visibleOneLine } from '../safe-text.js';
@@ -274,6 +276,9 @@ export function toolLineFailed(line: ToolCallLine): boolean {
 function sessionLabel(session: string, safeLine: (s: string) => string): string {
   return `── session ${safeLine(session || '(no id)')} ──`;
 }
+
+/** How many levels of sub-agents' calls a transcript shows under the call that ran them. */
+const MAX_SUBAGENT_LEVELS = 16;
 
 /** The parts of a transcript, each laid out as a block. */
 type Block = 'text' | 'thinking' | 'user' | 'tool' | 'label';
@@ -895,8 +900,29 @@ export class TextCore implements ToolCore {
     const started = key === undefined ? undefined : s.pending?.get(key);
     if (key !== undefined) s.pending?.delete(key);
     // A completed event may carry the result without the args: the started event had them.
-    const line = toolCallLine(entry.name, args, toolCallResult(entry), started);
+    const result = toolCallResult(entry);
+    const line = toolCallLine(entry.name, args, result, started);
     out.tool(s.session, formatToolLine(line, this.safeLine), toolLineFailed(line));
+    if (ranSubagent(result)) this.subagentLines(s, result, out, 1);
+  }
+
+  /**
+   * Under a call that ran a sub-agent (Cursor's `task`), a line for each call
+   * the sub-agent made, as its result lists them (see subagentCalls),
+   * indented two spaces a level; those of a sub-agent it ran in turn under
+   * it, up to {@link MAX_SUBAGENT_LEVELS}.
+   */
+  private subagentLines(s: SessionState, result: ToolCallResult | undefined, out: Transcript, level: number): void {
+    if (level > MAX_SUBAGENT_LEVELS) return;
+    const indent = '  '.repeat(level);
+    for (const event of subagentCalls(result)) {
+      const entry = toolCallEntry(event);
+      if (entry === undefined) continue;
+      const own = toolCallResult(entry);
+      const line = toolCallLine(entry.name, toolCallArgs(entry).args, own);
+      out.tool(s.session, `${indent}${formatToolLine(line, this.safeLine)}`, toolLineFailed(line));
+      if (ranSubagent(own)) this.subagentLines(s, own, out, level + 1);
+    }
   }
 
   /** The end of a session in the transcript: calls that never completed, and the text of a lone result. */
