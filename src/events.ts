@@ -711,7 +711,7 @@ const KIND_BY_NAME: ReadonlyMap<string, ToolKind> = new Map<string, ToolKind>([
   ...['read', 'readfile', 'view', 'viewfile', 'cat', 'readlints'].map((n) => [n, 'read'] as const),
   // A move or rename changes both of its paths. (A copy reads one and writes the other: it stays of unknown kind, see COPY_NAMES.)
   ...['write', 'writefile', 'createfile', 'create', 'move', 'movefile', 'rename', 'renamefile', 'mv'].map((n) => [n, 'write'] as const),
-  ...['edit', 'editfile', 'editfiles', 'multiedit', 'strreplace', 'searchreplace', 'applypatch', 'notebookedit', 'editnotebook'].map(
+  ...['edit', 'editfile', 'editfiles', 'multiedit', 'strreplace', 'searchreplace', 'applypatch', 'patch', 'notebookedit', 'editnotebook'].map(
     (n) => [n, 'edit'] as const,
   ),
   ...['delete', 'deletefile', 'remove', 'removefile', 'rm'].map((n) => [n, 'delete'] as const),
@@ -948,7 +948,7 @@ export const MAX_GLOB_ALTERNATIVES = 1000;
 // so 1000 of them stay well under the expansion's bound on their total length (4 MB), and its nesting under 1000 deep.
 const MAX_BRACED_GLOB = 1000;
 // Argument keys a patch's text is given under.
-const PATCH_KEYS = ['input', 'patch'];
+const PATCH_KEYS = ['input', 'patch', 'patchText', 'patch_text'];
 // Keys of a result variant that name the path acted on (often made absolute by the agent).
 const RESULT_PATH_KEYS = ['path', 'filePath', 'file_path', 'deletedFile'];
 
