@@ -390,6 +390,11 @@ export function shortValues(options: Record<string, Options>, argv: readonly str
       else valued.add(alias);
     }
   }
+  return mapOptionWords(argv, (arg) => splitShort(arg, flags, valued));
+}
+
+/** The words of `argv` before `--` each made into the words `map` gives for it; `--` and the words after it as they are. */
+export function mapOptionWords(argv: readonly string[], map: (arg: string) => string[]): string[] {
   const out: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
@@ -397,7 +402,7 @@ export function shortValues(options: Record<string, Options>, argv: readonly str
       out.push(...argv.slice(i));
       break;
     }
-    out.push(...splitShort(arg, flags, valued));
+    out.push(...map(arg));
   }
   return out;
 }

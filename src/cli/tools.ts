@@ -3,7 +3,7 @@
  * `--summary` or `--paths` instead; CI checks that turn into status 3.
  */
 import type { Options } from 'yargs';
-import { list, parseArgs, processIo, runTool, warn, EXIT } from './common.js';
+import { list, mapOptionWords, parseArgs, processIo, runTool, warn, EXIT } from './common.js';
 import type { CommandSpec, Io } from './common.js';
 import { ToolsCore } from '../tools/core.js';
 import { CALL_STATUSES } from '../tools/call.js';
@@ -154,16 +154,7 @@ export const toolsSpec: CommandSpec<typeof toolsOptions> = {
  * carries a value.
  */
 function expandPaths(argv: string[]): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    if (arg === '--') {
-      out.push(...argv.slice(i));
-      break;
-    }
-    out.push(arg === '--paths' ? '--paths=all' : arg);
-  }
-  return out;
+  return mapOptionWords(argv, (arg) => [arg === '--paths' ? '--paths=all' : arg]);
 }
 
 /** Runs ndjson-tools; returns its exit status. */

@@ -367,18 +367,7 @@ export class ToolsCore implements ToolCore {
     const times = toolCallTimes(rec.event);
     const startMs = times.startedAtMs ?? state?.startMs;
     const endMs = times.completedAtMs ?? times.eventMs;
-    const base: PendingState = state ?? {
-      session: this.session,
-      callId,
-      tool,
-      source: rec.source,
-      line: rec.line,
-      events: 0,
-      facts,
-      startMs: undefined,
-      argsError: undefined,
-      args: undefined,
-    };
+    const base: PendingState = state ?? this.eventless(rec, callId, tool, facts);
     const call = this.callOf(
       { ...base, tool, events: base.events + 1, argsError: own.args !== undefined ? own.error : base.argsError },
       result === undefined ? 'unknown' : result.status,
@@ -413,23 +402,30 @@ export class ToolsCore implements ToolCore {
       if (entry !== undefined) this.subagent(rec, toolCallId(event, entry), own, emit, depth + 1);
       const tool = entry?.name;
       const facts = toolCallFacts(tool ?? '', args, own);
-      const state: PendingState = {
-        session: this.session,
-        callId: entry === undefined ? undefined : toolCallId(event, entry),
-        tool,
-        source: rec.source,
-        line: rec.line,
-        events: 0,
-        facts,
-        startMs: undefined,
-        argsError: error,
-        args: this.options.full ? args : undefined,
-      };
+      const state = this.eventless(rec, entry === undefined ? undefined : toolCallId(event, entry), tool, facts);
+      state.argsError = error;
+      if (this.options.full) state.args = args;
       const call = this.callOf(state, own === undefined ? 'unknown' : own.status, facts, undefined, own);
       call.started = false;
       call.parentCallId = parent ?? null;
       this.finish(call, emit);
     }
+  }
+
+  /** The state of a call no event of its own has been read for yet, read where `rec` was. */
+  private eventless(rec: EventRecord, callId: string | undefined, tool: string | undefined, facts: ToolCallFacts): PendingState {
+    return {
+      session: this.session,
+      callId,
+      tool,
+      source: rec.source,
+      line: rec.line,
+      events: 0,
+      facts,
+      startMs: undefined,
+      argsError: undefined,
+      args: undefined,
+    };
   }
 
   /** Hands over a call that never completed, checked also as each other tool its events named. */
