@@ -892,9 +892,9 @@ t.test('shortValues: a one-letter option\'s value glued on is split off as getop
   t.strictSame(shortValues(options, ['-tshell', 'run.ndjson']), ['-t', 'shell', 'run.ndjson']);
   t.strictSame(shortValues(options, ['-ajfthe']), ['-aj', '-f', 'the']);
   t.strictSame(shortValues(options, ['-fVersion']), ['-f', 'Version'], 'letters of other flags in the value are the value');
-  t.strictSame(shortValues(options, ['-f.usage', '-f-x']), ['-f', '.usage', '-f', '-x']);
-  // Left as they are: yargs reads `-f=x` as `-f x`, `-af x` needs nothing, `-j1` and `-xq` are errors it reports.
-  for (const word of ['-f=x', '-af', '-j1', '-xq', '-', '--tool=read', '--field', 'file', '-h']) {
+  // Left as they are: yargs reads `-f=x`, `-f.usage` and `-f-x` as getopt does, `-af x` needs nothing, `-j1` and `-xq` are
+  // errors it reports.
+  for (const word of ['-f=x', '-f.usage', '-f-x', '-af-x', '-af', '-j1', '-xq', '-', '--tool=read', '--field', 'file', '-h']) {
     t.strictSame(shortValues(options, [word]), [word], word);
   }
   t.strictSame(shortValues(options, ['-tread', '--', 'agent', '-pfoo']), ['-t', 'read', '--', 'agent', '-pfoo'], 'nothing after --');

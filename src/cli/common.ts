@@ -303,7 +303,7 @@ export function parseArgs<O extends Record<string, Options>, A>(spec: CommandSpe
     parsed = {};
   }
   // yargs answers `--help` (or `--version`) before it checks the rest: `--bogus -h` is bad usage all the same, as in GNU tools.
-  if (failure === null && (parsed.help || parsed.version)) failure = usageProblem(spec, argv);
+  if (failure === null && (parsed.help || parsed.version)) failure = usageProblem(spec, argv, io.env);
   // The completion scripts ask with it first; elsewhere (`FILE --get-yargs-completions`) it is no option of ours, and would skip the run.
   if (failure === null && parsed['get-yargs-completions'] !== undefined && argv[0] !== '--get-yargs-completions') {
     failure = `unknown option: --get-yargs-completions`;
@@ -322,14 +322,9 @@ export function parseArgs<O extends Record<string, Options>, A>(spec: CommandSpe
     return { code: answer(spec.name, io, output.endsWith('\n') ? output : `${output}\n`) };
   }
   if (failure === null && parsed.completion !== undefined) {
-    // A bare --completion: the shell $SHELL names (`/bin/zsh`, `/usr/local/bin/bash5`), bash when it names none.
-    const login = (io.env.SHELL ?? '').split('/').pop() ?? '';
-    const shell = String(parsed.completion) || (login.startsWith('zsh') ? 'zsh' : login.startsWith('bash') || login === '' ? 'bash' : login);
-    if (shell !== 'bash' && shell !== 'zsh') {
-      failure = `--completion takes bash or zsh, not ${visibleOneLine(shell)}${String(parsed.completion) === '' ? ' (the shell $SHELL names)' : ''}`;
-    } else {
-      return { code: answer(spec.name, io, completionScript(spec, shell)) };
-    }
+    const shell = completionShell(parsed.completion, io.env);
+    if ('failure' in shell) failure = shell.failure;
+    else return { code: answer(spec.name, io, completionScript(spec, shell.shell)) };
   }
   if (failure === null && spec.check) failure = spec.check(parsed) ?? null;
   if (failure !== null) {
@@ -351,23 +346,42 @@ export function parseArgs<O extends Record<string, Options>, A>(spec: CommandSpe
 }
 
 /**
- * The usage error yargs would report in `argv` but for its `--help` and
- * `--version` (which it answers first, checking nothing), or null.
+ * The usage error `argv` holds but for its `--help` and `--version` (which
+ * yargs answers first, checking nothing), or null: yargs's, the command's
+ * own checks', or `--completion`'s.
  */
-function usageProblem<O extends Record<string, Options>>(spec: CommandSpec<O>, argv: readonly string[]): string | null {
-  const end = argv.indexOf('--');
-  const answered = new Set(['-h', '--help', '-V', '--version']);
-  const rest = argv.filter((arg, i) => (end !== -1 && i >= end) || !answered.has(arg));
+function usageProblem<O extends Record<string, Options>>(spec: CommandSpec<O>, argv: readonly string[], env: NodeJS.ProcessEnv): string | null {
+  // The words and letters that ask for them left out (`-ah` is `-a`); the value a letter took is a word of its own by now.
+  const rest = mapOptionWords(argv, (arg) => {
+    if (arg === '--help' || arg === '--version') return [];
+    if (!/^-[A-Za-z]+$/.test(arg)) return [arg];
+    const letters = arg.slice(1).replace(/[hV]/g, '');
+    return letters === '' ? [] : [`-${letters}`];
+  });
   let failure: string | null = null;
   const y = configure(spec, rest).fail((msg, err) => {
     failure ??= msg === null || msg === undefined ? (err?.message ?? 'bad usage') : usageMessage(msg, rest);
   });
+  let parsed: Record<string, unknown> = {};
   try {
-    y.parse(rest, {}, () => undefined);
+    parsed = y.parse(rest, {}, () => undefined) as Record<string, unknown>;
   } catch (error) {
     failure ??= (error as Error).message;
   }
+  if (failure === null && parsed.completion !== undefined) {
+    const shell = completionShell(parsed.completion, env);
+    if ('failure' in shell) failure = shell.failure;
+  }
+  if (failure === null && spec.check) failure = spec.check(parsed) ?? null;
   return failure;
+}
+
+/** The shell `--completion` asks for: its value, or for none, the one $SHELL names (`/bin/zsh`, `/usr/local/bin/bash5`), bash when it names none. */
+function completionShell(value: unknown, env: NodeJS.ProcessEnv): { shell: 'bash' | 'zsh' } | { failure: string } {
+  const login = (env.SHELL ?? '').split('/').pop() ?? '';
+  const shell = String(value) || (login.startsWith('zsh') ? 'zsh' : login.startsWith('bash') || login === '' ? 'bash' : login);
+  if (shell === 'bash' || shell === 'zsh') return { shell };
+  return { failure: `--completion takes bash or zsh, not ${visibleOneLine(shell)}${String(value) === '' ? ' (the shell $SHELL names)' : ''}` };
 }
 
 /**
@@ -377,8 +391,8 @@ function usageProblem<O extends Record<string, Options>>(spec: CommandSpec<O>, a
  * (`-t -s -h -e -l -l`), unless the first of them is a digit or a sign: so
  * that `-tshell` was `--help`, and a check was not run. A word is split
  * where, after one-letter flags, the letter of an option that takes a value
- * comes with more after it, but for `=` (`-f=x`, which yargs reads as
- * `-f x`); other words, and any after `--`, are left as they are.
+ * comes with a letter after it; other words (`-f=x`, `-f-x`, whose value yargs
+ * reads as getopt does), and any after `--`, are left as they are.
  */
 export function shortValues(options: Record<string, Options>, argv: readonly string[]): string[] {
   const flags = new Set(['h', 'V']);
@@ -413,7 +427,8 @@ function splitShort(arg: string, flags: ReadonlySet<string>, valued: ReadonlySet
   for (let k = 1; k < arg.length; k++) {
     const letter = arg[k]!;
     if (flags.has(letter)) continue;
-    if (!valued.has(letter) || k === arg.length - 1 || arg[k + 1] === '=') return [arg];
+    // yargs itself takes the rest as the value when it starts with another character than a letter (`-f=x`, `-f-x`, `-f.a`).
+    if (!valued.has(letter) || k === arg.length - 1 || !/[A-Za-z]/.test(arg[k + 1]!)) return [arg];
     return [...(k > 1 ? [arg.slice(0, k)] : []), `-${letter}`, arg.slice(k + 1)];
   }
   return [arg];
