@@ -849,15 +849,21 @@ const TOOL_CALL_LINE = /"type"\s*:\s*"tool_call"|"tool_call"\s*:\s*\{/;
 const TOOL_CALL_KEY = /"(\w+ToolCall)"\s*:/;
 
 /**
- * What the start of a line that could not be read shows of a tool call:
- * undefined when it is not a tool call's; else the key naming its tool
- * (`readToolCall`), when it shows one.
+ * What a line that could not be read shows of tool calls: undefined when it
+ * holds none (no `"type":"tool_call"`, no `"tool_call":{`; inside a string
+ * these would be escaped, `\"tool_call\"`, and are not found); else the keys
+ * naming their tools (`readToolCall`), as many as it shows, the line's own
+ * and those of events glued after it or of calls inside it (a sub-agent's).
+ * `text` is the line read as Latin-1: every byte one character.
  */
-export function unreadToolCall(start: string): { key?: string } | undefined {
-  if (!TOOL_CALL_LINE.test(start)) return undefined;
-  const key = TOOL_CALL_KEY.exec(start)?.[1];
-  return key === undefined ? {} : { key };
+export function unreadToolCalls(text: string): { keys: string[] } | undefined {
+  if (!TOOL_CALL_LINE.test(text)) return undefined;
+  const keys = new Set<string>();
+  for (const m of text.matchAll(TOOL_CALL_KEYS)) keys.add(m[1]!);
+  return { keys: [...keys] };
 }
+
+const TOOL_CALL_KEYS = new RegExp(TOOL_CALL_KEY.source, 'g');
 
 /** The kind of a tool, from its name (see {@link ToolKind}); `other` for every name not known. */
 export function toolKind(name: string): ToolKind {

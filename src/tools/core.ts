@@ -30,7 +30,7 @@ import {
   toolCallTimes,
   toolKind,
   toolNameKey,
-  unreadToolCall,
+  unreadToolCalls,
 } from '../events.js';
 import type { JsonObject, ToolCallFacts, ToolCallResult } from '../events.js';
 import type { AuditedCall, CallStatus } from './call.js';
@@ -90,30 +90,12 @@ const ESCAPE_U = Buffer.from('\\u');
 
 // The start of an `assistant` event's line.
 const ASSISTANT_LINE = /"type"\s*:\s*"assistant"/;
+// How much of a line is searched for that start.
+const ASSISTANT_HEAD = 4096;
 
 const TOOL_RESULT = Buffer.from('"tool_result"');
 // Its `_`, as in TOOL_USE.
 const TOOL_RESULT_PIVOT = 5;
-
-/** How much of a line that could not be read is searched for the start of a tool call, from the line's start or from a `"tool_call"` in it. */
-const UNREAD_WINDOW = 4096;
-
-const TOOL_CALL_NAME = Buffer.from('"tool_call"');
-
-/**
- * What {@link unreadToolCall} finds of a tool call that starts further into
- * the line than its first {@link UNREAD_WINDOW} bytes: one glued after a long
- * event (`{"type":"thinking",…}{"type":"tool_call",…` cut short). Each
- * `"tool_call"` of the line is tried (inside a string it would be escaped,
- * `\"tool_call\"`, and is not one), from a little before it.
- */
-function gluedToolCall(raw: Buffer): { key?: string } | undefined {
-  for (let at = raw.indexOf(TOOL_CALL_NAME, UNREAD_WINDOW - TOOL_CALL_NAME.length); at !== -1; at = raw.indexOf(TOOL_CALL_NAME, at + 1)) {
-    const call = unreadToolCall(raw.toString('latin1', Math.max(0, at - 64), at + UNREAD_WINDOW));
-    if (call !== undefined) return call;
-  }
-  return undefined;
-}
 
 /** True when a line may hold the string `name` (searched from its byte `pivot`): as it is, or spelt with an escape. */
 function mayHold(raw: Buffer, name: Buffer, pivot: number): boolean {
@@ -255,20 +237,25 @@ export class ToolsCore implements ToolCore {
   /**
    * True when the line `p` reports is a tool call the audit cannot read (cut
    * short, broken), of a tool the filters keep: the checks cannot clear it.
-   * `--tool` leaves one out, as it would the call read whole, only when its
-   * key names a tool of a known kind it does not keep. A line of values
+   * `--tool` leaves one out, as it would the call read whole, only when
+   * every key of a tool it shows names a tool of a known kind it does not
+   * keep. A line of values
    * glued together, one not an object, is none: its events were read.
    */
   unreadCall(p: InputProblem): boolean {
     if (p.reason === 'not an object') return false;
-    const head = p.raw.toString('latin1', 0, UNREAD_WINDOW);
-    // Or a message of Claude Code's dialect whose `tool_use` block can no longer be read: its call is not seen either.
-    const call =
-      unreadToolCall(head) ?? gluedToolCall(p.raw) ?? (ASSISTANT_LINE.test(head) && holdsBytes(p.raw, TOOL_USE, TOOL_USE_PIVOT) ? {} : undefined);
-    if (call === undefined) return false;
-    if (this.tools.size === 0 || call.key === undefined) return true;
-    const kind = toolKind(call.key);
-    return kind === 'other' || kind === 'mcp' || this.tools.has(toolNameKey(call.key)) || this.tools.has(kind);
+    // The whole line: a call may be glued after events of any length.
+    const calls = unreadToolCalls(p.raw.toString('latin1'));
+    if (calls === undefined) {
+      // Or a message of Claude Code's dialect whose `tool_use` block can no longer be read: its call is not seen either.
+      return ASSISTANT_LINE.test(p.raw.toString('latin1', 0, ASSISTANT_HEAD)) && holdsBytes(p.raw, TOOL_USE, TOOL_USE_PIVOT);
+    }
+    if (this.tools.size === 0 || calls.keys.length === 0) return true;
+    // Any of them the filters keep (or may keep: of a kind not known) is reason enough.
+    return calls.keys.some((key) => {
+      const kind = toolKind(key);
+      return kind === 'other' || kind === 'mcp' || this.tools.has(toolNameKey(key)) || this.tools.has(kind);
+    });
   }
 
   end(emit: Emit): void {
