@@ -674,6 +674,9 @@ export function toolCallResult(entry: ToolCallEntry): ToolCallResult | undefined
   return { status: 'unknown', variant: other, body: other === undefined ? undefined : result[other], result };
 }
 
+/** How deep sub-agents' calls are followed: those of a sub-agent that a sub-agent ran are at depth 2. */
+export const MAX_SUBAGENT_DEPTH = 16;
+
 /** True when a call's result lists the steps of a sub-agent it ran (see {@link subagentCalls}). */
 export function ranSubagent(result: ToolCallResult | undefined): boolean {
   const body = result?.body;
@@ -685,19 +688,28 @@ export function ranSubagent(result: ToolCallResult | undefined): boolean {
  * its result (`success.conversationSteps`, each step a message or a
  * `toolCall`, a `tool_call` object of its own): each as an event that holds
  * it, `{tool_call: …}`, to be read as a `tool_call` event is. None when the
- * result lists no steps. These calls are printed nowhere else in the stream.
+ * result lists no steps. A step of another shape (a `toolCall` that is not an
+ * object, a step that is an array, or steps that are not an array) is a call
+ * that names no tool, `{tool_call: {}}`: it may hold one. These calls are
+ * printed nowhere else in the stream.
  */
 export function subagentCalls(result: ToolCallResult | undefined): JsonObject[] {
   if (!ranSubagent(result)) return [];
   const steps = (result!.body as JsonObject).conversationSteps;
-  if (!Array.isArray(steps)) return [];
+  if (steps === null) return [];
+  // Steps of another shape may hold calls all the same: each stands for a call that names no tool (`{tool_call: {}}`).
+  if (!Array.isArray(steps)) return [UNKNOWN_CALL];
   const calls: JsonObject[] = [];
   for (const step of steps) {
-    const toolCall = obj(step, 'toolCall');
-    if (toolCall !== undefined) calls.push({ tool_call: toolCall });
+    if (Array.isArray(step)) calls.push(UNKNOWN_CALL);
+    if (!isObject(step) || step.toolCall === undefined || step.toolCall === null) continue;
+    calls.push(isObject(step.toolCall) ? { tool_call: step.toolCall } : UNKNOWN_CALL);
   }
   return calls;
 }
+
+/** A call that names no tool the audit can find (see subagentCalls). */
+const UNKNOWN_CALL: JsonObject = Object.freeze({ tool_call: Object.freeze({}) }) as JsonObject;
 
 /**
  * What a tool does, as far as the audit is concerned. Names are compared

@@ -923,14 +923,18 @@ t.test("a sub-agent's calls, listed in the result of the call that ran it, are a
     t.same(recs[0]!.written, ['.github/ci.yml']);
     t.same(violations.map(formatViolation), ["in:2: --deny-write '.github/**': write .github/ci.yml (no call id, by the sub-agent of a call with no id, success)"]);
   }
-  // Too deep to follow: the call at the limit is audited as one naming no tool.
+  // Too deep to follow: the sub-agent below the limit is reported, its calls not audited.
   const deep = runCore(nested(20), { denyWrite: ['.github/**'] });
   t.same(
-    records(deep.out).map((r) => r.tool ?? null),
-    [null, ...Array(16).fill('task'), 'task'],
-    'the call at the top and sixteen levels of sub-agents, the calls of the seventeenth naming no tool',
+    records(deep.out).map((r) => r.tool),
+    Array(17).fill('task'),
+    'the call at the top and sixteen levels of sub-agents',
   );
-  t.equal(deep.core.unknownCalls, true, 'which the command reports, failing any check');
+  t.equal(deep.core.deepSubagent, true, 'which the command reports, failing any check');
+  const limit = runCore(nested(16), { denyWrite: ['.github/**'] });
+  t.same(records(limit.out)[0]!.written, ['.github/ci.yml'], 'sixteen deep, a call is audited');
+  t.equal(limit.violations.length, 1);
+  t.equal(limit.core.deepSubagent, false);
   // Steps without a tool call, or no steps at all, add no call.
   const plain = runCore(`${init}\n{"type":"tool_call","subtype":"completed","call_id":"t1","tool_call":{"taskToolCall":{"args":{},"result":{"success":{"conversationSteps":[{"assistantMessage":{"text":"a"}},42,null]}}}},"session_id":"s"}\n`);
   t.same(records(plain.out).map((r) => r.tool), ['task']);

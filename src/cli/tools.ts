@@ -6,6 +6,7 @@ import type { Options } from 'yargs';
 import { list, mapOptionWords, parseArgs, processIo, runTool, warn, EXIT } from './common.js';
 import type { CommandSpec, Io } from './common.js';
 import { ToolsCore } from '../tools/core.js';
+import { MAX_SUBAGENT_DEPTH } from '../events.js';
 import { CALL_STATUSES } from '../tools/call.js';
 import type { CallStatus } from '../tools/call.js';
 import { formatViolation, policyProblem } from '../tools/policy.js';
@@ -197,6 +198,12 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
       if (checking) violations++;
       const consequence = checking ? ': the checks cannot pass' : '';
       warn(io, name, `${visibleOneLine(source)}:${line}: a tool call that names no tool the audit can find is audited as kind other, with no paths${consequence}`);
+    },
+    onDeepSubagent: (source, line) => {
+      // Calls the checks cannot see must not pass them.
+      if (checking) violations++;
+      const consequence = checking ? ': the checks cannot pass' : '';
+      warn(io, name, `${visibleOneLine(source)}:${line}: the calls of sub-agents nested more than ${MAX_SUBAGENT_DEPTH} deep are not audited${consequence}`);
     },
     onMisspeltDenyTool: (tool, known) => {
       warn(io, name, `--deny-tool '${visibleOneLine(tool)}' matched no call: did you mean '${known}'?`);

@@ -37,6 +37,7 @@ import {
   toolCallId,
   toolCallPhase,
   toolCallResult,
+  MAX_SUBAGENT_DEPTH,
   ranSubagent,
   subagentCalls,
 } from '../events.js';
@@ -276,9 +277,6 @@ export function toolLineFailed(line: ToolCallLine): boolean {
 function sessionLabel(session: string, safeLine: (s: string) => string): string {
   return `── session ${safeLine(session || '(no id)')} ──`;
 }
-
-/** How many levels of sub-agents' calls a transcript shows under the call that ran them. */
-const MAX_SUBAGENT_LEVELS = 16;
 
 /** The parts of a transcript, each laid out as a block. */
 type Block = 'text' | 'thinking' | 'user' | 'tool' | 'label';
@@ -910,10 +908,10 @@ export class TextCore implements ToolCore {
    * Under a call that ran a sub-agent (Cursor's `task`), a line for each call
    * the sub-agent made, as its result lists them (see subagentCalls),
    * indented two spaces a level; those of a sub-agent it ran in turn under
-   * it, up to {@link MAX_SUBAGENT_LEVELS}.
+   * it, down to MAX_SUBAGENT_DEPTH levels, and below that a line that says
+   * more are not shown.
    */
   private subagentLines(s: SessionState, result: ToolCallResult | undefined, out: Transcript, level: number): void {
-    if (level > MAX_SUBAGENT_LEVELS) return;
     const indent = '  '.repeat(level);
     for (const event of subagentCalls(result)) {
       const entry = toolCallEntry(event);
@@ -921,7 +919,9 @@ export class TextCore implements ToolCore {
       const own = toolCallResult(entry);
       const line = toolCallLine(entry.name, toolCallArgs(entry).args, own);
       out.tool(s.session, `${indent}${formatToolLine(line, this.safeLine)}`, toolLineFailed(line));
-      if (ranSubagent(own)) this.subagentLines(s, own, out, level + 1);
+      if (!ranSubagent(own)) continue;
+      if (level < MAX_SUBAGENT_DEPTH) this.subagentLines(s, own, out, level + 1);
+      else out.tool(s.session, `${indent}  … (the calls of sub-agents nested deeper are not shown)`, false);
     }
   }
 

@@ -19,6 +19,7 @@ import {
   isSystemInit,
   sameCallArgs,
   str,
+  MAX_SUBAGENT_DEPTH,
   ranSubagent,
   subagentCalls,
   toolCallArgs,
@@ -74,6 +75,11 @@ export interface ToolsOptions extends PolicyOptions {
    */
   onUnknownCalls?: (source: string, line: number) => void;
   /**
+   * Called once, at the first result listing the calls of a sub-agent nested
+   * deeper than MAX_SUBAGENT_DEPTH levels, which are not audited.
+   */
+  onDeepSubagent?: (source: string, line: number) => void;
+  /**
    * Called at the end for each `--deny-tool` name that no call matched and
    * that is a few edits from a tool name or kind the audit knows, `known`.
    */
@@ -101,9 +107,6 @@ const TOOL_RESULT_PIVOT = 5;
 function mayHold(raw: Buffer, name: Buffer, pivot: number): boolean {
   return holdsBytes(raw, name, pivot) || holdsBytes(raw, ESCAPE_U, 0);
 }
-
-/** How deep sub-agents' calls are followed (a sub-agent that ran a sub-agent is depth 2). */
-const MAX_SUBAGENT_DEPTH = 16;
 
 /** A started call waiting for its completion. */
 interface PendingState {
@@ -151,6 +154,8 @@ export class ToolsCore implements ToolCore {
   foreignCalls = false;
   /** A call none of whose events named a tool the audit can find was audited. */
   unknownCalls = false;
+  /** A sub-agent was nested too deep to follow (see MAX_SUBAGENT_DEPTH). */
+  deepSubagent = false;
   /** Checks broken. */
   violations = 0;
   /** Some event was read (none: the input held none, or none that could be read). */
@@ -377,19 +382,25 @@ export class ToolsCore implements ToolCore {
    * Hands over each call the sub-agent that the call `parent` ran made, as
    * its `result` lists them (see subagentCalls): a call of its own, at the
    * line of that result, with no `started` event, and those of a sub-agent
-   * it ran in turn before it. Past {@link MAX_SUBAGENT_DEPTH}, a call is
-   * audited as one that names no tool the audit can find, which fails any
-   * check.
+   * it ran in turn before it, down to {@link MAX_SUBAGENT_DEPTH} levels; a
+   * sub-agent deeper than that is reported (onDeepSubagent), not followed.
    */
   private subagent(rec: EventRecord, parent: string | undefined, result: ToolCallResult | undefined, emit: Emit, depth: number): void {
     for (const event of subagentCalls(result)) {
-      const entry = depth > MAX_SUBAGENT_DEPTH ? undefined : toolCallEntry(event);
+      const entry = toolCallEntry(event);
       const { args, error } = entry === undefined ? { args: undefined, error: undefined } : toolCallArgs(entry);
       const own = entry === undefined ? undefined : toolCallResult(entry);
-      if (entry !== undefined) this.subagent(rec, toolCallId(event, entry), own, emit, depth + 1);
+      const callId = entry === undefined ? undefined : toolCallId(event, entry);
+      if (ranSubagent(own)) {
+        if (depth < MAX_SUBAGENT_DEPTH) this.subagent(rec, callId, own, emit, depth + 1);
+        else if (!this.deepSubagent) {
+          this.deepSubagent = true;
+          this.options.onDeepSubagent?.(rec.source, rec.line);
+        }
+      }
       const tool = entry?.name;
       const facts = toolCallFacts(tool ?? '', args, own);
-      const state = this.eventless(rec, entry === undefined ? undefined : toolCallId(event, entry), tool, facts);
+      const state = this.eventless(rec, callId, tool, facts);
       state.argsError = error;
       if (this.options.full) state.args = args;
       const call = this.callOf(state, own === undefined ? 'unknown' : own.status, facts, undefined, own);
@@ -479,18 +490,19 @@ export class ToolsCore implements ToolCore {
   }
 
   private finish(call: AuditedCall, emit: Emit): void {
+    const statusKept = this.statuses === undefined || this.statuses.has(call.status);
+    // No event of the call named a tool the audit can find: it may be any tool, whatever `--tool` keeps.
+    if (statusKept && call.tool === undefined && !this.unknownCalls) {
+      this.unknownCalls = true;
+      this.options.onUnknownCalls?.(call.source, call.line);
+    }
     if (this.tools.size > 0) {
       const key = toolNameMatched(call, this.tools);
       if (key === undefined) return;
       this.toolsKept.add(key);
     }
-    if (this.statuses !== undefined && !this.statuses.has(call.status)) return;
+    if (!statusKept) return;
     this.calls++;
-    // No event of the call named a tool the audit can find.
-    if (call.tool === undefined && !this.unknownCalls) {
-      this.unknownCalls = true;
-      this.options.onUnknownCalls?.(call.source, call.line);
-    }
     for (const v of this.policy.check(call)) this.violate(v);
     if (this.summary) {
       this.summary.add(call);
