@@ -764,6 +764,20 @@ const KIND_BY_NAME: ReadonlyMap<string, ToolKind> = new Map<string, ToolKind>([
   ...['mcp', 'callmcptool'].map((n) => [n, 'mcp'] as const),
 ]);
 
+// Tools that, given no path, read no file's content but what the whole workspace gives: Cursor's `readLints`, its
+// diagnostics.
+const WORKSPACE_READS: ReadonlySet<string> = new Set(['readlints']);
+
+/**
+ * True when a call of the tool `name` that names no path has read no file's
+ * content, only what the whole workspace gives (Cursor's `readLints`: its
+ * diagnostics). A read that names no path is otherwise one the audit cannot
+ * place.
+ */
+export function readsWorkspace(name: string | undefined): boolean {
+  return name !== undefined && WORKSPACE_READS.has(toolNameKey(name));
+}
+
 /**
  * A tool name as kinds are found by it, and as `--tool` and `--deny-tool`
  * compare it: without case, `_` or `-` (`web_fetch` is `webFetch`), and
@@ -1084,7 +1098,12 @@ function pushPathKeys(list: string[], o: JsonObject): void {
     more.sort((a, b) => PATH_KEY_RANK.get(a)! - PATH_KEY_RANK.get(b)!);
     for (const key of more) pushPath(list, o[key]);
   } else if (first !== undefined) pushPath(list, o[first]);
+  // A resource's URI, when it names a file (Cursor's `readMcpResource`: `file:///repo/.env`); other URIs name no path.
+  const uri = o.uri;
+  if (typeof uri === 'string' && FILE_URI.test(uri)) pushPath(list, uri);
 }
+
+const FILE_URI = /^file:/i;
 
 function reasonOf(body: unknown): string | undefined {
   if (typeof body === 'string') return body || undefined;

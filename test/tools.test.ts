@@ -949,6 +949,12 @@ t.test('a file URL is checked as the path it names', async (t) => {
     ['file://host/share/x', ['//host/share/x']],
     ['file:///a%20b/.env', ['/a%20b/.env', '/a b/.env']],
     ['file:///a%zz', ['/a%zz']],
+    ['file:///repo/.env#L3', ['/repo/.env', '/repo/.env#L3']],
+    ['file:///repo/.env?x=1', ['/repo/.env', '/repo/.env?x=1']],
+    ['file://C:/proj/k.pem', ['C:/proj/k.pem']],
+    ['file:C:/proj/k.pem', ['C:/proj/k.pem']],
+    ['file:///C|/proj/k.pem', ['C:/proj/k.pem']],
+    ['file:///c%3A/proj', ['c:/proj']],
     ['/repo/.env', []],
     ['file:x', []],
     ['files/x', []],
@@ -959,4 +965,7 @@ t.test('a file URL is checked as the path it names', async (t) => {
   t.ok(violates(oneCall('read', 'file:///repo/secrets/k.pem', '/repo'), deny));
   t.ok(violates(oneCall('read', 'file:/etc/passwd', '/repo'), deny));
   t.notOk(violates(oneCall('read', 'file:///repo/src/a.ts', '/repo'), deny));
+  t.ok(violates(oneCall('read', 'file:///repo/secrets/k.pem#L3', '/repo'), deny), 'a fragment left out');
+  t.ok(violates(oneCall('read', 'file://C:/proj/secrets/k.pem', 'C:\\proj'), deny), 'a drive as the authority, in a Windows session');
+  t.equal(resolvePath('file:///repo/a%20b.txt', '/repo'), '/repo/a b.txt', 'shown as the path it names');
 });

@@ -91,19 +91,22 @@ function windowsForm(p: string): string {
  * A path as the summary and `--paths` show it without `--absolute`:
  * normalized; in a session whose `cwd` is a Windows path, its backslashes
  * read as separators and written as slashes, and its drive letter in
- * capitals, as `--absolute` writes it (`d:\x\..\y` is `D:/y`).
+ * capitals, as `--absolute` writes it (`d:\x\..\y` is `D:/y`); a file URL as
+ * the path it names.
  */
 export function normalizedForm(p: string, cwd: string | undefined): string {
+  p = urlFree(p);
   if (isWindowsCwd(cwd)) return normalizePath(windowsForm(p), true);
   return normalizePath(p);
 }
 
 /**
  * The path made absolute against `cwd` (itself absolute), normalized; a
- * relative path stays relative without one. In a session whose `cwd` is a
+ * relative path stays relative without one. A file URL is the path it names. In a session whose `cwd` is a
  * Windows path, backslashes are read as slashes, in both.
  */
 export function resolvePath(p: string, cwd: string | undefined): string {
+  p = urlFree(p);
   const windows = isWindowsCwd(cwd);
   if (windows) {
     // Compared in one form: a drive letter in either case names one drive (`c:\x` is `C:\x`).
@@ -153,22 +156,33 @@ export function samePath(a: string, b: string, cwd: string | undefined): boolean
   return false;
 }
 
-// A file URL: `file:` and an authority (`file:///x`, `file://localhost/x`, `file://host/share/x`), or none (`file:/x`).
-const FILE_URL = /^file:(?:\/\/([^/]*))?(\/.*)?$/i;
+// A file URL: `file:`, perhaps an authority (`file:///x`, `file://localhost/x`, `file://host/share/x`, `file://C:/x`), the
+// path, perhaps a query or a fragment.
+const FILE_URL = /^file:(?:\/\/([^/?#]*))?([^?#]*)([?#].*)?$/is;
+// A drive at a file URL's path's start (`/C:/x`, `/C|/x`, `C:/x`, `%3A` for the colon), or as its authority (`C:`).
+const URL_DRIVE = /^\/?([A-Za-z])(?::|\||%3a)(?=\/|$)/i;
 
 /**
  * The paths a file URL names: `file:///repo/.env` is `/repo/.env`,
- * `file:///C:/x` is `C:/x`, `file://localhost/x` and `file:/x` are `/x`,
- * `file://host/s/x` is `//host/s/x`; each as written and with its escapes (`%20`) decoded.
- * None for any other path.
+ * `file:///C:/x` (also `file:///C|/x`, `file://C:/x`, `file:C:/x`) is
+ * `C:/x`, `file://localhost/x` and `file:/x` are `/x`, `file://host/s/x` is
+ * `//host/s/x`; without its query or fragment (`?x=1`, `#L3`), and, where
+ * they differ, with its escapes decoded (`%20` is a space) and with the
+ * query or fragment kept (a `#` an agent wrote in a file's name). The first
+ * is the path as written, the second (when there is one) as decoded. None
+ * for any other path.
  */
 export function fileUrlPaths(p: string): string[] {
   const m = FILE_URL.exec(p);
-  if (m === null || (m[1] === undefined && m[2] === undefined)) return [];
-  const host = (m[1] ?? '').toLowerCase();
-  let path = m[2] ?? '/';
-  if (/^\/[A-Za-z](?::|%3a)/i.test(path)) path = path.slice(1);
-  else if (host !== '' && host !== 'localhost') path = `//${m[1]!}${path}`;
+  if (m === null) return [];
+  const [, host, rest, suffix] = m as unknown as [string, string | undefined, string, string | undefined];
+  let path: string;
+  if (host !== undefined && URL_DRIVE.test(host)) path = `${host}${rest}`;
+  else if (host !== undefined && host !== '' && host.toLowerCase() !== 'localhost') path = `//${host}${rest || '/'}`;
+  else if (host !== undefined || rest.startsWith('/') || URL_DRIVE.test(rest)) path = rest || '/';
+  else return [];
+  const drive = URL_DRIVE.exec(path);
+  if (drive !== null) path = `${drive[1]!}:${path.slice(drive[0].length)}`;
   const paths = [path];
   try {
     const decoded = decodeURIComponent(path);
@@ -176,7 +190,19 @@ export function fileUrlPaths(p: string): string[] {
   } catch {
     // A `%` that escapes nothing: the path as written.
   }
+  if (suffix !== undefined) paths.push(`${path}${suffix}`);
   return paths;
+}
+
+/** The path `p` names: a file URL's (its escapes decoded, without its query or fragment), else `p` as it is. */
+function urlFree(p: string): string {
+  const path = fileUrlPaths(p)[0];
+  if (path === undefined) return p;
+  try {
+    return decodeURIComponent(path);
+  } catch {
+    return path;
+  }
 }
 
 /**
