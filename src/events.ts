@@ -769,16 +769,6 @@ const KIND_BY_NAME: ReadonlyMap<string, ToolKind> = new Map<string, ToolKind>([
 const WORKSPACE_READS: ReadonlySet<string> = new Set(['readlints']);
 
 /**
- * True when a call of the tool `name` that names no path has read no file's
- * content, only what the whole workspace gives (Cursor's `readLints`: its
- * diagnostics). A read that names no path is otherwise one the audit cannot
- * place.
- */
-export function readsWorkspace(name: string | undefined): boolean {
-  return name !== undefined && WORKSPACE_READS.has(toolNameKey(name));
-}
-
-/**
  * A tool name as kinds are found by it, and as `--tool` and `--deny-tool`
  * compare it: without case, `_` or `-` (`web_fetch` is `webFetch`), and
  * without the `ToolCall` its key in the stream ends with (`shellToolCall` is
@@ -880,16 +870,25 @@ const TOOL_CALL_KEY = /"(\w+ToolCall)"\s*:/;
  * these would be escaped, `\"tool_call\"`, and are not found); else the keys
  * naming their tools (`readToolCall`), as many as it shows, the line's own
  * and those of events glued after it or of calls inside it (a sub-agent's).
- * `text` is the line read as Latin-1: every byte one character.
+ * The whole line is searched, read as Latin-1 (every byte one character), a
+ * piece at a time: a line may be longer than a string can be.
  */
-export function unreadToolCalls(text: string): { keys: string[] } | undefined {
-  if (!TOOL_CALL_LINE.test(text)) return undefined;
+export function unreadToolCalls(raw: Buffer): { keys: string[] } | undefined {
   const keys = new Set<string>();
-  for (const m of text.matchAll(TOOL_CALL_KEYS)) keys.add(m[1]!);
-  return { keys: [...keys] };
+  let found = false;
+  for (let start = 0; ; start += UNREAD_PIECE) {
+    // Pieces overlap, so that what is cut at one's end is whole in the next.
+    const text = raw.toString('latin1', start, Math.min(raw.length, start + UNREAD_PIECE + UNREAD_OVERLAP));
+    if (TOOL_CALL_LINE.test(text)) found = true;
+    for (const m of text.matchAll(TOOL_CALL_KEYS)) keys.add(m[1]!);
+    if (start + UNREAD_PIECE + UNREAD_OVERLAP >= raw.length) break;
+  }
+  return found ? { keys: [...keys] } : undefined;
 }
 
 const TOOL_CALL_KEYS = new RegExp(TOOL_CALL_KEY.source, 'g');
+const UNREAD_PIECE = 16 * 1024 * 1024;
+const UNREAD_OVERLAP = 4096;
 
 /** The kind of a tool, from its name (see {@link ToolKind}); `other` for every name not known. */
 export function toolKind(name: string): ToolKind {
@@ -1031,6 +1030,12 @@ export interface ToolCallFacts {
   searchFilters?: string[];
   /** A grep's glob has more alternatives (`{a,b,…}`) than are tried as filters: the files it reads are not all known. */
   searchFiltersCut?: boolean;
+  /**
+   * A call that names no path by design: Cursor's `readLints` given
+   * arguments that name nothing (`{}`, or `paths` empty), which reads the
+   * diagnostics of the whole workspace, not a file's content.
+   */
+  wholeWorkspace?: boolean;
   /** A move or rename: the paths it takes away (its `source`, `from`, `oldPath`), among its paths; a patch's, also the files it deletes. */
   movedFrom?: string[];
   /** A move or rename (not a patch): each of its paths may be a directory, taken away or put in place whole. */
@@ -1076,6 +1081,12 @@ function givesCommand(o: JsonObject): boolean {
 
 function pushPath(list: string[], value: unknown): void {
   if (typeof value === 'string' && value !== '' && !list.includes(value)) list.push(value);
+}
+
+/** True when the arguments `o` name nothing: no key, or only `paths` and empty (`{}`, `{"paths": []}`). */
+function namesNothing(o: JsonObject): boolean {
+  for (const key in o) if (key !== 'paths' || !Array.isArray(o.paths) || o.paths.length > 0) return false;
+  return true;
 }
 
 /** Each of {@link PATH_KEYS} by its place in the list. */
@@ -1145,6 +1156,7 @@ export function toolCallFacts(
     pushChangeListPaths(facts.argPaths, args);
     const paths = args.paths;
     if (Array.isArray(paths)) for (const p of paths) pushPath(facts.argPaths, p);
+    if (WORKSPACE_READS.has(nameKey) && isObject(args) && namesNothing(args)) facts.wholeWorkspace = true;
     // An MCP call's own arguments are one level down.
     for (const inner of kind === 'mcp' ? mcpArguments(args) : []) {
       pushPathKeys(facts.argPaths, inner);
@@ -1249,6 +1261,7 @@ export function addOtherFacts(facts: ToolCallFacts, other: ToolCallFacts): void 
   addArgPaths(facts, other.argPaths);
   for (const path of other.movedFrom ?? []) pushPath((facts.movedFrom ??= []), path);
   if (other.moves) facts.moves = true;
+  if (other.wholeWorkspace && facts.argPaths.length === 0) facts.wholeWorkspace = true;
   if (other.mayRunCommand) facts.mayRunCommand = true;
   for (const filter of other.searchFilters ?? []) if (!(facts.searchFilters ??= []).includes(filter)) facts.searchFilters.push(filter);
   if (other.searchFiltersCut) facts.searchFiltersCut = true;

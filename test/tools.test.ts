@@ -15,6 +15,7 @@ import { ToolsCore } from '../src/tools/core.js';
 import type { ToolsOptions } from '../src/tools/core.js';
 import { tools } from '../src/tools/stream.js';
 import { EventReader } from '../src/io/input.js';
+import { unreadToolCalls } from '../src/events.js';
 
 const STREAMS = path.join(ROOT, 'test/fixtures/streams');
 const stream = (name: string) => fs.readFileSync(path.join(STREAMS, name));
@@ -955,6 +956,9 @@ t.test('a file URL is checked as the path it names', async (t) => {
     ['file:C:/proj/k.pem', ['C:/proj/k.pem']],
     ['file:///C|/proj/k.pem', ['C:/proj/k.pem']],
     ['file:///c%3A/proj', ['c:/proj']],
+    ['file:///%43:/proj/k', ['/%43:/proj/k', 'C:/proj/k']],
+    ['file:///C:', ['C:/']],
+    ['file:///a%20b%zz', ['/a%20b%zz', '/a b%zz']],
     ['/repo/.env', []],
     ['file:x', []],
     ['files/x', []],
@@ -968,4 +972,18 @@ t.test('a file URL is checked as the path it names', async (t) => {
   t.ok(violates(oneCall('read', 'file:///repo/secrets/k.pem#L3', '/repo'), deny), 'a fragment left out');
   t.ok(violates(oneCall('read', 'file://C:/proj/secrets/k.pem', 'C:\\proj'), deny), 'a drive as the authority, in a Windows session');
   t.equal(resolvePath('file:///repo/a%20b.txt', '/repo'), '/repo/a b.txt', 'shown as the path it names');
+  t.equal(resolvePath('file://host/share/x.txt', '/repo'), 'file://host/share/x.txt', "another host's, as written");
+  t.ok(violates(oneCall('read', 'file:///%43:/proj/secrets/k', 'C:\\proj'), deny), 'a drive written with escapes');
+});
+
+t.test("unreadToolCalls: the whole line, a piece at a time, what is cut at a piece's end found in the next", async (t) => {
+  const piece = 16 * 1024 * 1024;
+  const tail = '{"type":"tool_call","subtype":"started","tool_call":{"writeToolCall":{"args":{"path":".github/x"';
+  for (const offset of [10, 40, 2000]) {
+    const raw = Buffer.alloc(piece - offset + tail.length, 'z');
+    raw.write(tail, piece - offset, 'latin1');
+    t.same(unreadToolCalls(raw), { keys: ['writeToolCall'] }, `a call starting ${offset} bytes before a piece's end`);
+  }
+  t.equal(unreadToolCalls(Buffer.from('{"type":"thinking","text":"\\"tool_call\\":{"}')), undefined, 'escaped in a string: none');
+  t.same(unreadToolCalls(Buffer.from('{"type":"tool_call","tool_call":{"function":{"name":"w"')), { keys: [] }, 'a call that shows no key');
 });

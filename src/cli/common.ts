@@ -303,7 +303,8 @@ export function parseArgs<O extends Record<string, Options>, A>(spec: CommandSpe
     parsed = {};
   }
   // yargs answers `--help` (or `--version`) before it checks the rest: `--bogus -h` is bad usage all the same, as in GNU tools.
-  if (failure === null && (parsed.help || parsed.version)) failure = usageProblem(spec, argv, io.env);
+  // (Not for the shell's completion, which asks with the words typed so far.)
+  if (failure === null && (parsed.help || parsed.version) && parsed['get-yargs-completions'] === undefined) failure = usageProblem(spec, argv, io.env);
   // The completion scripts ask with it first; elsewhere (`FILE --get-yargs-completions`) it is no option of ours, and would skip the run.
   if (failure === null && parsed['get-yargs-completions'] !== undefined && argv[0] !== '--get-yargs-completions') {
     failure = `unknown option: --get-yargs-completions`;

@@ -909,13 +909,17 @@ export class TextCore implements ToolCore {
    * the sub-agent made, as its result lists them (see subagentCalls),
    * indented two spaces a level; those of a sub-agent it ran in turn under
    * it, down to MAX_SUBAGENT_DEPTH levels, and below that a line that says
-   * more are not shown.
+   * more are not shown; a step that names no tool (see subagentCalls) says
+   * so too.
    */
   private subagentLines(s: SessionState, result: ToolCallResult | undefined, out: Transcript, level: number): void {
     const indent = '  '.repeat(level);
     for (const event of subagentCalls(result)) {
       const entry = toolCallEntry(event);
-      if (entry === undefined) continue;
+      if (entry === undefined) {
+        out.tool(s.session, `${indent}… (a step that names no tool, not shown)`, false);
+        continue;
+      }
       const own = toolCallResult(entry);
       const line = toolCallLine(entry.name, toolCallArgs(entry).args, own);
       out.tool(s.session, `${indent}${formatToolLine(line, this.safeLine)}`, toolLineFailed(line));

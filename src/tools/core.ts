@@ -250,7 +250,7 @@ export class ToolsCore implements ToolCore {
   unreadCall(p: InputProblem): boolean {
     if (p.reason === 'not an object') return false;
     // The whole line: a call may be glued after events of any length.
-    const calls = unreadToolCalls(p.raw.toString('latin1'));
+    const calls = unreadToolCalls(p.raw);
     if (calls === undefined) {
       // Or a message of Claude Code's dialect whose `tool_use` block can no longer be read: its call is not seen either.
       return ASSISTANT_LINE.test(p.raw.toString('latin1', 0, ASSISTANT_HEAD)) && holdsBytes(p.raw, TOOL_USE, TOOL_USE_PIVOT);
@@ -490,9 +490,8 @@ export class ToolsCore implements ToolCore {
   }
 
   private finish(call: AuditedCall, emit: Emit): void {
-    const statusKept = this.statuses === undefined || this.statuses.has(call.status);
-    // No event of the call named a tool the audit can find: it may be any tool, whatever `--tool` keeps.
-    if (statusKept && call.tool === undefined && !this.unknownCalls) {
+    // No event of the call named a tool the audit can find: it may be any tool, whatever the filters keep.
+    if (call.tool === undefined && !this.unknownCalls) {
       this.unknownCalls = true;
       this.options.onUnknownCalls?.(call.source, call.line);
     }
@@ -501,7 +500,7 @@ export class ToolsCore implements ToolCore {
       if (key === undefined) return;
       this.toolsKept.add(key);
     }
-    if (!statusKept) return;
+    if (this.statuses !== undefined && !this.statuses.has(call.status)) return;
     this.calls++;
     for (const v of this.policy.check(call)) this.violate(v);
     if (this.summary) {

@@ -95,7 +95,9 @@ function windowsForm(p: string): string {
  * the path it names.
  */
 export function normalizedForm(p: string, cwd: string | undefined): string {
-  p = urlFree(p);
+  const path = shownAsPath(p);
+  if (path === undefined) return p;
+  p = path;
   if (isWindowsCwd(cwd)) return normalizePath(windowsForm(p), true);
   return normalizePath(p);
 }
@@ -106,7 +108,9 @@ export function normalizedForm(p: string, cwd: string | undefined): string {
  * Windows path, backslashes are read as slashes, in both.
  */
 export function resolvePath(p: string, cwd: string | undefined): string {
-  p = urlFree(p);
+  const path = shownAsPath(p);
+  if (path === undefined) return p;
+  p = path;
   const windows = isWindowsCwd(cwd);
   if (windows) {
     // Compared in one form: a drive letter in either case names one drive (`c:\x` is `C:\x`).
@@ -167,10 +171,10 @@ const URL_DRIVE = /^\/?([A-Za-z])(?::|\||%3a)(?=\/|$)/i;
  * `file:///C:/x` (also `file:///C|/x`, `file://C:/x`, `file:C:/x`) is
  * `C:/x`, `file://localhost/x` and `file:/x` are `/x`, `file://host/s/x` is
  * `//host/s/x`; without its query or fragment (`?x=1`, `#L3`), and, where
- * they differ, with its escapes decoded (`%20` is a space) and with the
- * query or fragment kept (a `#` an agent wrote in a file's name). The first
- * is the path as written, the second (when there is one) as decoded. None
- * for any other path.
+ * they differ, with its escapes decoded (`%20` is a space, `%43:` a drive)
+ * and with the query or fragment kept (a `#` an agent wrote in a file's
+ * name). The first is the path as written, the second (when there is one)
+ * as decoded. None for any other path.
  */
 export function fileUrlPaths(p: string): string[] {
   const m = FILE_URL.exec(p);
@@ -178,31 +182,53 @@ export function fileUrlPaths(p: string): string[] {
   const [, host, rest, suffix] = m as unknown as [string, string | undefined, string, string | undefined];
   let path: string;
   if (host !== undefined && URL_DRIVE.test(host)) path = `${host}${rest}`;
-  else if (host !== undefined && host !== '' && host.toLowerCase() !== 'localhost') path = `//${host}${rest || '/'}`;
+  else if (host !== undefined && !isLocalHost(host)) path = `//${host}${rest || '/'}`;
   else if (host !== undefined || rest.startsWith('/') || URL_DRIVE.test(rest)) path = rest || '/';
   else return [];
-  const drive = URL_DRIVE.exec(path);
-  if (drive !== null) path = `${drive[1]!}:${path.slice(drive[0].length)}`;
-  const paths = [path];
-  try {
-    const decoded = decodeURIComponent(path);
-    if (decoded !== path) paths.push(decoded);
-  } catch {
-    // A `%` that escapes nothing: the path as written.
-  }
-  if (suffix !== undefined) paths.push(`${path}${suffix}`);
+  const written = drivePath(path);
+  const paths = [written];
+  const decoded = drivePath(decodeEscapes(path));
+  if (decoded !== written) paths.push(decoded);
+  if (suffix !== undefined) paths.push(`${written}${suffix}`);
   return paths;
 }
 
-/** The path `p` names: a file URL's (its escapes decoded, without its query or fragment), else `p` as it is. */
-function urlFree(p: string): string {
-  const path = fileUrlPaths(p)[0];
-  if (path === undefined) return p;
-  try {
-    return decodeURIComponent(path);
-  } catch {
-    return path;
-  }
+/** True for a file URL's host that is this machine: none (`file:///x`), or `localhost`. */
+function isLocalHost(host: string): boolean {
+  return host === '' || host.toLowerCase() === 'localhost';
+}
+
+/** A file URL's path with a drive at its start read as one: `/C:/x`, `/C|/x` are `C:/x`, and a drive alone is its root. */
+function drivePath(path: string): string {
+  const drive = URL_DRIVE.exec(path);
+  if (drive === null) return path;
+  return `${drive[1]!}:${path.slice(drive[0].length) || '/'}`;
+}
+
+/** `%XX` escapes decoded, each run of them as UTF-8, a run that is not left as written (`%zz`, a lone `%C3`). */
+function decodeEscapes(path: string): string {
+  return path.replace(/(?:%[0-9A-Fa-f]{2})+/g, (run) => {
+    try {
+      return decodeURIComponent(run);
+    } catch {
+      return run;
+    }
+  });
+}
+
+/**
+ * The path `p` names as the summary, `--paths` and `--absolute` show it: a
+ * file URL's of this machine, its escapes decoded and without its query or
+ * fragment; undefined for a file URL of another host (shown as written);
+ * else `p` as it is.
+ */
+function shownAsPath(p: string): string | undefined {
+  const m = FILE_URL.exec(p);
+  if (m === null) return p;
+  const host = m[1];
+  if (host !== undefined && !URL_DRIVE.test(host) && !isLocalHost(host)) return undefined;
+  const path = fileUrlPaths(p);
+  return path.length === 0 ? p : drivePath(decodeEscapes(path[0]!));
 }
 
 /**

@@ -9,7 +9,7 @@ import { Minimatch, braceExpand } from 'minimatch';
 import type { MinimatchOptions } from 'minimatch';
 import { isRoot, matchForms, samePath } from './paths.js';
 import { callCounts, givenToolName, toolNameMatched, FIELD_OF_ACCESS, READ_FIELDS, WRITE_FIELDS, toolNameSet } from './call.js';
-import { MAX_GLOB_ALTERNATIVES, nearToolName, readsWorkspace, toolNameKey } from '../events.js';
+import { MAX_GLOB_ALTERNATIVES, nearToolName, toolNameKey } from '../events.js';
 import type { AuditedCall, PathField } from './call.js';
 import { visibleOneLine } from '../safe-text.js';
 import { flagOption, listOption } from '../option-values.js';
@@ -304,7 +304,7 @@ export class Policy {
       if (CHANGE_KINDS.has(call.kind)) {
         if (this.options.noWrites) out.push({ check: '--no-writes', call, noPath: true });
         for (const glob of this.denyWrite) out.push({ check: '--deny-write', pattern: glob.text, call, noPath: true });
-      } else if (call.kind === 'read' && !readsWorkspace(call.tool)) {
+      } else if (call.kind === 'read' && !call.facts.wholeWorkspace) {
         for (const glob of this.denyRead) out.push({ check: '--deny-read', pattern: glob.text, call, noPath: true });
       }
       return out;
