@@ -699,7 +699,7 @@ function stopCommand(name: string, command: StartedCommand, io: Io): Promise<voi
  * run does not end with the agent left at work unseen.
  */
 async function commandEnds(name: string, command: StartedCommand, io: Io): Promise<void> {
-  const late = await Promise.race([command.exited.then(() => false), new Promise<boolean>((resolve) => setTimeout(() => resolve(true), COMMAND_WAIT_MS).unref())]);
+  const late = await Promise.race([command.exited.then(() => false), after(COMMAND_WAIT_MS).then(() => true)]);
   if (!late) return;
   if (!command.running()) {
     // It ended, but a process it started (an agent under `sh -c`) holds its output open: not ours to find and stop.
@@ -708,8 +708,13 @@ async function commandEnds(name: string, command: StartedCommand, io: Io): Promi
   }
   command.kill('SIGKILL');
   // Reaped before the run ends, not left a zombie to whatever adopts it.
-  await Promise.race([command.ended, new Promise((resolve) => setTimeout(resolve, 1000).unref())]);
+  await Promise.race([command.ended, after(1000)]);
   warn(io, name, `${visibleOneLine(command.name)} was still running ${COMMAND_WAIT_MS / 1000} seconds after it was told to stop: killed (SIGKILL)`);
+}
+
+/** Resolves `ms` later, holding no run open meanwhile. */
+function after(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }
 
 /** The status of a run a signal stopped (see {@link SIGNAL_STATUS}). */

@@ -166,6 +166,30 @@ const FILE_URL = /^file:(?:\/\/([^/?#]*))?([^?#]*)([?#].*)?$/is;
 // A drive at a file URL's path's start (`/C:/x`, `/C|/x`, `C:/x`, `%3A` for the colon), or as its authority (`C:`).
 const URL_DRIVE = /^\/?([A-Za-z])(?::|\||%3a)(?=\/|$)/i;
 
+/** A file URL read: the path it names as written and decoded, its query or fragment, and whether it is of this machine. */
+interface FileUrl {
+  written: string;
+  decoded: string;
+  suffix: string | undefined;
+  local: boolean;
+}
+
+/** `p` read as a file URL (see {@link fileUrlPaths}); undefined when it is none. */
+function fileUrl(p: string): FileUrl | undefined {
+  const m = FILE_URL.exec(p);
+  if (m === null) return undefined;
+  const [, host, rest, suffix] = m as unknown as [string, string | undefined, string, string | undefined];
+  let path: string;
+  let local = true;
+  if (host !== undefined && URL_DRIVE.test(host)) path = `${host}${rest}`;
+  else if (host !== undefined && host !== '' && host.toLowerCase() !== 'localhost') {
+    path = `//${host}${rest || '/'}`;
+    local = false;
+  } else if (host !== undefined || rest.startsWith('/') || URL_DRIVE.test(rest)) path = rest || '/';
+  else return undefined;
+  return { written: drivePath(path), decoded: drivePath(decodeEscapes(path)), suffix, local };
+}
+
 /**
  * The paths a file URL names: `file:///repo/.env` is `/repo/.env`,
  * `file:///C:/x` (also `file:///C|/x`, `file://C:/x`, `file:C:/x`) is
@@ -177,25 +201,12 @@ const URL_DRIVE = /^\/?([A-Za-z])(?::|\||%3a)(?=\/|$)/i;
  * as decoded. None for any other path.
  */
 export function fileUrlPaths(p: string): string[] {
-  const m = FILE_URL.exec(p);
-  if (m === null) return [];
-  const [, host, rest, suffix] = m as unknown as [string, string | undefined, string, string | undefined];
-  let path: string;
-  if (host !== undefined && URL_DRIVE.test(host)) path = `${host}${rest}`;
-  else if (host !== undefined && !isLocalHost(host)) path = `//${host}${rest || '/'}`;
-  else if (host !== undefined || rest.startsWith('/') || URL_DRIVE.test(rest)) path = rest || '/';
-  else return [];
-  const written = drivePath(path);
-  const paths = [written];
-  const decoded = drivePath(decodeEscapes(path));
-  if (decoded !== written) paths.push(decoded);
-  if (suffix !== undefined) paths.push(`${written}${suffix}`);
+  const url = fileUrl(p);
+  if (url === undefined) return [];
+  const paths = [url.written];
+  if (url.decoded !== url.written) paths.push(url.decoded);
+  if (url.suffix !== undefined) paths.push(`${url.written}${url.suffix}`);
   return paths;
-}
-
-/** True for a file URL's host that is this machine: none (`file:///x`), or `localhost`. */
-function isLocalHost(host: string): boolean {
-  return host === '' || host.toLowerCase() === 'localhost';
 }
 
 /** A file URL's path with a drive at its start read as one: `/C:/x`, `/C|/x` are `C:/x`, and a drive alone is its root. */
@@ -223,12 +234,9 @@ function decodeEscapes(path: string): string {
  * else `p` as it is.
  */
 function shownAsPath(p: string): string | undefined {
-  const m = FILE_URL.exec(p);
-  if (m === null) return p;
-  const host = m[1];
-  if (host !== undefined && !URL_DRIVE.test(host) && !isLocalHost(host)) return undefined;
-  const path = fileUrlPaths(p);
-  return path.length === 0 ? p : drivePath(decodeEscapes(path[0]!));
+  const url = fileUrl(p);
+  if (url === undefined) return p;
+  return url.local ? url.decoded : undefined;
 }
 
 /**
