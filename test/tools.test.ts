@@ -112,6 +112,22 @@ function callOf(key: string, args: Record<string, unknown>, cwd = '/home/u/p', n
   return [init, done].map((e) => JSON.stringify(e)).join('\n') + '\n';
 }
 
+t.test('a deny glob names what it matches and everything under it, as a .gitignore line does', async (t) => {
+  const cwd = '/home/u/p';
+  for (const p of ['.github/workflows/ci.yml', './.github/x', '/home/u/p/.github/ci.yml', 'app/.github/ci.yml', '.GITHUB/ci.yml']) {
+    t.ok(violates(oneCall('write', p, cwd), { denyWrite: ['.github'] }), `--deny-write .github: ${p}`);
+  }
+  t.ok(violates(oneCall('read', 'secrets-prod/db/key', cwd), { denyRead: ['secrets*'] }), 'a glob with a wildcard, a directory it matches');
+  t.ok(violates(oneCall('read', '/home/u/p/config/.env/local', cwd), { denyRead: ['**/.env'] }), 'a directory named as a file would be');
+  t.ok(violates(oneCall('write', '/etc/app/conf.d/x', cwd), { denyWrite: ['/etc/app'] }), 'an absolute glob');
+  t.ok(violates(oneCall('write', 'C:\\proj\\.github\\ci.yml', 'C:\\proj'), { denyWrite: ['.github'] }), 'a Windows path');
+  t.notOk(violates(oneCall('write', '.github-old/ci.yml', cwd), { denyWrite: ['.github'] }), 'another name that starts the same');
+  t.ok(violates(oneCall('write', 'src/a.ts', cwd), { denyWrite: ['/home/u'] }), 'a directory above the project: a relative path resolved under it');
+  t.notOk(violates(oneCall('write', 'src/a.ts', cwd), { denyWrite: ['/home/u/q'] }), 'a sibling of the project');
+  t.ok(violates(oneCall('write', 'docs/a.md', cwd), { requireWrite: ['docs'] }), 'a required write is the path asked for, not one under it');
+  t.notOk(violates(oneCall('write', '/srv/a', cwd), { denyWrite: ['/'] }), 'the root is no directory a path lies under');
+});
+
 t.test('a directory a deny glob names is denied itself: deleting or searching it acts on every file under it', async (t) => {
   const cwd = '/home/u/p';
   t.ok(violates(oneCall('delete', '.github', cwd), { denyWrite: ['.github/**'] }), 'deleting the directory');

@@ -123,14 +123,30 @@ function reading(given: string, options: MinimatchOptions, deny: boolean): Readi
   const parts = pattern.split('/').slice(0, -1);
   // The directory parts of each alternative of its braces (the glob itself, without).
   const alternatives = braceExpand(pattern).map((alternative) => alternative.split('/').slice(0, -1));
+  const itself = dir === undefined ? (p: string) => matcher.match(p) : (p: string) => matcher.match(p) || dir.match(p);
   return {
-    match: dir === undefined ? (p) => matcher.match(p) : (p) => matcher.match(p) || dir.match(p),
+    // A deny glob names what it matches and everything under it, as a .gitignore line does: `.github` denies `.github/ci.yml`.
+    match: deny ? (p) => itself(p) || directoriesOf(p).some(itself) : itself,
     name: name !== '' && !GLOB_CHARS.test(name) ? name : undefined,
     above: pattern.includes('/') ? leadingDirectory(parts) : undefined,
     aboves: pattern.includes('/') ? alternatives.map(leadingDirectory) : [],
     floating: alternatives.flatMap(floatingDirectories),
     partial: (p) => matcher.match(p, true),
   };
+}
+
+/**
+ * The directories a path lies under, as it writes them, outermost first:
+ * `a`, `a/b` of `a/b/c`; `/home`, `/home/u` of `/home/u/x`. Not the root
+ * (`/`, `C:`, a share's `//host/share`), which a glob for any file would name.
+ */
+function directoriesOf(path: string): string[] {
+  const out: string[] = [];
+  for (let i = path.indexOf('/', 1); i > 0; i = path.indexOf('/', i + 1)) {
+    const dir = path.slice(0, i);
+    if (path[i - 1] !== '/' && !/^(?:\/\/[^/]*(?:\/[^/]*)?|[A-Za-z]:)$/.test(dir)) out.push(dir);
+  }
+  return out;
 }
 
 /** The plain directories after each `**` of a glob's directory `parts`, up to the next part with a glob character, lower case. */
