@@ -116,16 +116,37 @@ t.test('a deny glob names what it matches and everything under it, as a .gitigno
   const cwd = '/home/u/p';
   for (const p of ['.github/workflows/ci.yml', './.github/x', '/home/u/p/.github/ci.yml', 'app/.github/ci.yml', '.GITHUB/ci.yml']) {
     t.ok(violates(oneCall('write', p, cwd), { denyWrite: ['.github'] }), `--deny-write .github: ${p}`);
+    t.ok(violates(oneCall('write', p, cwd), { denyWrite: ['.github/'] }), `--deny-write .github/: ${p}`);
   }
   t.ok(violates(oneCall('read', 'secrets-prod/db/key', cwd), { denyRead: ['secrets*'] }), 'a glob with a wildcard, a directory it matches');
   t.ok(violates(oneCall('read', '/home/u/p/config/.env/local', cwd), { denyRead: ['**/.env'] }), 'a directory named as a file would be');
+  t.ok(violates(oneCall('write', 'config/keys/a/b', cwd), { denyWrite: ['config/keys'] }), 'a glob with a slash, from the cwd');
+  t.notOk(violates(oneCall('write', 'app/config/keys/a', cwd), { denyWrite: ['config/keys'] }), 'a glob with a slash is not found at any depth');
   t.ok(violates(oneCall('write', '/etc/app/conf.d/x', cwd), { denyWrite: ['/etc/app'] }), 'an absolute glob');
+  t.ok(violates(oneCall('write', 'src/a.ts', cwd), { denyWrite: ['/home/u'] }), 'an absolute glob above the project: a relative path resolved under it');
+  t.ok(violates(oneCall('write', '/srv/a', cwd), { denyWrite: ['/'] }), 'the root names every file');
+  t.ok(violates(oneCall('write', 'src/a.ts', cwd), { denyWrite: ['./'] }), 'the project names every file in it');
   t.ok(violates(oneCall('write', 'C:\\proj\\.github\\ci.yml', 'C:\\proj'), { denyWrite: ['.github'] }), 'a Windows path');
+  t.ok(violates(oneCall('write', 'x.txt', '\\\\srv\\share'), { denyWrite: ['\\\\srv\\share'] }), 'a share, a path written relative');
+  t.ok(violates(oneCall('write', '\\\\srv\\share\\x.txt', '\\\\srv\\share'), { denyWrite: ['\\\\srv\\share'] }), 'a share, a path written absolute');
   t.notOk(violates(oneCall('write', '.github-old/ci.yml', cwd), { denyWrite: ['.github'] }), 'another name that starts the same');
-  t.ok(violates(oneCall('write', 'src/a.ts', cwd), { denyWrite: ['/home/u'] }), 'a directory above the project: a relative path resolved under it');
   t.notOk(violates(oneCall('write', 'src/a.ts', cwd), { denyWrite: ['/home/u/q'] }), 'a sibling of the project');
   t.ok(violates(oneCall('write', 'docs/a.md', cwd), { requireWrite: ['docs'] }), 'a required write is the path asked for, not one under it');
-  t.notOk(violates(oneCall('write', '/srv/a', cwd), { denyWrite: ['/'] }), 'the root is no directory a path lies under');
+  // A relative glob is not tried on the directories above the project: they are where it was run, not what it did.
+  const above: Array<[string, string, 'read' | 'write', string]> = [
+    ['/tmp/work', 'src/a.ts', 'write', 'tmp'],
+    ['/tmp/work', 'src/a.ts', 'write', '**/tmp'],
+    ['/home/u/secrets-manager', 'README.md', 'read', 'secrets*'],
+    ['/home/u/.cursor/worktrees/shop/abc1', 'package.json', 'read', '.*'],
+    ['/home/dev/shop', '/home/dev/shop/notes.md', 'write', 'shop'],
+    ['C:\\proj', 'src\\a.ts', 'write', 'proj'],
+    ['\\\\srv\\share\\app', '\\\\srv\\share\\app\\x.txt', 'write', 'share'],
+  ];
+  for (const [dir, p, kind, glob] of above) {
+    const options = kind === 'read' ? { denyRead: [glob] } : { denyWrite: [glob] };
+    t.notOk(violates(oneCall(kind, p, dir), options), `${glob}, ${p} from ${dir}`);
+  }
+  t.notOk(violates(callOf('grepToolCall', { pattern: 'x', path: '.' }, '/tmp/work'), { denyRead: ['tmp'] }), 'a search of the project from /tmp/work');
 });
 
 t.test('a directory a deny glob names is denied itself: deleting or searching it acts on every file under it', async (t) => {

@@ -7,7 +7,7 @@
  */
 import { Minimatch, braceExpand } from 'minimatch';
 import type { MinimatchOptions } from 'minimatch';
-import { isRoot, matchForms, samePath } from './paths.js';
+import { isAbsolute, isRoot, matchForms, samePath } from './paths.js';
 import { callCounts, givenToolName, toolNameMatched, FIELD_OF_ACCESS, READ_FIELDS, WRITE_FIELDS, toolNameSet } from './call.js';
 import { MAX_GLOB_ALTERNATIVES, nearToolName, toolNameKey } from '../events.js';
 import type { AuditedCall, PathField } from './call.js';
@@ -124,9 +124,9 @@ function reading(given: string, options: MinimatchOptions, deny: boolean): Readi
   // The directory parts of each alternative of its braces (the glob itself, without).
   const alternatives = braceExpand(pattern).map((alternative) => alternative.split('/').slice(0, -1));
   const itself = dir === undefined ? (p: string) => matcher.match(p) : (p: string) => matcher.match(p) || dir.match(p);
+  const under = deny ? underGlob(given, options) : undefined;
   return {
-    // A deny glob names what it matches and everything under it, as a .gitignore line does: `.github` denies `.github/ci.yml`.
-    match: deny ? (p) => itself(p) || directoriesOf(p).some(itself) : itself,
+    match: under === undefined ? itself : (p) => itself(p) || (isAbsolute(p) === under.absolute && under.test(p)),
     name: name !== '' && !GLOB_CHARS.test(name) ? name : undefined,
     above: pattern.includes('/') ? leadingDirectory(parts) : undefined,
     aboves: pattern.includes('/') ? alternatives.map(leadingDirectory) : [],
@@ -136,17 +136,37 @@ function reading(given: string, options: MinimatchOptions, deny: boolean): Readi
 }
 
 /**
- * The directories a path lies under, as it writes them, outermost first:
- * `a`, `a/b` of `a/b/c`; `/home`, `/home/u` of `/home/u/x`. Not the root
- * (`/`, `C:`, a share's `//host/share`), which a glob for any file would name.
+ * What lies under what a deny glob names, as under a line of .gitignore:
+ * `.github` (or `.github/`, which has no other slash) also names every file
+ * under a `.github` directory, at any depth; `secrets/keys` is also
+ * `secrets/keys/**`; `/` is `/**`, and `./` the whole project. Tried only on
+ * the forms of a path of the glob's own kind, absolute or relative: a
+ * relative glob is tried on the path relative to the session's cwd, where no
+ * directory above the project (`/tmp` of `/tmp/work`) lies. Undefined where
+ * the glob already names all that (`…/**`), or names the cwd's parents
+ * (`..`), which no relative form of a path inside the project lies under.
  */
-function directoriesOf(path: string): string[] {
-  const out: string[] = [];
-  for (let i = path.indexOf('/', 1); i > 0; i = path.indexOf('/', i + 1)) {
-    const dir = path.slice(0, i);
-    if (path[i - 1] !== '/' && !/^(?:\/\/[^/]*(?:\/[^/]*)?|[A-Za-z]:)$/.test(dir)) out.push(dir);
+function underGlob(given: string, options: MinimatchOptions): { test: (path: string) => boolean; absolute: boolean } | undefined {
+  const absolute = /^(?:\/|[A-Za-z]:\/)/.test(given);
+  const base = given.replace(/^(\.\/)+/, '').replace(/\/+$/, '');
+  if (base.endsWith('**') || /^\.\.(?:\/\.\.)*$/.test(base)) return undefined;
+  if (absolute || base.includes('/') || base === '' || base === '.') {
+    const matcher = new Minimatch(base === '' || base === '.' ? (absolute ? '/**' : '**') : `${base}/**`, { ...options, matchBase: false });
+    return { test: (p) => matcher.match(p), absolute };
   }
-  return out;
+  // A name at any depth: each directory of the path is tried on its own (`**` on both sides costs as the square of a long path's length).
+  const name = new Minimatch(base, { ...options, matchBase: false });
+  const seen = new Map<string, boolean>();
+  const named = (dir: string): boolean => {
+    let yes = seen.get(dir);
+    if (yes === undefined) {
+      if (seen.size >= 4096) seen.clear();
+      yes = dir !== '' && name.match(dir);
+      seen.set(dir, yes);
+    }
+    return yes;
+  };
+  return { test: (p) => p.split('/').slice(0, -1).some(named), absolute };
 }
 
 /** The plain directories after each `**` of a glob's directory `parts`, up to the next part with a glob character, lower case. */
