@@ -141,12 +141,45 @@ t.test('a deny glob names what it matches and everything under it, as a .gitigno
     ['/home/dev/shop', '/home/dev/shop/notes.md', 'write', 'shop'],
     ['C:\\proj', 'src\\a.ts', 'write', 'proj'],
     ['\\\\srv\\share\\app', '\\\\srv\\share\\app\\x.txt', 'write', 'share'],
+    // However the path is spelt: a file URL, a way out of the project and back.
+    ['/tmp/work', 'file:///tmp/work/a.ts', 'write', 'tmp'],
+    ['/tmp/work', 'file://localhost/tmp/work/a.ts', 'write', 'tmp/'],
+    ['/home/runner/work/repo/repo', 'file:///home/runner/work/repo/repo/x', 'write', 'work'],
+    ['C:\\proj', 'file:///C:/proj/x.txt', 'write', 'proj'],
+    ['/home/dev/shop', '../shop/notes.md', 'write', 'shop'],
+    ['/tmp/work', '../../tmp/work/src/a.ts', 'write', 'tmp'],
+    ['/repo/packages/app', '../../packages/lib/x.ts', 'write', 'packages'],
+    ['/repo/packages/app', 'src/../../app/x.ts', 'write', 'app'],
+    ['C:\\tmp\\work', '..\\..\\tmp\\work\\a.ts', 'write', 'tmp'],
   ];
   for (const [dir, p, kind, glob] of above) {
     const options = kind === 'read' ? { denyRead: [glob] } : { denyWrite: [glob] };
     t.notOk(violates(oneCall(kind, p, dir), options), `${glob}, ${p} from ${dir}`);
   }
   t.notOk(violates(callOf('grepToolCall', { pattern: 'x', path: '.' }, '/tmp/work'), { denyRead: ['tmp'] }), 'a search of the project from /tmp/work');
+  t.notOk(violates(callOf('grepToolCall', { pattern: 'x', path: 'file:///tmp/work' }, '/tmp/work'), { denyRead: ['tmp'] }), 'the same, as a file URL');
+  // Outside the project, a relative glob still names what it would (as `tmp/**` did): the directories of the path from the cwd.
+  t.ok(violates(oneCall('write', '/tmp/x', cwd), { denyWrite: ['tmp'] }), 'a file outside the project, under a directory of that name');
+  t.ok(violates(oneCall('write', '../x.txt', cwd), { denyWrite: ['..'] }), '.. names what lies outside the cwd');
+  t.notOk(violates(oneCall('write', 'src/a.ts', cwd), { denyWrite: ['..'] }), '.. names no file of the project');
+  t.notOk(violates(oneCall('write', '/etc/passwd', cwd), { denyWrite: ['./'] }), './ names no file outside the project');
+  // With a slash only at its end, the directory itself too is found at any depth (deleting it deletes what is under it).
+  t.ok(violates(oneCall('delete', 'app/.github', cwd), { denyWrite: ['.github/'] }), 'deleting a nested .github for .github/');
+  t.notOk(violates(oneCall('delete', 'app/.github', cwd), { denyWrite: ['/etc/.github/'] }), 'an absolute glob does not float');
+  // An absolute glob of one directory is not the project: deleting the project does not delete /etc.
+  t.notOk(violates(oneCall('delete', '.', cwd), { denyWrite: ['/etc'] }), 'deleting the project is not deleting /etc');
+  // No cwd: where the project starts is not known, and a glob with a slash is looked for at any depth.
+  t.ok(violates(oneCall('write', '/home/u/p/config/keys/a', undefined), { denyWrite: ['config/keys'] }), 'no cwd, a glob with a slash');
+  t.ok(violates(oneCall('write', '/home/u/p/tmp/a', undefined), { denyWrite: ['**/tmp'] }), 'no cwd, a name after **');
+});
+
+t.test('a deep path with no cwd: what lies under a deny glob is looked for in the path from its root, not in each of its suffixes', async (t) => {
+  // 3,200 directories: tried on each of its 3,200 suffixes, each glob took minutes, past this test's time limit.
+  const dirs = Array.from({ length: 3200 }, (_, i) => `d${i}`);
+  const deep = `/${dirs.join('/')}/f.txt`;
+  for (const glob of ['.github', '**/tmp', 'config/keys', '**/a/**/b']) t.notOk(violates(oneCall('write', deep, undefined), { denyWrite: [glob] }), glob);
+  t.ok(violates(oneCall('write', deep, undefined), { denyWrite: ['d3000'] }), 'a directory deep in it');
+  t.ok(violates(oneCall('write', deep, undefined), { denyWrite: ['d2000/d2001'] }), 'two directories deep in it');
 });
 
 t.test('a directory a deny glob names is denied itself: deleting or searching it acts on every file under it', async (t) => {

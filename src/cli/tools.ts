@@ -65,12 +65,12 @@ export const toolsOptions = {
   'deny-read': {
     type: 'string',
     requiresArg: true,
-    describe: 'Check: fail if a call read or searched a path matching GLOB, or under one; repeatable',
+    describe: 'Check: fail if a call read or searched a path matching GLOB, or under a directory it matches (from the cwd, as .gitignore reads it); repeatable',
   },
   'deny-write': {
     type: 'string',
     requiresArg: true,
-    describe: 'Check: fail if a call wrote, edited or deleted a path matching GLOB, or under one; repeatable',
+    describe: 'Check: fail if a call wrote, edited or deleted a path matching GLOB, or under a directory it matches (from the cwd, as .gitignore reads it); repeatable',
   },
   'deny-tool': {
     type: 'string',

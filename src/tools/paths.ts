@@ -12,7 +12,7 @@ const DRIVE = /^[A-Za-z]:\//;
 const DRIVE_RELATIVE = /^[A-Za-z]:(?!\/)/;
 
 /** True for `/a/b` and `C:/a/b` (after backslashes became slashes). */
-export function isAbsolute(p: string): boolean {
+function isAbsolute(p: string): boolean {
   return p.startsWith('/') || DRIVE.test(p);
 }
 
@@ -249,7 +249,46 @@ function shownAsPath(p: string): string | undefined {
  * Unicode (NFC) and as Windows reads its names (see {@link windowsName}).
  */
 export function matchForms(p: string, cwd: string | undefined, broad: boolean): string[] {
+  return formsOf(p, cwd, broad, true).forms;
+}
+
+/** The forms of a path that what lies under a deny glob is looked for in (see {@link underForms}). */
+export interface UnderForms {
+  /** The path lies in the session's cwd, as some spelling of it resolves: `relative` holds only its forms from the cwd. */
+  inside: boolean;
+  /** Its relative forms from the cwd: inside it; else out of it and back in with `../` (and with those dropped), or from its root on another; with no cwd, every relative form {@link matchForms} gives, but for the suffixes of an absolute path, which is tried from its root. */
+  relative: string[];
+  /** Its absolute forms. */
+  absolute: string[];
+  /** No cwd is known: where the project starts is not, and a glob with a slash is looked for at any depth. */
+  noCwd: boolean;
+}
+
+/**
+ * The forms of `p` in which a deny glob looks for a directory it names that
+ * `p` lies under: for a path in the session's cwd, only its forms from the
+ * cwd, so that no directory above the project (`/tmp` of `/tmp/work`) is one
+ * a relative glob names, however the path is spelt (`../work/a.ts`,
+ * `file:///tmp/work/a.ts`); and its absolute forms, for an absolute glob.
+ */
+export function underForms(p: string, cwd: string | undefined): UnderForms {
+  const { forms, inside, fromCwd } = formsOf(p, cwd, true, false);
+  const absolute = forms.filter(isAbsolute);
+  const cwdSlashed = cwd === undefined ? undefined : windowsForm(cwd);
+  if (cwdSlashed === undefined || !isAbsolute(cwdSlashed)) return { inside: false, relative: forms.filter((f) => !isAbsolute(f)), absolute, noCwd: true };
+  return { inside: inside.length > 0, relative: inside.length > 0 ? inside : fromCwd, absolute, noCwd: false };
+}
+
+/**
+ * {@link matchForms}, with the forms from the cwd apart (`inside`). Without
+ * `suffixes`, an absolute path with no cwd is tried from its root (`/a/b/c`
+ * as `a/b/c`) rather than from each of its directories.
+ */
+function formsOf(p: string, cwd: string | undefined, broad: boolean, suffixes: boolean): { forms: string[]; inside: string[]; fromCwd: string[] } {
   const forms = new Set<string>();
+  const insideForms = new Set<string>();
+  // The path from the cwd: inside it, or out of it and back in with `../` (and with those dropped), or from its root on another.
+  const fromCwd = new Set<string>();
   const short = shortForm(p);
   // As written, with backslashes as slashes, a Windows long form (`\\?\C:\x`) as the path it names, and a file URL
   // (`file:///repo/.env`) as the path it names.
@@ -270,13 +309,20 @@ export function matchForms(p: string, cwd: string | undefined, broad: boolean): 
       // Inside the cwd, also where one is composed Unicode and the other not (macOS reports names decomposed).
       const inside =
         insidePath(abs, base, broad, windows) ?? (broad ? insidePath(abs.normalize('NFC'), base.normalize('NFC'), true, windows) : undefined);
-      if (inside !== undefined) forms.add(inside);
+      if (inside !== undefined) {
+        forms.add(inside);
+        insideForms.add(inside);
+        fromCwd.add(inside);
+      }
       // Outside it, relative to it too: a glob may name it so (`../secrets/**`); in any case, as the deny globs match.
       else if (broad && isAbsolute(abs) && abs.slice(0, 1).toLowerCase() === base.slice(0, 1).toLowerCase()) {
         const relative = posix.relative(base.toLowerCase(), abs.toLowerCase());
         forms.add(relative);
         // And with its leading `../` dropped, as a path written relative is (`/repo/.github/x` from `/repo/app` is `.github/x`).
         forms.add(relative.replace(/^(\.\.\/)+/, ''));
+        fromCwd.add(relative).add(relative.replace(/^(\.\.\/)+/, ''));
+      } else if (broad && isAbsolute(abs)) {
+        fromCwd.add(fromRoot(abs));
       }
     }
   }
@@ -286,20 +332,31 @@ export function matchForms(p: string, cwd: string | undefined, broad: boolean): 
     for (const form of [...forms]) {
       if (!isAbsolute(form)) continue;
       const parts = form.split('/').filter((part) => part !== '');
-      for (let i = 1; i < parts.length; i++) forms.add(parts.slice(i).join('/'));
+      if (suffixes) for (let i = 1; i < parts.length; i++) forms.add(parts.slice(i).join('/'));
+      else forms.add(fromRoot(form));
     }
   }
   if (broad) {
     // Spellings a file system takes for the same file: composed Unicode (macOS stores names decomposed), and Windows's
     // names with trailing dots or spaces, or naming a file's data stream (`.env::$DATA`).
-    for (const form of [...forms]) {
-      const composed = form.normalize('NFC');
-      forms.add(composed);
-      forms.add(composed.split('/').map(windowsName).join('/'));
+    for (const set of [forms, insideForms, fromCwd]) {
+      for (const form of [...set]) {
+        const composed = form.normalize('NFC');
+        set.add(composed);
+        set.add(composed.split('/').map(windowsName).join('/'));
+      }
     }
   }
   forms.delete('');
-  return [...forms];
+  insideForms.delete('');
+  fromCwd.delete('');
+  return { forms: [...forms], inside: [...insideForms], fromCwd: [...fromCwd] };
+}
+
+/** An absolute path from its root, as a relative one: `/a/b` as `a/b`, `C:/a/b` as `a/b`. */
+function fromRoot(path: string): string {
+  const parts = path.split('/').filter((part) => part !== '');
+  return parts.slice(DRIVE.test(path) ? 1 : 0).join('/');
 }
 
 /** A path segment as Windows reads it: `.env. `, `.env::$DATA` and `secrets::$INDEX_ALLOCATION` (a directory's index) are the name before. */

@@ -7,7 +7,8 @@
  */
 import { Minimatch, braceExpand } from 'minimatch';
 import type { MinimatchOptions } from 'minimatch';
-import { isAbsolute, isRoot, matchForms, samePath } from './paths.js';
+import { isRoot, matchForms, samePath, underForms } from './paths.js';
+import type { UnderForms } from './paths.js';
 import { callCounts, givenToolName, toolNameMatched, FIELD_OF_ACCESS, READ_FIELDS, WRITE_FIELDS, toolNameSet } from './call.js';
 import { MAX_GLOB_ALTERNATIVES, nearToolName, toolNameKey } from '../events.js';
 import type { AuditedCall, PathField } from './call.js';
@@ -65,6 +66,10 @@ interface Glob {
   floating: ReadonlyArray<readonly string[]>;
   /** Whether a path may lie on the way to a path that matches (minimatch's partial match). */
   partial: (path: string) => boolean;
+  /** A deny glob that starts at a root (`/etc`, `C:\\x`, `\\\\host\\share`), not at the session's cwd. */
+  absolute: boolean;
+  /** Whether a path lies under what a deny glob names, its forms given (see underGlob); none for other globs. */
+  under?: (forms: UnderForms) => boolean;
 }
 
 // Matching is lexical and the same on every platform: `/` separates, `\` escapes.
@@ -108,6 +113,8 @@ function compile(text: string, options: MinimatchOptions, deny = false): Glob {
     aboves: [...first.aboves, ...(second?.aboves ?? [])],
     floating: [...first.floating, ...(second?.floating ?? [])],
     partial: second === undefined ? first.partial : (p) => first.partial(p) || second.partial(p),
+    absolute: first.absolute || second?.absolute === true,
+    under: first.under === undefined || second?.under === undefined ? (first.under ?? second?.under) : (u) => first.under!(u) || second.under!(u),
   };
 }
 
@@ -118,55 +125,60 @@ function reading(given: string, options: MinimatchOptions, deny: boolean): Readi
   const pattern = given.replace(/^(\.\/)+/, '').replace(/(.)\/+$/, '$1/**');
   const matcher = new Minimatch(pattern === '' ? '.' : pattern, options);
   // The directory alone names one place: not a base name to match in any directory.
-  const dir = deny && /.\/\*\*$/.test(pattern) ? new Minimatch(pattern.slice(0, -3), { ...options, matchBase: false }) : undefined;
+  // A name with a slash only at its end (`.github/`) is looked for at any depth, as .gitignore reads it (see underGlob).
+  const oneName = !given.replace(/^(\.\/)+/, '').replace(/\/+$/, '').includes('/');
+  const dir = deny && /.\/\*\*$/.test(pattern) ? new Minimatch(pattern.slice(0, -3), { ...options, matchBase: oneName }) : undefined;
   const name = pattern.slice(pattern.lastIndexOf('/') + 1);
   const parts = pattern.split('/').slice(0, -1);
   // The directory parts of each alternative of its braces (the glob itself, without).
   const alternatives = braceExpand(pattern).map((alternative) => alternative.split('/').slice(0, -1));
-  const itself = dir === undefined ? (p: string) => matcher.match(p) : (p: string) => matcher.match(p) || dir.match(p);
-  const under = deny ? underGlob(given, options) : undefined;
+  const absolute = /^(?:\/|[A-Za-z]:\/)/.test(given);
   return {
-    match: under === undefined ? itself : (p) => itself(p) || (isAbsolute(p) === under.absolute && under.test(p)),
+    match: dir === undefined ? (p) => matcher.match(p) : (p) => matcher.match(p) || dir.match(p),
     name: name !== '' && !GLOB_CHARS.test(name) ? name : undefined,
     above: pattern.includes('/') ? leadingDirectory(parts) : undefined,
     aboves: pattern.includes('/') ? alternatives.map(leadingDirectory) : [],
     floating: alternatives.flatMap(floatingDirectories),
     partial: (p) => matcher.match(p, true),
+    absolute,
+    under: deny ? underGlob(given, absolute, options) : undefined,
   };
 }
 
 /**
- * What lies under what a deny glob names, as under a line of .gitignore:
- * `.github` (or `.github/`, which has no other slash) also names every file
- * under a `.github` directory, at any depth; `secrets/keys` is also
- * `secrets/keys/**`; `/` is `/**`, and `./` the whole project. Tried only on
- * the forms of a path of the glob's own kind, absolute or relative: a
- * relative glob is tried on the path relative to the session's cwd, where no
- * directory above the project (`/tmp` of `/tmp/work`) lies. Undefined where
- * the glob already names all that (`…/**`), or names the cwd's parents
- * (`..`), which no relative form of a path inside the project lies under.
+ * Whether a path lies under what a deny glob names, as under a line of
+ * .gitignore, given its forms (see underForms): a glob of one name (`.github`,
+ * `.github/`, `secrets*`, each also after a leading `**`) names a directory of
+ * that name at any depth; one with a slash (`config/keys`), that directory from the cwd (at
+ * any depth where no cwd is known); an absolute one, that directory (`/`,
+ * every file); `.` or `./`, the project. A relative glob is tried on the
+ * forms of the path from the cwd when it lies there, so that no directory
+ * above the project (`/tmp` of `/tmp/work`) is one it names. Undefined where
+ * the glob names what is under it already (`…/**`).
  */
-function underGlob(given: string, options: MinimatchOptions): { test: (path: string) => boolean; absolute: boolean } | undefined {
-  const absolute = /^(?:\/|[A-Za-z]:\/)/.test(given);
+function underGlob(given: string, absolute: boolean, options: MinimatchOptions): ((forms: UnderForms) => boolean) | undefined {
   const base = given.replace(/^(\.\/)+/, '').replace(/\/+$/, '');
-  if (base.endsWith('**') || /^\.\.(?:\/\.\.)*$/.test(base)) return undefined;
-  if (absolute || base.includes('/') || base === '' || base === '.') {
-    const matcher = new Minimatch(base === '' || base === '.' ? (absolute ? '/**' : '**') : `${base}/**`, { ...options, matchBase: false });
-    return { test: (p) => matcher.match(p), absolute };
+  if (base.endsWith('**')) return undefined;
+  if (!absolute && (base === '' || base === '.')) return (u) => u.inside;
+  const one = base.replace(/^(\*\*\/)+/, '');
+  if (!absolute && !one.includes('/') && one !== '') {
+    // A name at any depth: each directory of a form tried on its own (`**` on both sides costs as the square of a long path's length).
+    const name = new Minimatch(one, { ...options, matchBase: false });
+    const seen = new Map<string, boolean>();
+    const named = (dir: string): boolean => {
+      let yes = seen.get(dir);
+      if (yes === undefined) {
+        yes = dir !== '' && name.match(dir);
+        if (seen.size < 4096) seen.set(dir, yes);
+      }
+      return yes;
+    };
+    return (u) => u.relative.some((f) => f.split('/').slice(0, -1).some(named));
   }
-  // A name at any depth: each directory of the path is tried on its own (`**` on both sides costs as the square of a long path's length).
-  const name = new Minimatch(base, { ...options, matchBase: false });
-  const seen = new Map<string, boolean>();
-  const named = (dir: string): boolean => {
-    let yes = seen.get(dir);
-    if (yes === undefined) {
-      if (seen.size >= 4096) seen.clear();
-      yes = dir !== '' && name.match(dir);
-      seen.set(dir, yes);
-    }
-    return yes;
-  };
-  return { test: (p) => p.split('/').slice(0, -1).some(named), absolute };
+  const from = new Minimatch(base === '' ? '/**' : `${base}/**`, { ...options, matchBase: false });
+  if (absolute) return (u) => u.absolute.some((f) => from.match(f));
+  const anywhere = new Minimatch(`**/${base}/**`, { ...options, matchBase: false });
+  return (u) => u.relative.some((f) => (u.noCwd ? anywhere : from).match(f));
 }
 
 /** The plain directories after each `**` of a glob's directory `parts`, up to the next part with a glob character, lower case. */
@@ -203,8 +215,7 @@ const CWD_OR_ABOVE = /^\.(?:\.(?:\/\.\.)*)?$/;
 function deletesUnder(form: string, glob: Glob): boolean {
   // A root holds every file, whatever the session's cwd (or none).
   if (isRoot(form)) return true;
-  const absolute = glob.above !== undefined && glob.above.startsWith('/');
-  if (CWD_OR_ABOVE.test(form)) return !absolute;
+  if (CWD_OR_ABOVE.test(form)) return !glob.absolute;
   const f = form.toLowerCase();
   // A root (`/`, `c:/`) ends in its slash already.
   const under = f.endsWith('/') ? f : `${f}/`;
@@ -393,7 +404,8 @@ export class Policy {
     const reported = new Set<string>();
     for (const path of paths) {
       const forms = matchForms(path, call.cwd, true);
-      const glob = globs.find((g) => forms.some((f) => g.match(f)));
+      let under: UnderForms | undefined;
+      const glob = globs.find((g) => forms.some((f) => g.match(f)) || (g.under !== undefined && g.under((under ??= underForms(path, call.cwd)))));
       if (glob === undefined) continue;
       // One line per file: a result's absolute path is reported as the path the arguments named.
       const shown = call.paths.find((p) => samePath(p, path, call.cwd)) ?? path;
