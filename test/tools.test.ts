@@ -166,8 +166,16 @@ t.test('a deny glob names what it matches and everything under it, as a .gitigno
   // With a slash only at its end, the directory itself too is found at any depth (deleting it deletes what is under it).
   t.ok(violates(oneCall('delete', 'app/.github', cwd), { denyWrite: ['.github/'] }), 'deleting a nested .github for .github/');
   t.notOk(violates(oneCall('delete', 'app/.github', cwd), { denyWrite: ['/etc/.github/'] }), 'an absolute glob does not float');
-  // An absolute glob of one directory is not the project: deleting the project does not delete /etc.
-  t.notOk(violates(oneCall('delete', '.', cwd), { denyWrite: ['/etc'] }), 'deleting the project is not deleting /etc');
+  // Deleting the project deletes what an absolute glob names in it.
+  for (const glob of ['/**/.env', '/{home,root}/**/.env']) t.ok(violates(oneCall('delete', '.', cwd), { denyWrite: [glob] }), `deleting the project, ${glob}`);
+  t.ok(violates(oneCall('delete', '..', 'C:\\Users\\me\\proj'), { denyWrite: ['C:\\Users\\**\\.env'] }), 'deleting above a Windows project');
+  // Every spelling of a path counts: one read as a name in the cwd does not hide another read as a way out of it.
+  t.ok(violates(oneCall('write', '..\\..\\..\\etc\\passwd', cwd), { denyWrite: ['etc'] }), 'backslashes as separators');
+  t.ok(violates(oneCall('write', 'file:///home/u/p/%2e%2e/%2e%2e/%2e%2e/etc/passwd', cwd), { denyWrite: ['..'] }), 'a file URL out of the project');
+  t.ok(violates(oneCall('write', 'C:\\x\\secrets\\y', cwd), { denyWrite: ['secrets'] }), 'a Windows path in a POSIX session');
+  t.ok(violates(oneCall('write', 'D:\\x', 'C:\\proj'), { denyWrite: ['..'] }), 'another drive is outside the project');
+  t.notOk(violates(callOf('lsToolCall', { path: '.' }, '/tmp/work'), { denyRead: ['work/'] }), 'a listing of the project is not of the cwd\'s own name');
+  t.ok(violates(callOf('lsToolCall', { path: 'app/work' }, '/tmp/work'), { denyRead: ['work/'] }), 'a listing of a directory of that name in it');
   // No cwd: where the project starts is not known, and a glob with a slash is looked for at any depth.
   t.ok(violates(oneCall('write', '/home/u/p/config/keys/a', undefined), { denyWrite: ['config/keys'] }), 'no cwd, a glob with a slash');
   t.ok(violates(oneCall('write', '/home/u/p/tmp/a', undefined), { denyWrite: ['**/tmp'] }), 'no cwd, a name after **');

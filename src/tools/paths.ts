@@ -254,9 +254,15 @@ export function matchForms(p: string, cwd: string | undefined, broad: boolean): 
 
 /** The forms of a path that what lies under a deny glob is looked for in (see {@link underForms}). */
 export interface UnderForms {
-  /** The path lies in the session's cwd, as some spelling of it resolves: `relative` holds only its forms from the cwd. */
+  /** The path lies in the session's cwd, as some spelling of it resolves. */
   inside: boolean;
-  /** Its relative forms from the cwd: inside it; else out of it and back in with `../` (and with those dropped), or from its root on another; with no cwd, every relative form {@link matchForms} gives, but for the suffixes of an absolute path, which is tried from its root. */
+  /**
+   * Its forms from the cwd, of each of its spellings (a file URL's as the
+   * path it names): inside it; out of it with `../` (and with those
+   * dropped); from its root, and with `../` before, on another drive. With
+   * no cwd, every relative form {@link matchForms} gives, but for the
+   * suffixes of an absolute path, which is tried from its root.
+   */
   relative: string[];
   /** Its absolute forms. */
   absolute: string[];
@@ -276,7 +282,7 @@ export function underForms(p: string, cwd: string | undefined): UnderForms {
   const absolute = forms.filter(isAbsolute);
   const cwdSlashed = cwd === undefined ? undefined : windowsForm(cwd);
   if (cwdSlashed === undefined || !isAbsolute(cwdSlashed)) return { inside: false, relative: forms.filter((f) => !isAbsolute(f)), absolute, noCwd: true };
-  return { inside: inside.length > 0, relative: inside.length > 0 ? inside : fromCwd, absolute, noCwd: false };
+  return { inside: inside.length > 0, relative: fromCwd, absolute, noCwd: false };
 }
 
 /**
@@ -292,7 +298,10 @@ function formsOf(p: string, cwd: string | undefined, broad: boolean, suffixes: b
   const short = shortForm(p);
   // As written, with backslashes as slashes, a Windows long form (`\\?\C:\x`) as the path it names, and a file URL
   // (`file:///repo/.env`) as the path it names.
-  const spellings = new Set([p, short, ...fileUrlPaths(p)].flatMap((s) => [s, s.replace(/\\/g, '/')]));
+  const urlPaths = fileUrlPaths(p);
+  const spellings = new Set([p, short, ...urlPaths].flatMap((s) => [s, s.replace(/\\/g, '/')]));
+  // A file URL read as a relative path of that name (`file:/tmp/work/a.ts` in the cwd) names no directory of the path from the cwd.
+  const raw = urlPaths.length > 0 ? new Set([p, p.replace(/\\/g, '/'), short, short.replace(/\\/g, '/')]) : undefined;
   const cwdSlashed = cwd === undefined ? undefined : windowsForm(cwd);
   // A Windows session: a share (`\\host\share`) is a root, as a drive is; the forms as POSIX reads `//` are tried too.
   const windows = isWindowsCwd(cwd);
@@ -309,10 +318,11 @@ function formsOf(p: string, cwd: string | undefined, broad: boolean, suffixes: b
       // Inside the cwd, also where one is composed Unicode and the other not (macOS reports names decomposed).
       const inside =
         insidePath(abs, base, broad, windows) ?? (broad ? insidePath(abs.normalize('NFC'), base.normalize('NFC'), true, windows) : undefined);
+      const fromThere = raw?.has(written) ? new Set<string>() : fromCwd;
       if (inside !== undefined) {
         forms.add(inside);
-        insideForms.add(inside);
-        fromCwd.add(inside);
+        if (fromThere === fromCwd) insideForms.add(inside);
+        fromThere.add(inside);
       }
       // Outside it, relative to it too: a glob may name it so (`../secrets/**`); in any case, as the deny globs match.
       else if (broad && isAbsolute(abs) && abs.slice(0, 1).toLowerCase() === base.slice(0, 1).toLowerCase()) {
@@ -320,9 +330,10 @@ function formsOf(p: string, cwd: string | undefined, broad: boolean, suffixes: b
         forms.add(relative);
         // And with its leading `../` dropped, as a path written relative is (`/repo/.github/x` from `/repo/app` is `.github/x`).
         forms.add(relative.replace(/^(\.\.\/)+/, ''));
-        fromCwd.add(relative).add(relative.replace(/^(\.\.\/)+/, ''));
+        fromThere.add(relative).add(relative.replace(/^(\.\.\/)+/, ''));
       } else if (broad && isAbsolute(abs)) {
-        fromCwd.add(fromRoot(abs));
+        // On another drive or share: out of the project (`..` names it), from that root.
+        fromThere.add(fromRoot(abs)).add(`../${fromRoot(abs)}`);
       }
     }
   }

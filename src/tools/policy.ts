@@ -125,9 +125,7 @@ function reading(given: string, options: MinimatchOptions, deny: boolean): Readi
   const pattern = given.replace(/^(\.\/)+/, '').replace(/(.)\/+$/, '$1/**');
   const matcher = new Minimatch(pattern === '' ? '.' : pattern, options);
   // The directory alone names one place: not a base name to match in any directory.
-  // A name with a slash only at its end (`.github/`) is looked for at any depth, as .gitignore reads it (see underGlob).
-  const oneName = !given.replace(/^(\.\/)+/, '').replace(/\/+$/, '').includes('/');
-  const dir = deny && /.\/\*\*$/.test(pattern) ? new Minimatch(pattern.slice(0, -3), { ...options, matchBase: oneName }) : undefined;
+  const dir = deny && /.\/\*\*$/.test(pattern) ? new Minimatch(pattern.slice(0, -3), { ...options, matchBase: false }) : undefined;
   const name = pattern.slice(pattern.lastIndexOf('/') + 1);
   const parts = pattern.split('/').slice(0, -1);
   // The directory parts of each alternative of its braces (the glob itself, without).
@@ -173,7 +171,9 @@ function underGlob(given: string, absolute: boolean, options: MinimatchOptions):
       }
       return yes;
     };
-    return (u) => u.relative.some((f) => f.split('/').slice(0, -1).some(named));
+    // With a slash at its end (`.github/`), the directory itself too, as the glob alone finds it (deleting `app/.github`).
+    const last = given.endsWith('/') ? 0 : -1;
+    return (u) => u.relative.some((f) => f.split('/').slice(0, last || undefined).some(named));
   }
   const from = new Minimatch(base === '' ? '/**' : `${base}/**`, { ...options, matchBase: false });
   if (absolute) return (u) => u.absolute.some((f) => from.match(f));
@@ -215,7 +215,8 @@ const CWD_OR_ABOVE = /^\.(?:\.(?:\/\.\.)*)?$/;
 function deletesUnder(form: string, glob: Glob): boolean {
   // A root holds every file, whatever the session's cwd (or none).
   if (isRoot(form)) return true;
-  if (CWD_OR_ABOVE.test(form)) return !glob.absolute;
+  const absolute = glob.above !== undefined && glob.above.startsWith('/');
+  if (CWD_OR_ABOVE.test(form)) return !absolute;
   const f = form.toLowerCase();
   // A root (`/`, `c:/`) ends in its slash already.
   const under = f.endsWith('/') ? f : `${f}/`;
