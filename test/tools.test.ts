@@ -157,6 +157,13 @@ t.test('a deny glob names what it matches and everything under it, as a .gitigno
     t.notOk(violates(oneCall(kind, p, dir), options), `${glob}, ${p} from ${dir}`);
   }
   t.notOk(violates(callOf('grepToolCall', { pattern: 'x', path: '.' }, '/tmp/work'), { denyRead: ['tmp'] }), 'a search of the project from /tmp/work');
+  // Each alternative of a glob's braces is read as a glob of its own.
+  t.ok(violates(oneCall('write', 'app/secrets/k', '/tmp/work'), { denyWrite: ['{secrets,config/keys}'] }), 'a name at any depth, in braces');
+  t.ok(violates(oneCall('write', 'config/keys/k', '/tmp/work'), { denyWrite: ['{secrets,config/keys}'] }), 'a directory from the cwd, in braces');
+  t.notOk(violates(oneCall('write', 'app/config/keys/k', '/tmp/work'), { denyWrite: ['{secrets,config/keys}'] }), 'not at any depth, in braces');
+  // A share's host and name are its root, not directories of the path.
+  t.notOk(violates(oneCall('write', '\\\\host\\share\\x', 'C:\\proj'), { denyWrite: ['share'] }), 'a share from another root');
+  t.ok(violates(oneCall('write', '\\\\host\\share\\share\\x', 'C:\\proj'), { denyWrite: ['share'] }), 'a directory of that name on a share');
   // What a glob matches itself is tried on every form of a path, as documented: **/tmp/** matches /tmp/work/src/a.ts.
   t.ok(violates(oneCall('write', 'src/a.ts', '/tmp/work'), { denyWrite: ['**/tmp/**'] }), '**/tmp/** from /tmp/work');
   t.notOk(violates(callOf('grepToolCall', { pattern: 'x', path: 'file:///tmp/work' }, '/tmp/work'), { denyRead: ['tmp'] }), 'the same, as a file URL');

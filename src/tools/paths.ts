@@ -364,10 +364,10 @@ function formsOf(p: string, cwd: string | undefined, broad: boolean, suffixes: b
   return { forms: [...forms], inside: [...insideForms], fromCwd: [...fromCwd] };
 }
 
-/** An absolute path from its root, as a relative one: `/a/b` as `a/b`, `C:/a/b` as `a/b`. */
+/** An absolute path from its root, as a relative one: `/a/b` as `a/b`, `C:/a/b` and `//host/share/a/b` as `a/b`. */
 function fromRoot(path: string): string {
   const parts = path.split('/').filter((part) => part !== '');
-  return parts.slice(DRIVE.test(path) ? 1 : 0).join('/');
+  return parts.slice(DRIVE.test(path) ? 1 : path.startsWith('//') ? 2 : 0).join('/');
 }
 
 /** A path segment as Windows reads it: `.env. `, `.env::$DATA` and `secrets::$INDEX_ALLOCATION` (a directory's index) are the name before. */

@@ -130,7 +130,7 @@ function reading(given: string, options: MinimatchOptions, deny: boolean): Readi
   const parts = pattern.split('/').slice(0, -1);
   // The directory parts of each alternative of its braces (the glob itself, without).
   const alternatives = braceExpand(pattern).map((alternative) => alternative.split('/').slice(0, -1));
-  const absolute = /^(?:\/|[A-Za-z]:\/)/.test(given);
+  const absolute = ROOTED.test(given);
   return {
     match: dir === undefined ? (p) => matcher.match(p) : (p) => matcher.match(p) || dir.match(p),
     name: name !== '' && !GLOB_CHARS.test(name) ? name : undefined,
@@ -155,6 +155,22 @@ function reading(given: string, options: MinimatchOptions, deny: boolean): Readi
  * the glob names what is under it already (`…/**`).
  */
 function underGlob(given: string, absolute: boolean, options: MinimatchOptions): ((forms: UnderForms) => boolean) | undefined {
+  // Each alternative of its braces is read as a glob of its own (`{secrets,config/keys}`: a name at any depth, and a directory
+  // from the cwd); past a bound on their number, the glob as a whole.
+  const alternatives = given.includes('{') ? braceExpand(given, { braceExpandMax: MAX_UNDER_ALTERNATIVES + 1 }) : [];
+  if (alternatives.length < 2 || alternatives.length > MAX_UNDER_ALTERNATIVES) return underOne(given, absolute, options);
+  const tests = alternatives.map((one) => underOne(one, ROOTED.test(one), options)).filter((test) => test !== undefined);
+  return tests.length === 0 ? undefined : (u) => tests.some((test) => test(u));
+}
+
+/** The alternatives of a deny glob's braces read each as a glob of its own, at most. */
+const MAX_UNDER_ALTERNATIVES = 64;
+
+/** A glob (its backslashes made slashes) that starts at a root. */
+const ROOTED = /^(?:\/|[A-Za-z]:\/)/;
+
+/** {@link underGlob} for a glob without braces, or one read as a whole. */
+function underOne(given: string, absolute: boolean, options: MinimatchOptions): ((forms: UnderForms) => boolean) | undefined {
   const base = given.replace(/^(\.\/)+/, '').replace(/\/+$/, '');
   if (base.endsWith('**')) return undefined;
   if (!absolute && (base === '' || base === '.')) return (u) => u.inside;
