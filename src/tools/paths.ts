@@ -286,7 +286,8 @@ export function underForms(p: string, cwd: string | undefined): UnderForms {
 }
 
 /**
- * {@link matchForms}, with the forms from the cwd apart (`inside`). Without
+ * {@link matchForms}, with the forms inside the cwd apart (`inside`), and the
+ * forms from the cwd of each spelling (`fromCwd`, see UnderForms). Without
  * `suffixes`, an absolute path with no cwd is tried from its root (`/a/b/c`
  * as `a/b/c`) rather than from each of its directories.
  */

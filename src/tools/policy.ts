@@ -66,7 +66,7 @@ interface Glob {
   floating: ReadonlyArray<readonly string[]>;
   /** Whether a path may lie on the way to a path that matches (minimatch's partial match). */
   partial: (path: string) => boolean;
-  /** A deny glob that starts at a root (`/etc`, `C:\\x`, `\\\\host\\share`), not at the session's cwd. */
+  /** A glob that starts at a root (`/etc`, `C:\x`, `\\host\share`), not at the session's cwd. */
   absolute: boolean;
   /** Whether a path lies under what a deny glob names, its forms given (see underGlob); none for other globs. */
   under?: (forms: UnderForms) => boolean;
@@ -149,7 +149,8 @@ function reading(given: string, options: MinimatchOptions, deny: boolean): Readi
  * `.github/`, `secrets*`, each also after a leading `**`) names a directory of
  * that name at any depth; one with a slash (`config/keys`), that directory from the cwd (at
  * any depth where no cwd is known); an absolute one, that directory (`/`,
- * every file); `.` or `./`, the project. A relative glob is tried on the
+ * every POSIX path); `.` or `./`, the project; each alternative of braces on
+ * its own. A relative glob is tried on the
  * forms of the path from the cwd when it lies there, so that no directory
  * above the project (`/tmp` of `/tmp/work`) is one it names. Undefined where
  * the glob names what is under it already (`…/**`).
@@ -188,8 +189,8 @@ function underOne(given: string, absolute: boolean, options: MinimatchOptions): 
       return yes;
     };
     // With a slash at its end (`.github/`), the directory itself too, as the glob alone finds it (deleting `app/.github`).
-    const last = given.endsWith('/') ? 0 : -1;
-    return (u) => u.relative.some((f) => f.split('/').slice(0, last || undefined).some(named));
+    const dirs = given.endsWith('/') ? (f: string) => f.split('/') : (f: string) => f.split('/').slice(0, -1);
+    return (u) => u.relative.some((f) => dirs(f).some(named));
   }
   const from = new Minimatch(base === '' ? '/**' : `${base}/**`, { ...options, matchBase: false });
   if (absolute) return (u) => u.absolute.some((f) => from.match(f));
