@@ -249,10 +249,10 @@ function shownAsPath(p: string): string | undefined {
  * Unicode (NFC) and as Windows reads its names (see {@link windowsName}).
  */
 export function matchForms(p: string, cwd: string | undefined, broad: boolean): string[] {
-  return formsOf(p, cwd, broad, true).forms;
+  return formsOf(p, cwd, broad).forms;
 }
 
-/** The forms of a path that what lies under a deny glob is looked for in (see {@link underForms}). */
+/** The forms of a path that what lies under a deny glob is looked for in (see {@link denyForms}). */
 export interface UnderForms {
   /** The path lies in the session's cwd, as some spelling of it resolves. */
   inside: boolean;
@@ -271,29 +271,33 @@ export interface UnderForms {
 }
 
 /**
- * The forms of `p` in which a deny glob looks for a directory it names that
- * `p` lies under: for a path in the session's cwd, only its forms from the
- * cwd, so that no directory above the project (`/tmp` of `/tmp/work`) is one
- * a relative glob names, however the path is spelt (`../work/a.ts`,
- * `file:///tmp/work/a.ts`); and its absolute forms, for an absolute glob.
+ * The forms of `p` for the deny checks, in one pass: those a glob is tried
+ * against ({@link matchForms}, broad), and those in which a glob looks for a
+ * directory it names that `p` lies under (`under`): for a relative glob, the
+ * path from the cwd, so that no directory above the project (`/tmp` of
+ * `/tmp/work`) is one it names, however the path is spelt (`../work/a.ts`,
+ * `file:///tmp/work/a.ts`); for an absolute glob, its absolute forms.
  */
-export function underForms(p: string, cwd: string | undefined): UnderForms {
-  const { forms, inside, fromCwd } = formsOf(p, cwd, true, false);
-  const absolute = forms.filter(isAbsolute);
-  const cwdSlashed = cwd === undefined ? undefined : windowsForm(cwd);
-  if (cwdSlashed === undefined || !isAbsolute(cwdSlashed)) return { inside: false, relative: forms.filter((f) => !isAbsolute(f)), absolute, noCwd: true };
-  return { inside: inside.length > 0, relative: fromCwd, absolute, noCwd: false };
+export function denyForms(p: string, cwd: string | undefined): { forms: string[]; under: UnderForms } {
+  const { forms, inside, fromCwd, loose } = formsOf(p, cwd, true);
+  const noCwd = loose !== undefined;
+  return { forms, under: { inside, relative: loose ?? fromCwd, absolute: forms.filter(isAbsolute), noCwd } };
 }
 
 /**
- * {@link matchForms}, with the forms inside the cwd apart (`inside`), and the
- * forms from the cwd of each spelling (`fromCwd`, see UnderForms). Without
- * `suffixes`, an absolute path with no cwd is tried from its root (`/a/b/c`
- * as `a/b/c`) rather than from each of its directories.
+ * {@link matchForms}; and, for the deny checks, whether a spelling lies in
+ * the cwd (`inside`), the forms from the cwd of each spelling (`fromCwd`,
+ * see UnderForms), and with no cwd, the relative forms with an absolute path
+ * tried from its root (`/a/b/c` as `a/b/c`) rather than from each of its
+ * directories (`loose`).
  */
-function formsOf(p: string, cwd: string | undefined, broad: boolean, suffixes: boolean): { forms: string[]; inside: string[]; fromCwd: string[] } {
+function formsOf(
+  p: string,
+  cwd: string | undefined,
+  broad: boolean,
+): { forms: string[]; inside: boolean; fromCwd: string[]; loose: string[] | undefined } {
   const forms = new Set<string>();
-  const insideForms = new Set<string>();
+  let inside = false;
   // The path from the cwd: inside it, or out of it and back in with `../` (and with those dropped), or from its root on another.
   const fromCwd = new Set<string>();
   const short = shortForm(p);
@@ -317,13 +321,13 @@ function formsOf(p: string, cwd: string | undefined, broad: boolean, suffixes: b
       forms.add(abs);
       const base = normalizePath(cwdSlashed, windows);
       // Inside the cwd, also where one is composed Unicode and the other not (macOS reports names decomposed).
-      const inside =
+      const within =
         insidePath(abs, base, broad, windows) ?? (broad ? insidePath(abs.normalize('NFC'), base.normalize('NFC'), true, windows) : undefined);
       const fromThere = raw?.has(written) ? new Set<string>() : fromCwd;
-      if (inside !== undefined) {
-        forms.add(inside);
-        if (fromThere === fromCwd) insideForms.add(inside);
-        fromThere.add(inside);
+      if (within !== undefined) {
+        forms.add(within);
+        if (fromThere === fromCwd) inside = true;
+        fromThere.add(within);
       }
       // Outside it, relative to it too: a glob may name it so (`../secrets/**`); in any case, as the deny globs match.
       else if (broad && isAbsolute(abs) && abs.slice(0, 1).toLowerCase() === base.slice(0, 1).toLowerCase()) {
@@ -338,20 +342,22 @@ function formsOf(p: string, cwd: string | undefined, broad: boolean, suffixes: b
       }
     }
   }
+  let loose: Set<string> | undefined;
   if (broad && (cwdSlashed === undefined || !isAbsolute(cwdSlashed))) {
     // No `cwd` to make an absolute path relative to: where it lies is not known, so it is tried from each of its
-    // directories (`/home/u/p/secrets/k.pem` as `secrets/k.pem` too, for `secrets/**`).
+    // directories (`/home/u/p/secrets/k.pem` as `secrets/k.pem` too, for `secrets/**`); what lies under a glob, from its root.
+    loose = new Set([...forms].filter((form) => !isAbsolute(form)));
     for (const form of [...forms]) {
       if (!isAbsolute(form)) continue;
       const parts = form.split('/').filter((part) => part !== '');
-      if (suffixes) for (let i = 1; i < parts.length; i++) forms.add(parts.slice(i).join('/'));
-      else forms.add(fromRoot(form));
+      for (let i = 1; i < parts.length; i++) forms.add(parts.slice(i).join('/'));
+      loose.add(fromRoot(form));
     }
   }
   if (broad) {
     // Spellings a file system takes for the same file: composed Unicode (macOS stores names decomposed), and Windows's
     // names with trailing dots or spaces, or naming a file's data stream (`.env::$DATA`).
-    for (const set of [forms, insideForms, fromCwd]) {
+    for (const set of [forms, fromCwd, ...(loose ? [loose] : [])]) {
       for (const form of [...set]) {
         const composed = form.normalize('NFC');
         set.add(composed);
@@ -359,10 +365,8 @@ function formsOf(p: string, cwd: string | undefined, broad: boolean, suffixes: b
       }
     }
   }
-  forms.delete('');
-  insideForms.delete('');
-  fromCwd.delete('');
-  return { forms: [...forms], inside: [...insideForms], fromCwd: [...fromCwd] };
+  for (const set of [forms, fromCwd, loose]) set?.delete('');
+  return { forms: [...forms], inside, fromCwd: [...fromCwd], loose: loose && [...loose] };
 }
 
 /** An absolute path from its root, as a relative one: `/a/b` as `a/b`, `C:/a/b` and `//host/share/a/b` as `a/b`. */

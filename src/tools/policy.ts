@@ -7,7 +7,7 @@
  */
 import { Minimatch, braceExpand } from 'minimatch';
 import type { MinimatchOptions } from 'minimatch';
-import { isRoot, matchForms, samePath, underForms } from './paths.js';
+import { denyForms, isRoot, matchForms, samePath } from './paths.js';
 import type { UnderForms } from './paths.js';
 import { callCounts, givenToolName, toolNameMatched, FIELD_OF_ACCESS, READ_FIELDS, WRITE_FIELDS, toolNameSet } from './call.js';
 import { MAX_GLOB_ALTERNATIVES, nearToolName, toolNameKey } from '../events.js';
@@ -145,7 +145,7 @@ function reading(given: string, options: MinimatchOptions, deny: boolean): Readi
 
 /**
  * Whether a path lies under what a deny glob names, as under a line of
- * .gitignore, given its forms (see underForms): a glob of one name (`.github`,
+ * .gitignore, given its forms (see denyForms): a glob of one name (`.github`,
  * `.github/`, `secrets*`, each also after a leading `**`) names a directory of
  * that name at any depth; one with a slash (`config/keys`), that directory from the cwd (at
  * any depth where no cwd is known); an absolute one, that directory (`/`,
@@ -421,9 +421,8 @@ export class Policy {
     if (globs.length === 0) return;
     const reported = new Set<string>();
     for (const path of paths) {
-      const forms = matchForms(path, call.cwd, true);
-      let under: UnderForms | undefined;
-      const glob = globs.find((g) => forms.some((f) => g.match(f)) || (g.under !== undefined && g.under((under ??= underForms(path, call.cwd)))));
+      const { forms, under } = denyForms(path, call.cwd);
+      const glob = globs.find((g) => forms.some((f) => g.match(f)) || (g.under !== undefined && g.under(under)));
       if (glob === undefined) continue;
       // One line per file: a result's absolute path is reported as the path the arguments named.
       const shown = call.paths.find((p) => samePath(p, path, call.cwd)) ?? path;
