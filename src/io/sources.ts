@@ -198,13 +198,10 @@ export function openSources(
           yield end(yield* pooledChunks(file, source, pool, onError, stop));
           continue;
         }
-        if (file?.pipe && name === '-' && options.stdinFd !== undefined) {
-          stdinClosed = true;
-          yield end(yield* socketChunks(file.fd, source, pool, onError, stop));
-          continue;
-        }
-        // A named pipe: the socket reading it closes it.
-        if (file?.pipe && file.owned) {
+        // Standard input's pipe, or a named pipe (whose socket, reading it, closes it).
+        const stdinPipe = name === '-' && options.stdinFd !== undefined;
+        if (file?.pipe && (stdinPipe || file.owned)) {
+          if (stdinPipe) stdinClosed = true;
           yield end(yield* socketChunks(file.fd, source, pool, onError, stop));
           continue;
         }
