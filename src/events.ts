@@ -406,11 +406,14 @@ export function resultText(e: unknown): string | undefined {
 
 /**
  * True for an `is_error` that says yes: `true`, and as a stream written by
- * hand or by another tool may spell it, `1` or `"true"` (any case): a verdict
- * a script trusts does not take a failure so spelt for a success.
+ * hand or by another tool may spell it, `1`, `"1"` or `"true"` (any case): a
+ * verdict a script trusts does not take a failure so spelt for a success.
  */
 function isErrorFlag(value: unknown): boolean {
-  return value === true || value === 1 || (typeof value === 'string' && value.trim().toLowerCase() === 'true');
+  if (value === true || value === 1) return true;
+  if (typeof value !== 'string') return false;
+  const word = value.trim().toLowerCase();
+  return word === 'true' || word === '1';
 }
 
 /**
