@@ -190,6 +190,16 @@ t.test('a deny glob names what it matches and everything under it, as a .gitigno
   t.ok(violates(oneCall('write', '/home/u/p/tmp/a', undefined), { denyWrite: ['**/tmp'] }), 'no cwd, a name after **');
 });
 
+t.test('a path with no cwd is tried from each of its directories, in each of its spellings', async (t) => {
+  // Decomposed Unicode and a name with a trailing dot, as Windows reads it: each tail in each spelling.
+  const forms = matchForms('/x/cafe\u0301./secrets/k.pem', undefined, true);
+  for (const tail of ['cafe\u0301./secrets/k.pem', 'caf\u00e9./secrets/k.pem', 'caf\u00e9/secrets/k.pem', 'secrets/k.pem', 'k.pem']) t.ok(forms.includes(tail), tail);
+  t.notOk(forms.includes('/secrets/k.pem'), 'a tail is relative, not from a root');
+  t.ok(violates(oneCall('write', '/x/cafe\u0301./secrets/k.pem', undefined), { denyWrite: ['caf\u00e9/secrets/**'] }), 'a tail spelt as Windows reads it');
+  // With a cwd, where the project starts is known: no tails.
+  t.notOk(matchForms('/x/y/secrets/k.pem', '/home/u/p', true).includes('secrets/k.pem'), 'not with a cwd');
+});
+
 t.test('a deep path with no cwd: what lies under a deny glob is looked for in the path from its root, not in each of its suffixes', async (t) => {
   // 3,200 directories: tried on each of its 3,200 suffixes, each glob took minutes, past this test's time limit.
   const dirs = Array.from({ length: 3200 }, (_, i) => `d${i}`);

@@ -343,16 +343,14 @@ function formsOf(
     }
   }
   let loose: Set<string> | undefined;
+  // With no `cwd` to make an absolute path relative to, where it lies is not known: it is tried from each of its
+  // directories (`/home/u/p/secrets/k.pem` as `secrets/k.pem` too, for `secrets/**`), and what lies under a glob is
+  // looked for from its root.
+  let rooted: string[] = [];
   if (broad && (cwdSlashed === undefined || !isAbsolute(cwdSlashed))) {
-    // No `cwd` to make an absolute path relative to: where it lies is not known, so it is tried from each of its
-    // directories (`/home/u/p/secrets/k.pem` as `secrets/k.pem` too, for `secrets/**`); what lies under a glob, from its root.
     loose = new Set([...forms].filter((form) => !isAbsolute(form)));
-    for (const form of [...forms]) {
-      if (!isAbsolute(form)) continue;
-      const parts = form.split('/').filter((part) => part !== '');
-      for (let i = 1; i < parts.length; i++) forms.add(parts.slice(i).join('/'));
-      loose.add(fromRoot(form));
-    }
+    rooted = [...forms].filter(isAbsolute);
+    for (const form of rooted) loose.add(fromRoot(form));
   }
   if (broad) {
     // Spellings a file system takes for the same file: composed Unicode (macOS stores names decomposed), and Windows's
@@ -363,6 +361,15 @@ function formsOf(
         set.add(composed);
         set.add(composed.split('/').map(windowsName).join('/'));
       }
+    }
+  }
+  // The absolute paths' tails, made from each spelling of the whole path, which is made a name at a time (composed Unicode
+  // never joins across a slash): the tails of a long path are not spelt again one by one.
+  for (const form of rooted) {
+    const composed = form.normalize('NFC');
+    for (const spelt of new Set([form, composed, composed.split('/').map(windowsName).join('/')])) {
+      const parts = spelt.split('/').filter((part) => part !== '');
+      for (let i = 1; i < parts.length; i++) forms.add(parts.slice(i).join('/'));
     }
   }
   for (const set of [forms, fromCwd, loose]) set?.delete('');
