@@ -356,24 +356,30 @@ function formsOf(
     // Spellings a file system takes for the same file: composed Unicode (macOS stores names decomposed), and Windows's
     // names with trailing dots or spaces, or naming a file's data stream (`.env::$DATA`).
     for (const set of [forms, fromCwd, ...(loose ? [loose] : [])]) {
-      for (const form of [...set]) {
-        const composed = form.normalize('NFC');
-        set.add(composed);
-        set.add(composed.split('/').map(windowsName).join('/'));
-      }
+      for (const form of [...set]) for (const spelt of fileSystemSpellings(form)) set.add(spelt);
     }
   }
   // The absolute paths' tails, made from each spelling of the whole path, which is made a name at a time (composed Unicode
   // never joins across a slash): the tails of a long path are not spelt again one by one.
   for (const form of rooted) {
-    const composed = form.normalize('NFC');
-    for (const spelt of new Set([form, composed, composed.split('/').map(windowsName).join('/')])) {
+    for (const spelt of new Set([form, ...fileSystemSpellings(form)])) {
       const parts = spelt.split('/').filter((part) => part !== '');
       for (let i = 1; i < parts.length; i++) forms.add(parts.slice(i).join('/'));
     }
   }
   for (const set of [forms, fromCwd, loose]) set?.delete('');
   return { forms: [...forms], inside, fromCwd: [...fromCwd], loose: loose && [...loose] };
+}
+
+/**
+ * The other spellings a file system takes for the same file as `form`: in
+ * composed Unicode (macOS stores names decomposed), and that with each name
+ * as Windows reads it (see {@link windowsName}). Each is made a name at a
+ * time: composed Unicode never joins across a slash.
+ */
+function fileSystemSpellings(form: string): [string, string] {
+  const composed = form.normalize('NFC');
+  return [composed, composed.split('/').map(windowsName).join('/')];
 }
 
 /** An absolute path from its root, as a relative one: `/a/b` as `a/b`, `C:/a/b` and `//host/share/a/b` as `a/b`. */
