@@ -11,6 +11,7 @@
 import type { LineShape } from './io/shapes.js';
 import { braceExpand } from 'minimatch';
 import { exactJsonText } from './json-text.js';
+import { clipped } from './safe-text.js';
 
 /** Any JSON object read from the stream. */
 export type JsonObject = { [key: string]: unknown };
@@ -446,7 +447,7 @@ export function resultFailureMessage(e: unknown): string {
   const written = isObject(e) && e.subtype !== undefined && (given === undefined || given === '') ? `subtype ${describeValue(e.subtype)}` : undefined;
   const subtype = given !== undefined && given !== '' && given !== 'success' ? given : isObject(e) && isErrorFlag(e.is_error) ? 'error' : (written ?? given ?? 'failed');
   let detail = str(e, 'error') ?? str(e, 'message') ?? resultText(e);
-  if (detail && detail.length > 200) detail = `${detail.slice(0, 200)}…`;
+  if (detail) detail = clipped(detail, 200);
   return detail ? `${subtype}: ${detail}` : subtype;
 }
 

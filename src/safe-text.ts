@@ -36,6 +36,18 @@ export function visibleJson(text: string): string {
   return text.replace(UNSAFE_IN_JSON, (c) => (c === '\t' || c === '\r' ? ' ' : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`));
 }
 
+/**
+ * `text` cut to its first `max` UTF-16 code units and `…`, when it is longer:
+ * one unit fewer where the cut would fall between the two halves of a
+ * surrogate pair (an emoji), so that no character is cut in two, which
+ * would leave half of one (a lone surrogate, not text in any encoding).
+ */
+export function clipped(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const last = text.charCodeAt(max - 1);
+  return `${text.slice(0, last >= 0xd800 && last <= 0xdbff ? max - 1 : max)}…`;
+}
+
 /** Makes control characters visible (`\x1b`), keeping newlines and tabs: for text meant to span lines. */
 export function visible(text: string): string {
   UNSAFE.lastIndex = 0;

@@ -58,6 +58,13 @@ t.test('exit status follows the last session', async (t) => {
   }
 });
 
+t.test('a failure\'s long message is cut before a character, not between its halves', async (t) => {
+  const m = memoryIo(`${init('a')}\n${JSON.stringify({ type: 'result', is_error: true, result: `${'x'.repeat(199)}😀 and the rest`, session_id: 'a' })}\n`);
+  t.equal(await main([], m.io), EXIT.FAILED);
+  t.match(m.stderr(), `the run failed: error: ${'x'.repeat(199)}… (session a`);
+  t.notMatch(m.stderr(), '\ufffd', 'no half of the emoji is left, to be written as U+FFFD');
+});
+
 t.test('--all reports every session, worst status wins', async (t) => {
   const m = memoryIo(`${ok('a', 'one')}\n${init('b')}\n${ok('c', 'three')}\n`);
   t.equal(await main(['--all'], m.io), EXIT.NO_RESULT);

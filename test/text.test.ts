@@ -445,6 +445,7 @@ t.test('tool lines', async (t) => {
   t.equal(line('web_search', { query: 'x y' }), '→ web_search x y');
   t.equal(line('grep', { pattern: 'TODO', path: 'src' }, 'success', {}), '→ grep TODO');
   t.match(line('shell', { command: 'x'.repeat(500) }), /^→ shell x{200}…$/, 'long targets are clipped');
+  t.equal(line('shell', { command: `${'x'.repeat(199)}😀 and more` }), `→ shell ${'x'.repeat(199)}…`, 'not between the halves of a character');
 });
 
 t.test('a completed call without args: the line from what its start kept is the line from its args', async (t) => {

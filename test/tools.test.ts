@@ -638,6 +638,11 @@ t.test('records leave bulky payloads out unless --full', async (t) => {
   const input = oneCall('read', 'a', '/p').replace('"result":{"success":{}}', `"result":{"error":{"error":"${long}"}}`);
   t.equal((records(runCore(input).out)[0]!.reason as string).length, 1001, 'a long reason is cut');
   t.equal((records(runCore(input, { full: true }).out)[0]!.reason as string).length, 5000);
+  // Cut where an emoji's two halves meet, the reason ends before the emoji: no half of it is left.
+  const emoji = oneCall('read', 'a', '/p').replace('"result":{"success":{}}', `"result":{"error":{"error":"${'x'.repeat(999)}😀${long}"}}`);
+  const out = runCore(emoji).out;
+  t.equal(records(out)[0]!.reason, `${'x'.repeat(999)}…`, 'a character is not cut in two');
+  t.notMatch(out, /\\ud83d/i, 'no lone surrogate is written');
 });
 
 // eslint-disable-next-line no-control-regex

@@ -42,7 +42,7 @@ import {
   subagentCalls,
 } from '../events.js';
 import type { JsonObject, ToolCallFacts, ToolCallResult, ToolResultStatus } from '../events.js';
-import { visible, visibleOneLine } from '../safe-text.js';
+import { clipped, visible, visibleOneLine } from '../safe-text.js';
 
 /** Options of the text core. */
 export interface TextOptions {
@@ -152,7 +152,7 @@ const FAILED_WORD: Partial<Record<string, string>> = {
 const MAX_FIELD = 200;
 
 function clip(s: string): string {
-  return s.length > MAX_FIELD ? `${s.slice(0, MAX_FIELD)}…` : s;
+  return clipped(s, MAX_FIELD);
 }
 
 function plural(n: number, word: string): string {

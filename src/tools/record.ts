@@ -8,7 +8,7 @@ import type { AuditedCall } from './call.js';
 import { pathField } from './call.js';
 import { resolvePath } from './paths.js';
 import { jsonText } from '../json-text.js';
-import { visibleJson } from '../safe-text.js';
+import { clipped, visibleJson } from '../safe-text.js';
 
 /** How records are written. */
 export interface RecordOptions {
@@ -72,7 +72,7 @@ export function auditRecord(call: AuditedCall, options: RecordOptions = {}): Jso
   set('duration_ms', call.durationMs);
   set('execution_ms', f.executionMs);
   if (f.reason !== undefined) {
-    set('reason', !options.full && f.reason.length > REASON_MAX ? `${f.reason.slice(0, REASON_MAX)}…` : f.reason);
+    set('reason', options.full ? f.reason : clipped(f.reason, REASON_MAX));
   }
   set('result_variant', call.variant);
   set('args_error', call.argsError);
