@@ -730,7 +730,10 @@ const KIND_BY_NAME: ReadonlyMap<string, ToolKind> = new Map<string, ToolKind>([
   ...['edit', 'editfile', 'editfiles', 'multiedit', 'strreplace', 'searchreplace', 'applypatch', 'patch', 'notebookedit', 'editnotebook'].map(
     (n) => [n, 'edit'] as const,
   ),
-  ...['delete', 'deletefile', 'remove', 'removefile', 'rm'].map((n) => [n, 'delete'] as const),
+  // A directory's delete too: it deletes every file under it.
+  ...['delete', 'deletefile', 'remove', 'removefile', 'rm', 'rmdir', 'deletedirectory', 'deletedir', 'removedirectory', 'removedir', 'deletefolder', 'removefolder'].map(
+    (n) => [n, 'delete'] as const,
+  ),
   ...[
     'shell',
     'bash',

@@ -439,6 +439,26 @@ t.test('paths the audit finds in more places: an apply_patch text, an MCP call\'
   const move = callOf('mcpToolCall', { name: 'fs', toolName: 'move_file', args: { source: '/tmp/x.yml', destination: '.github/workflows/ci.yml' } });
   t.ok(violates(move, { denyWrite: ['.github/**'] }), 'MCP move_file: its destination');
   t.same(records(runCore(move).out)[0]!.touched, ['/tmp/x.yml', '.github/workflows/ci.yml']);
+  // A delete on an MCP server deletes what is under the directory it names, as the agent's own delete does.
+  for (const [toolName, p, glob] of [
+    ['delete_file', '/', '/etc/**'],
+    ['delete_file', '.', '**/.env'],
+    ['delete_file', '.', 'src/**'],
+    ['delete_directory', '.github', '.github/workflows/**'],
+    ['rmdir', 'config', 'config/.env'],
+  ]) {
+    const mcpDelete = callOf('mcpToolCall', { name: 'fs', toolName, providerIdentifier: 'fs', args: { path: p } });
+    t.ok(violates(mcpDelete, { denyWrite: [glob!] }), `MCP ${toolName} of ${p}: ${glob}`);
+    t.same(records(runCore(mcpDelete).out)[0]!.touched, [p], 'its path, touched');
+  }
+  t.notOk(violates(callOf('mcpToolCall', { name: 'fs', toolName: 'list_directory', args: { path: '.' } }), { denyWrite: ['**/.env'] }), 'an MCP tool of another kind, on the project');
+  t.notOk(violates(callOf('mcpToolCall', { name: 'fs', toolName: 'delete_file', args: { path: 'src' } }), { denyWrite: ['**/.env'] }), 'a directory not known to hold one');
+  // So do the agent's own tools of a directory's delete.
+  for (const name of ['rmdir', 'delete_directory', 'remove_directory', 'delete_dir', 'remove_dir', 'delete_folder', 'remove_folder']) {
+    const own = callOf('function', { path: '.github' }, '/home/u/p', name);
+    t.ok(violates(own, { denyWrite: ['.github/workflows/**'] }), `${name} of .github`);
+    t.same(records(runCore(own).out)[0]!.deleted, ['.github'], `${name} is a delete`);
+  }
   const rename = callOf('function', { from: '.github/workflows/ci.yml', to: 'old.yml' }, '/home/u/p', 'rename_file');
   t.ok(violates(rename, { denyWrite: ['.github/**'] }), 'rename_file: its source');
   t.ok(violates(rename, { noWrites: true }), 'a rename is a write');

@@ -119,13 +119,24 @@ export function toolNameMatched(call: AuditedCall, names: ReadonlySet<string>): 
   const own = call.tool === undefined ? undefined : toolNameKey(call.tool);
   if (own !== undefined && names.has(own)) return own;
   if (names.has(call.kind)) return call.kind;
-  const served = call.kind === 'mcp' && call.facts.mcpTool !== undefined ? toolNameKey(call.facts.mcpTool) : undefined;
+  const served = servedTool(call);
   if (served !== undefined && names.has(served)) return served;
   // And its kind, as for a name given (`--deny-tool read` counts an MCP call to `read_file`, as `--deny-tool read_file` does).
-  const servedKind = served === undefined ? 'other' : toolKind(served);
-  if (servedKind !== 'other' && servedKind !== 'mcp' && names.has(servedKind)) return servedKind;
+  const kind = servedKind(call);
+  if (kind !== 'other' && kind !== 'mcp' && names.has(kind)) return kind;
   if (call.facts.mayRunCommand === true && names.has('shell')) return 'shell';
   return undefined;
+}
+
+/** The key of the tool an MCP call calls on its server (`deletefile` for `delete_file`); undefined for other calls. */
+function servedTool(call: AuditedCall): string | undefined {
+  return call.kind === 'mcp' && call.facts.mcpTool !== undefined ? toolNameKey(call.facts.mcpTool) : undefined;
+}
+
+/** The kind of the tool an MCP call calls on its server (`delete` for `delete_file`); `other` for other calls. */
+export function servedKind(call: AuditedCall): ToolKind {
+  const served = servedTool(call);
+  return served === undefined ? 'other' : toolKind(served);
 }
 
 /** True when the call answers to a name of `names` (see {@link toolNameMatched}). */

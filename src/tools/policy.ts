@@ -9,7 +9,7 @@ import { Minimatch, braceExpand } from 'minimatch';
 import type { MinimatchOptions } from 'minimatch';
 import { denyForms, isRoot, matchForms, samePath } from './paths.js';
 import type { UnderForms } from './paths.js';
-import { callCounts, givenToolName, toolNameMatched, FIELD_OF_ACCESS, READ_FIELDS, WRITE_FIELDS, toolNameSet } from './call.js';
+import { callCounts, givenToolName, servedKind, toolNameMatched, FIELD_OF_ACCESS, READ_FIELDS, WRITE_FIELDS, toolNameSet } from './call.js';
 import { MAX_GLOB_ALTERNATIVES, nearToolName, toolNameKey } from '../events.js';
 import type { AuditedCall, PathField } from './call.js';
 import { visibleOneLine } from '../safe-text.js';
@@ -380,9 +380,12 @@ export class Policy {
     }
     if (READ_FIELDS.has(field)) this.deny('--deny-read', this.denyRead, call, out);
     if (WRITE_FIELDS.has(field)) this.deny('--deny-write', this.denyWrite, call, out);
-    // A delete of a directory above what a deny glob names deletes that too (`.github` for `.github/workflows/**`, the project for any);
-    // a move of one takes it away, or puts another in its place.
-    if (field === 'deleted' || (call.facts.moves && WRITE_FIELDS.has(field))) this.denyAbove(call, out);
+    // A delete of a directory above what a deny glob names deletes that too (`.github` for `.github/workflows/**`, the project for any),
+    // whether the delete is a tool of the agent's or of an MCP server's (`delete_file`, whose paths are `touched`); a move of one
+    // takes it away, or puts another in its place.
+    if (field === 'deleted' || (servedKind(call) === 'delete' && WRITE_FIELDS.has(field)) || (call.facts.moves && WRITE_FIELDS.has(field))) {
+      this.denyAbove(call, out);
+    }
     return out;
   }
 
