@@ -320,6 +320,28 @@ t.test('a session run again (--resume, or a log appended twice): each run printe
       stderr: '',
     },
     {
+      // A log of `--output-format json` runs of a resumed session: each result is a run, its text the answer.
+      name: 'results alone, one after another',
+      input: lines(ok('Monday.'), ok('Tuesday.'), ok('Wednesday.')),
+      stdout: `${label}\nMonday.\n\n${label}\nTuesday.\n\n${label}\nWednesday.\n`,
+      code: EXIT.OK,
+      stderr: '',
+    },
+    {
+      name: 'a result alone, then a failed one',
+      input: lines(ok('One.'), failed('two')),
+      stdout: `${label}\nOne.\n`,
+      code: EXIT.FAILED,
+      stderr: /^ndjson-text: the run failed: error_during_execution: two \(session sess-1, result at stdin:2\)\n$/,
+    },
+    {
+      name: 'a streamed run, then a result alone',
+      input: lines(init(), asst('Hello.'), ok('Hello.'), ok('Second.')),
+      stdout: `${label}\nHello.\n\n${label}\nSecond.\n`,
+      code: EXIT.OK,
+      stderr: '',
+    },
+    {
       // The agent at work after its result, with no init: a run of its own, which no result answers for.
       name: 'a tool call after the result (a lone session): the final message is kept',
       input: lines(init(), asst('First.'), ok('First.'), shell('c9', 'ls')),
@@ -386,6 +408,8 @@ t.test('a session run again (--resume, or a log appended twice): each run printe
   const third = await run(['--all'], lines(init(), asst('A.'), ok('A.'), init('z'), asst('Z.', {}, 'z'), ok('Z.', 'z'), init(), asst('B.'), ok('B.')));
   t.equal(third.stdout, `A.\n\n── session z ──\nZ.\n\n${label}\nB.\n`, '--all: after another session, one label');
   t.equal((await run(['--all'], lines(init(), init(), asst('Once.'), ok('Once.')))).stdout, 'Once.\n', '--all: an init twice before anything else is one run, no label');
+  const results = await run(['--all'], lines(ok('Monday.'), ok('Tuesday.'), init(), asst('Hello.'), ok('Hello.'), ok('Again.')));
+  t.equal(results.stdout, `Monday.\n\n${label}\nTuesday.\n\n${label}\nHello.\n\n${label}\nAgain.\n`, '--all: each result alone is a run, under a label');
 });
 
 t.test('a flush that differs from the deltas before it: the deltas are shown, the flush reported as ndjson-dedupe reports it', async (t) => {

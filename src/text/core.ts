@@ -89,17 +89,19 @@ interface SessionState extends SessionText {
   pending?: Map<string, StartedCall>;
   /** The run has had an event that shows it ran (see showsRun): an `init` now starts another. */
   ran: boolean;
+  /** How many texts and tool calls the session's runs before this one had (none: this is its first, or the first since it settled). */
+  before?: number;
   /** Earlier runs of the session that failed, in order: the verdict still speaks of them. */
   earlier?: SessionText[];
 }
 
 /**
- * True when a session wrote no text and made no tool call: its result, when
- * it has one, is all it said (a lone result, as `--output-format json` gives),
- * and its text is the answer.
+ * True when a session's run wrote no text and made no tool call: its result,
+ * when it has one, is all it said (a lone result, as `--output-format json`
+ * gives), and its text is the answer.
  */
-function saidNothing(s: SessionText): boolean {
-  return s.texts === 0 && s.toolCalls === 0;
+function saidNothing(s: SessionState): boolean {
+  return s.texts + s.toolCalls === (s.before ?? 0);
 }
 
 /**
@@ -654,8 +656,9 @@ export class TextCore implements ToolCore {
         return;
       case 'result': {
         const event = rec.event;
-        // A second result with no `init` between: the first stays part of the verdict, as in ndjson-result --all.
-        this.keepFailedRun(s);
+        // A second result with no `init` between (a log of `--output-format json` runs of a resumed session) is another run,
+        // as in ndjson-result --all: the one before is printed, and kept for the verdict if it failed.
+        if (s.result !== undefined) this.runAgain(s, emit);
         this.tracker.result(event);
         s.failed = resultFailed(event);
         // Read later only for a failed run's message, or as the text of a lone result (json output).
@@ -785,13 +788,15 @@ export class TextCore implements ToolCore {
   }
 
   /**
-   * A session's `init` after its events: the session runs again (`--resume`,
-   * or the same log appended twice). The run before it is done with: what it
+   * A session's `init` after its events, or a second result with none
+   * between: the session runs again (`--resume`, or the same log appended
+   * twice). The run before it is done with: what it
    * left unprinted is printed (by default under a label, as each run is from
    * now on), its calls never completed are shown (`--all`), a failed run, or
    * one that stopped without a result, is kept for the verdict (every run
    * counts, as with ndjson-result --all), and the run's state starts afresh
-   * (the counts are the session's, over all its runs).
+   * (the counts are the session's, over all its runs; `before` says where
+   * the new run's begin).
    */
   private runAgain(s: SessionState, emit: Emit): void {
     if (this.options.all) {
@@ -811,17 +816,13 @@ export class TextCore implements ToolCore {
     s.printed = false;
     s.pending = undefined;
     s.ran = false;
+    s.before = s.texts + s.toolCalls;
   }
 
   /** Default mode: from now on every run is printed under a label; what `s`'s run left unprinted is printed now. */
   private runsApart(s: SessionState, emit: Emit): void {
     this.resumed = true;
     if (!s.printed || s.final.length > 0) this.print(s, emit);
-  }
-
-  /** Before a session's run is done with: if it ended in failure, its verdict is kept for the end. */
-  private keepFailedRun(s: SessionState): void {
-    if (s.result !== undefined && s.failed) this.keepRun(s);
   }
 
   /** Keeps the run `s` is done with for the verdict. */
