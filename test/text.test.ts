@@ -765,6 +765,34 @@ t.test('with 2>&1, what the command after -- writes on stderr stands on a line o
   t.equal(fs.readFileSync(path.join(dir, 'stderr.txt'), 'utf8'), 'agent: rate limited, retrying\n');
 });
 
+t.test('with 2>&1, a line the command leaves open on stderr: its next bytes go on with it, text and warnings start below it', async (t) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ndjson-text-open-'));
+  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
+  fs.writeFileSync(path.join(dir, 'run.ndjson'), lines(init(), delta('Hel'), delta('lo.'), asst('Hello.'), ok('Hello.')));
+  const run = (agent: string, redirect: string, args = '-a') =>
+    spawnSync('bash', ['-c', `env -u NODE_OPTIONS node "${ROOT}/bin/ndjson-text.js" ${args} -- sh -c '${agent}' ${redirect}`], {
+      cwd: dir,
+      encoding: 'utf8',
+      env: { ...TEST_ENV, NO_COLOR: '1' },
+    });
+  // A notice with no newline, as an update check prints it, before the run.
+  const notice = run('printf "Update available: 2.0" >&2; sleep 0.3; cat run.ndjson', '2>&1');
+  t.equal(notice.stdout, 'Update available: 2.0\nHello.\n', 'the text starts below it');
+  t.equal(run('printf "Update available: 2.0" >&2; sleep 0.3; cat run.ndjson', '2>&1', '').stdout, 'Update available: 2.0\nHello.\n', 'the final message too');
+  // Between two deltas: the text's line is ended before it, and the text goes on below it.
+  const between = run('head -2 run.ndjson; sleep 0.3; printf "retrying" >&2; sleep 0.3; tail -n +3 run.ndjson', '2>&1');
+  t.equal(between.stdout, 'Hel\nretrying\nlo.\n');
+  // Its own line, written in two pieces, stays one line.
+  const pieces = run('printf "Connecting..." >&2; sleep 0.3; printf "done\\n" >&2; sleep 0.3; cat run.ndjson', '2>&1');
+  t.equal(pieces.stdout, 'Connecting...done\nHello.\n');
+  // A warning of the tool's own, after it: on a line of its own, whether stderr is shared or not.
+  const noisy = 'printf "Connecting..." >&2; sleep 0.3; echo "not json"; sleep 0.3; cat run.ndjson';
+  t.equal(run(noisy, '2>&1').stdout, 'Connecting...\nndjson-text: sh:1: not JSON: not json\nHello.\n');
+  const apart = run(noisy, '2>stderr.txt');
+  t.equal(apart.stdout, 'Hello.\n');
+  t.equal(fs.readFileSync(path.join(dir, 'stderr.txt'), 'utf8'), 'Connecting...\nndjson-text: sh:1: not JSON: not json\n');
+});
+
 t.test('--all, live: a CRLF or a character split between two deltas read apart is written whole', async (t) => {
   const { Readable } = await import('node:stream');
   const run = async (chunks: string[]) => {

@@ -529,37 +529,42 @@ export function list(value: unknown): string[] | undefined {
  * a line of its own.
  */
 export function warn(io: Io, name: string, message: string): void {
-  toStderr(io, Buffer.from(`${name}: ${message}\n`));
+  toStderr(io, Buffer.from(`${name}: ${message}\n`), false);
 }
 
 /**
  * Writes `data` on stderr, as {@link warn} writes a warning: where stdout and
  * stderr are one place, while a tool runs, into the tool's output after what
- * was made before, a line of live text it would land in ended first.
+ * was made before, a line of live text it would land in ended first. So is a
+ * line the command after `--` left open on stderr, but for the command's own
+ * bytes (`fromCommand`), which go on with it.
  */
-function toStderr(io: Io, data: Buffer): void {
+function toStderr(io: Io, data: Buffer, fromCommand: boolean): void {
   const stream = running.get(io);
   // The output made so far is pushed first: how it ends is then known.
   if (stream?.interject('') === true) {
-    const ended = midLine.get(io) === true;
-    stream.interject(ended ? Buffer.concat([NEWLINE, data]) : data, ended);
+    const open = openLine.get(io);
+    const ended = open === 'output' || (open === 'command' && !fromCommand);
+    stream.interject(ended ? Buffer.concat([NEWLINE, data]) : data, open === 'output');
     return;
   }
-  if (midLine.get(io) === true) {
-    io.stdout.write('\n');
-    midLine.set(io, false);
-  }
+  const open = openLine.get(io);
+  if (open === 'output') io.stdout.write('\n');
+  else if (open === 'command' && !fromCommand) io.stderr.write('\n');
   io.stderr.write(data);
+  if (fromCommand && data.length > 0 && data[data.length - 1] !== 0x0a) openLine.set(io, 'command');
+  else if (data.length > 0) openLine.delete(io);
 }
 
 const NEWLINE = Buffer.from('\n');
 
 /**
- * For a run whose stdout and stderr are one place (see Io.sharedOutput): the
- * output ends mid-line (live text), where a warning would land inside that
- * line; {@link warn} ends it first. Set by {@link runTool} as it writes.
+ * The line the output ends in, when it is not ended: the tool's (live text,
+ * where stdout and stderr are one place, see Io.sharedOutput), or one of the
+ * command's stderr. A warning would land inside it: {@link warn} ends it
+ * first. Set by {@link runTool} as it writes, and by {@link toStderr}.
  */
-const midLine = new WeakMap<Io, boolean>();
+const openLine = new WeakMap<Io, 'output' | 'command'>();
 
 /** The tool stream {@link runTool} is running, for a run whose stdout and stderr are one place: {@link warn} writes into it. */
 const running = new WeakMap<Io, ToolTransform>();
@@ -607,7 +612,7 @@ export interface StartedCommand {
  */
 export function startCommand(argv: string[], io: Io): StartedCommand {
   const child = spawn(argv[0]!, argv.slice(1), { stdio: ['inherit', 'pipe', 'pipe'], env: io.env });
-  child.stderr!.on('data', (chunk: Buffer) => toStderr(io, chunk));
+  child.stderr!.on('data', (chunk: Buffer) => toStderr(io, chunk, true));
   const exited = new Promise<CommandExit>((resolve) => {
     child.once('error', (error: NodeJS.ErrnoException) => resolve({ code: null, signal: null, error }));
     child.once('close', (code, signal) => resolve({ code, signal }));
@@ -811,7 +816,12 @@ export async function runTool(
       inputError = true;
       warn(io, name, visibleOneLine(`${source}: ${describeError(error)}`));
     },
-    onOutput: shared ? (data) => midLine.set(io, data[data.length - 1] !== 0x0a) : undefined,
+    onOutput: shared
+      ? (data, interjected) => {
+          if (data[data.length - 1] === 0x0a) openLine.delete(io);
+          else openLine.set(io, interjected ? 'command' : 'output');
+        }
+      : undefined,
   });
   if (shared) running.set(io, stream);
   // What is owed is written if the reader takes it soon; a reader that has stopped reading does not hold the end back.

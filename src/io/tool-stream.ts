@@ -92,7 +92,7 @@ export interface ToolStreamOptions {
    */
   onSourceError?: (source: string, error: NodeJS.ErrnoException) => void;
   /** Called with each buffer of output the stream pushes, as it pushes it. */
-  onOutput?: (data: Buffer) => void;
+  onOutput?: (data: Buffer, interjected: boolean) => void;
 }
 
 /** A tool's Transform. */
@@ -106,6 +106,9 @@ export type ToolTransform = Transform & {
    * that of line 43. `endsLine`: `text` starts by ending the line the
    * output was in the middle of, so the line end the output writes next, if
    * it comes at once, is that one, and is not written again (no blank line).
+   * A `text` that does not end its line (a command's stderr, written as it
+   * comes) is gone on with by the next `text`, but the output made after it
+   * starts on a line of its own.
    */
   interject(text: string | Buffer, endsLine?: boolean): boolean;
 };
@@ -137,6 +140,8 @@ function withoutLineEnd(out: Buffer): Buffer | null {
   const rest = at === 0 ? out.subarray(size) : Buffer.concat([out.subarray(0, at), out.subarray(at + size)]);
   return rest.length === 0 ? null : rest;
 }
+
+const LINE_END = Buffer.from('\n');
 
 function isSourceChunk(chunk: unknown): chunk is SourceChunk {
   return typeof chunk === 'object' && chunk !== null && !Buffer.isBuffer(chunk) && typeof (chunk as SourceChunk).source === 'string';
@@ -221,6 +226,9 @@ export function toolStream(core: ToolCore, options: ToolStreamOptions = {}): Too
   };
   // The line the output was in the middle of was ended for an interjection (see interject).
   let lineEnded = false;
+  // The last bytes pushed were an interjection's that did not end their line; and an interjection is being pushed.
+  let interjectionOpen = false;
+  let interjecting = false;
   /** The output made so far, as it leaves the stream (told to `onOutput`). */
   const take = (): Buffer | null => {
     let out = collect();
@@ -228,7 +236,12 @@ export function toolStream(core: ToolCore, options: ToolStreamOptions = {}): Too
       lineEnded = false;
       out = withoutLineEnd(out);
     }
-    if (out) options.onOutput?.(out);
+    if (out !== null && interjectionOpen && !interjecting) {
+      // Below the line an interjection left open: a line end the output starts with puts it there, or one is added.
+      interjectionOpen = false;
+      if (withoutLineEnd(out) === out) out = Buffer.concat([LINE_END, out]);
+    }
+    if (out) options.onOutput?.(out, interjecting);
     return out;
   };
   /** The output made before the stream failed with `error`: a line a strict stop left open is ended first (see ToolCore.halt). */
@@ -304,10 +317,13 @@ export function toolStream(core: ToolCore, options: ToolStreamOptions = {}): Too
         // The interjection's own text owes nothing: a line ended before it stays owed after it.
         const owed = lineEnded;
         lineEnded = false;
+        interjecting = true;
         emit(more);
         const out = take();
+        interjecting = false;
         if (out) stream.push(out);
         lineEnded = owed;
+        interjectionOpen = (typeof more === 'string' ? more.charCodeAt(more.length - 1) : more[more.length - 1]) !== 0x0a;
       }
       if (endsLine) lineEnded = true;
       return true;
