@@ -157,6 +157,20 @@ t.test('a command run after -- that ends at once, leaving a process it started a
   t.match(ran.stderr, /^ndjson-text: sh has ended, but a process it started still holds its output open: left running\n$/, 'the agent left running is reported');
 });
 
+t.test('a command run after -- that does not end once told to, nor does a process it started: the command killed, the process said to be left running', async (t) => {
+  // The shell ignores SIGTERM as the agent it waits for does: SIGKILL 5 seconds later ends the shell, not the agent.
+  const { pid, ran } = headOfAgent('stubborn-grandchild', '', (agent) => `sh -c ${JSON.stringify(`trap "" TERM; ${agent}; echo done >&2`)}`);
+  const left = alive(pid);
+  if (left) process.kill(pid, 'SIGKILL');
+  t.equal(ran.stdout, '0 0\n', 'status 0 for both');
+  t.ok(left, 'the agent was left running');
+  t.match(
+    ran.stderr,
+    /^ndjson-text: sh was still running 5 seconds after it was told to stop: killed \(SIGKILL\)\nndjson-text: a process sh started still holds its output open: left running\n$/,
+    'the kill and the agent left running are both reported',
+  );
+});
+
 t.test('a stdout reader that stops reading: memory does not grow with the input', async (t) => {
   const small = LARGE;
   const big = path.join(dir, 'big.ndjson');

@@ -715,7 +715,14 @@ async function commandEnds(name: string, command: StartedCommand, io: Io): Promi
   // Reaped before the run ends, not left a zombie to whatever adopts it.
   await Promise.race([command.ended, after(1000)]);
   warn(io, name, `${visibleOneLine(command.name)} was still running ${COMMAND_WAIT_MS / 1000} seconds after it was told to stop: killed (SIGKILL)`);
+  // Its output still open once it is gone: a process it started (an agent under `sh -c`) holds it, and SIGKILL did not reach it.
+  if (await Promise.race([command.exited.then(() => false), after(OUTPUT_CLOSE_MS).then(() => true)])) {
+    warn(io, name, `a process ${visibleOneLine(command.name)} started still holds its output open: left running`);
+  }
 }
+
+/** How long the pipes of a command killed are given to close, once it has ended, before a process it started is taken to hold them. */
+const OUTPUT_CLOSE_MS = 200;
 
 /** Resolves `ms` later, holding no run open meanwhile. */
 function after(ms: number): Promise<void> {
