@@ -280,8 +280,8 @@ t.test('a session that ended well and goes on is read as if all its state had be
   t.same(
     sessions,
     [
-      { session: 'a', source: 'stdin', line: 3, failed: false, texts: 1, toolCalls: 0, final: '', written: 2, printed: false, ran: true, result: place(3) },
-      { session: 'b', source: 'stdin', line: 7, failed: false, texts: 0, toolCalls: 2, final: '', written: 0, printed: false, ran: true, result: place(7) },
+      { session: 'a', source: 'stdin', line: 3, failed: false, texts: 1, toolCalls: 0, final: '', written: 2, printed: false, ran: true, said: true, result: place(3) },
+      { session: 'b', source: 'stdin', line: 7, failed: false, texts: 0, toolCalls: 2, final: '', written: 0, printed: false, ran: true, said: true, result: place(7) },
     ],
     'what the core reports of sessions that ended well: counts, and their result by its place',
   );

@@ -89,8 +89,8 @@ interface SessionState extends SessionText {
   pending?: Map<string, StartedCall>;
   /** The run has had an event that shows it ran (see showsRun): an `init` now starts another. */
   ran: boolean;
-  /** How many texts and tool calls the session's runs before this one had (none: this is its first, or the first since it settled). */
-  before?: number;
+  /** The run has written text or made a tool call (see saidNothing). */
+  said: boolean;
   /** Earlier runs of the session that failed, in order: the verdict still speaks of them. */
   earlier?: SessionText[];
 }
@@ -101,7 +101,7 @@ interface SessionState extends SessionText {
  * gives), and its text is the answer.
  */
 function saidNothing(s: SessionState): boolean {
-  return s.texts + s.toolCalls === (s.before ?? 0);
+  return !s.said;
 }
 
 /**
@@ -128,7 +128,7 @@ class SettledSession extends Settled<SessionState> {
   /** The session's state, as it was when it settled. */
   state(session: string): SessionState {
     const { source, line, texts, toolCalls, written, printed } = this;
-    return { session, source, line, failed: false, texts, toolCalls, final: '', written, printed, ran: true, result: placeRecord(source, line, 'result') };
+    return { session, source, line, failed: false, texts, toolCalls, final: '', written, printed, ran: true, said: true, result: placeRecord(source, line, 'result') };
   }
 }
 
@@ -622,6 +622,7 @@ export class TextCore implements ToolCore {
         }
         if ((verdict === 'delta' || verdict === 'only-copy') && text.length > 0) {
           s.texts++;
+          s.said = true;
           if (out) {
             s.written += text.length;
             out.text(id, text, verdict === 'delta');
@@ -774,6 +775,7 @@ export class TextCore implements ToolCore {
         written: 0,
         printed: false,
         ran: shows,
+        said: false,
       };
       this.states.set(id, s);
       if (this.states.size === 2 && !this.options.all) this.labelFirst(emit);
@@ -795,8 +797,7 @@ export class TextCore implements ToolCore {
    * now on), its calls never completed are shown (`--all`), a failed run, or
    * one that stopped without a result, is kept for the verdict (every run
    * counts, as with ndjson-result --all), and the run's state starts afresh
-   * (the counts are the session's, over all its runs; `before` says where
-   * the new run's begin).
+   * (the counts are the session's, over all its runs).
    */
   private runAgain(s: SessionState, emit: Emit): void {
     if (this.options.all) {
@@ -816,7 +817,7 @@ export class TextCore implements ToolCore {
     s.printed = false;
     s.pending = undefined;
     s.ran = false;
-    s.before = s.texts + s.toolCalls;
+    s.said = false;
   }
 
   /** Default mode: from now on every run is printed under a label; what `s`'s run left unprinted is printed now. */
@@ -878,6 +879,7 @@ export class TextCore implements ToolCore {
   private toolCallSeen(s: SessionState, field: string | undefined, out: Transcript | null): void {
     this.tracker.toolCall(field === undefined ? {} : { session_id: field });
     s.toolCalls++;
+    s.said = true;
     s.final = '';
     out?.close(s.session);
   }
