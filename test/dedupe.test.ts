@@ -11,6 +11,8 @@ import { canonicalJson, eventKey, firstDifference } from '../src/dedupe/core.js'
 import { isClaudeCodeEvent } from '../src/events.js';
 import { dedupe } from '../src/dedupe/stream.js';
 import { main, dedupeOptions, dedupeSpec, excerptAt } from '../src/cli/dedupe.js';
+import { main as resultMain } from '../src/cli/result.js';
+import { Rng } from '../bench/generate.mjs';
 
 const STREAMS = path.join(ROOT, 'test/fixtures/streams');
 const basic = fs.readFileSync(path.join(STREAMS, 'basic.ndjson'), 'utf8');
@@ -264,6 +266,15 @@ t.test('main()', async (t) => {
       ['', 4, /^ndjson-dedupe: verify: no result to check the kept text against: the input held no events of a run\n$/],
       // Nor an input of events no run is made of, as ndjson-result has it.
       [lines(ev({ type: 'status', ok: true })), 4, /^ndjson-dedupe: verify: no result to check the kept text against: the input held no events of a run\n$/],
+      // A session first named by a hook's line before its init (the run killed as its hook ran), or a wrapper's status: its run
+      // has begun, and owes a result, as ndjson-result has it.
+      [lines(init(), delta('a'), final('a'), result('a'), ev({ type: 'system', subtype: 'hook_started', session_id: 't' })), 4, /^ndjson-dedupe: stdin:5: verify: session t: no result to check the kept text against: the stream ended first\n$/],
+      [lines(ev({ type: 'status', session_id: 't' })), 4, /^ndjson-dedupe: stdin:1: verify: session t: no result to check the kept text against: the stream ended first\n$/],
+      [lines(ev({ type: 'system', subtype: 'hook_started', session_id: 's' }), init(), delta('a'), final('a'), result('a')), 0, null],
+      // After its result, a session's hook line starts no run.
+      [lines(init(), delta('a'), final('a'), result('a'), ev({ type: 'system', subtype: 'hook_response', session_id: 's' })), 0, null],
+      // An init twice, the run reported at the second, its last event, as ndjson-result names it.
+      [lines(init(), init()), 4, /^ndjson-dedupe: stdin:2: verify: session s: no result to check the kept text against: the stream ended first\n$/],
       // A last line cut short after the result: the run went on, and has no result.
       [`${lines(init(), delta('a'), final('a'), result('a'))}{"type":"assistant","message":{"role":"assis`, 4, /^ndjson-dedupe: stdin:5: truncated: [^\n]*\nndjson-dedupe: stdin:5: verify: session s: no result to check the kept text against: the stream ended first\n$/],
       [`${lines(init(), delta('a'), final('a'), result('a'))}{"type":"system","subtype":"init","session_id":"t","cwd":"/`, 4, /\nndjson-dedupe: stdin:5: verify: session t: no result to check the kept text against: the stream ended first\n$/],
@@ -277,6 +288,46 @@ t.test('main()', async (t) => {
     const m = memoryIo(lines(delta('a'), flush('b'), result('a')));
     t.equal(await main([], m.io), 0, 'without --verify a mismatched flush is reported, status 0');
     t.match(m.stderr(), /flush differs/);
+  });
+  t.test('--verify finds the runs without a result that ndjson-result --all finds, at the same lines', async (t) => {
+    const make: Record<string, (s: string | undefined) => Record<string, unknown>> = {
+      init: () => ({ type: 'system', subtype: 'init', cwd: '/p' }),
+      hook: () => ({ type: 'system', subtype: 'hook_started' }),
+      status: () => ({ type: 'system', subtype: 'status' }),
+      wrapper: () => ({ type: 'status' }),
+      user: () => ({ type: 'user', message: text('hi') }),
+      delta: () => ({ type: 'assistant', message: text('x'), timestamp_ms: 1 }),
+      tool: () => ({ type: 'tool_call', subtype: 'started', call_id: 'c', tool_call: { shellToolCall: { args: { command: 'ls' } } } }),
+      ok: () => ({ type: 'result', subtype: 'success', is_error: false, result: '' }),
+      failed: () => ({ type: 'result', subtype: 'error_during_execution', is_error: true, result: 'bad' }),
+    };
+    const kinds = [...Object.keys(make), 'init', 'ok'];
+    const rng = Rng.fromInt(11);
+    // Each run without a result, by its session (none: events without an id) and the line named; or that no run was read.
+    const places = (stderr: string): string[] =>
+      [
+        ...[...stderr.matchAll(/no result event: [^\n]*\((?:session (\w+), )?last event at stdin:(\d+)\)/g)].map((m) => `${m[1] ?? ''}@${m[2]}`),
+        ...[...stderr.matchAll(/stdin:(\d+): verify: (?:session (\w+): )?no result/g)].map((m) => `${m[2] ?? ''}@${m[1]}`),
+        ...[...stderr.matchAll(/the input held no events of a run/g)].map(() => 'no run'),
+      ].sort();
+    let differ = 0;
+    for (let i = 0; i < 400; i++) {
+      const events = Array.from({ length: rng.int(1, 7) }, () => {
+        const session = rng.pick(['a', 'b', 'a', undefined]);
+        const event = make[rng.pick(kinds)]!(session);
+        return ev(session === undefined ? event : { ...event, session_id: session });
+      });
+      const input = lines(...events);
+      const r = memoryIo(input);
+      await resultMain(['--all'], r.io);
+      const d = memoryIo(input);
+      await main(['--verify'], d.io);
+      // (The statuses may differ: --verify gives 3 for kept text that differs from its result, ndjson-result 3 for a failed run.)
+      if (places(r.stderr()).join() !== places(d.stderr()).join()) {
+        if (differ++ < 3) t.fail(`ndjson-result --all: ${places(r.stderr()).join()}; --verify: ${places(d.stderr()).join()}:\n${input}`);
+      }
+    }
+    t.equal(differ, 0, 'no stream of 400 on which they differ');
   });
   t.test('a broken line shaped like an event of a type dedupe does not read is checked, reported and dropped; --strict stops at it', async (t) => {
     const broken = '{"type":"thinking","subtype":"delta","text":"a" "b"}';

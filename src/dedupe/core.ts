@@ -186,6 +186,8 @@ export class DedupeCore implements ToolCore {
   private readonly tracker = new TextTracker();
   private readonly sessions = new Map<string, VerifySession>();
   private readonly seen = new Set<string>();
+  /** Under `verify`: the session ids events have named, so that the first event of each is known (kept as ndjson-result keeps its sessions). */
+  private readonly named = new Set<string>();
   private readonly keys: readonly string[] | undefined;
 
   constructor(private readonly options: DedupeOptions = {}) {
@@ -217,6 +219,15 @@ export class DedupeCore implements ToolCore {
     const session = this.sessionOf(rec);
     // A run's init is where it starts: the run before it was last seen before.
     if (this.options.verify && type !== 'result' && type !== 'system') this.lastSeen(session, rec);
+    // A session first named by a line of no run's type (Claude Code's hook lines before its init, a wrapper's status)
+    // has begun its run, which owes a result, as ndjson-result judges it.
+    if (this.options.verify) {
+      const own = recordSessionField(rec);
+      if (own !== undefined && !this.named.has(own)) {
+        this.named.add(own);
+        if (type !== 'result') this.session(session, rec);
+      }
+    }
     // The agent at work (a prompt and thinking too, not only text and tool calls) is a run that owes a result.
     if (this.options.verify && isRunActivity(type)) this.session(session, rec).worked = true;
     switch (type) {
@@ -237,8 +248,12 @@ export class DedupeCore implements ToolCore {
         // A session's new run (a resumed session): what its last run left unflushed is not this run's text.
         if (isSystemInit(rec.event)) {
           this.newRun(session);
-          // A run starts here, and owes a result, as ndjson-result judges it.
-          if (this.options.verify) this.session(session, rec);
+          // A run starts here, and owes a result, as ndjson-result judges it; an init again before the agent is at work
+          // is the same run, last seen here.
+          if (this.options.verify) {
+            this.session(session, rec);
+            this.lastSeen(session, rec);
+          }
         } else if (this.options.verify) this.lastSeen(session, rec);
         break;
     }
