@@ -383,9 +383,7 @@ export class Policy {
     // A delete of a directory above what a deny glob names deletes that too (`.github` for `.github/workflows/**`, the project for any),
     // whether the delete is a tool of the agent's or of an MCP server's (`delete_file`, whose paths are `touched`); a move of one
     // takes it away, or puts another in its place.
-    if (field === 'deleted' || (servedKind(call) === 'delete' && WRITE_FIELDS.has(field)) || (call.facts.moves && WRITE_FIELDS.has(field))) {
-      this.denyAbove(call, out);
-    }
+    if (field === 'deleted' || (WRITE_FIELDS.has(field) && (call.facts.moves || servedKind(call) === 'delete'))) this.denyAbove(call, out);
     return out;
   }
 
