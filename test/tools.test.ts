@@ -423,6 +423,18 @@ t.test('a call that changes or reads files by its kind, with no path the audit c
   t.notOk(violates(callOf('readToolCall', { offset: 3 }), { denyWrite: ['**'] }), 'a read is no write');
   t.notOk(violates(noPath, { denyRead: ['**'] }), 'an edit is no read');
   t.notOk(violates(callOf('grepToolCall', { pattern: 'x' }), { denyRead: ['**/.env'], noWrites: true }), 'a search that names no path (the whole project) fails no check: it would fail every one');
+  // But one that denies the project itself, as a search of `.` does.
+  for (const [key, args] of [
+    ['grepToolCall', { pattern: 'x' }],
+    ['globToolCall', { globPattern: '*.ts' }],
+    ['lsToolCall', {}],
+  ] as const) {
+    for (const glob of ['./', './**', '.', '**']) {
+      t.ok(violates(callOf(key, args), { denyRead: [glob] }), `${key} of no path, --deny-read ${glob}`);
+      t.equal(violates(callOf(key, args), { denyRead: [glob] }), violates(callOf(key, { ...args, path: '.' }), { denyRead: [glob] }), `${key} of no path is checked as of .`);
+    }
+    t.notOk(violates(callOf(key, args), { denyRead: ['src/**'] }), `${key} of no path, --deny-read src/**`);
+  }
   t.notOk(violates(callOf('shellToolCall', { command: 'ls' }), { noWrites: true }), 'a shell call names no path, and is no write of its own');
   // A tool of unknown kind that names a path may write it: --no-writes fails as --deny-write '**' does.
   t.ok(violates(callOf('frobnicateToolCall', { path: 'assets/logo.svg' }), { noWrites: true }));

@@ -279,6 +279,8 @@ function filterPaths(filter: string, globs: readonly Glob[]): string[] {
 
 // Kinds of tool that change files, whatever paths the audit finds in their calls.
 const CHANGE_KINDS: ReadonlySet<string> = new Set(['write', 'edit', 'delete']);
+/** The kinds of the tools that search a directory, the project (`.`) when they name none. */
+const SEARCH_KINDS: ReadonlySet<string> = new Set(['grep', 'glob', 'ls']);
 const REQUIRED_FIELDS: ReadonlySet<PathField> = new Set(['written', 'edited']);
 
 /** A usage problem with the checks' arguments, or undefined. */
@@ -371,6 +373,9 @@ export class Policy {
         for (const glob of this.denyWrite) out.push({ check: '--deny-write', pattern: glob.text, call, noPath: true });
       } else if (call.kind === 'read' && !call.facts.wholeWorkspace) {
         for (const glob of this.denyRead) out.push({ check: '--deny-read', pattern: glob.text, call, noPath: true });
+      } else if (SEARCH_KINDS.has(call.kind)) {
+        // A search that names no directory searches the project: checked as a search of `.` is.
+        this.deny('--deny-read', this.denyRead, call, out, ['.']);
       }
       return out;
     }
