@@ -588,11 +588,38 @@ t.test('an array of objects is read as its events (Claude Code\'s --output-forma
     t.same(pretty.events, expected.map((e, k) => ({ line: k === 0 ? 2 : 4, ...e })), `pretty-printed, chunks of ${size}`);
     t.same(pretty.problems, []);
   }
-  for (const array of ['[]', '[1,2]', `[${events[0]},3]`, '[[{"type":"x"}]]']) {
+  for (const array of ['[]', '[1,2]', '[[{"type":"x"}]]', `[3,${events[0]}]`]) {
     const seen = read(`${array}\n`);
     t.same(seen.events, [], `${array}: no event`);
-    t.match(seen.problems, [/^in\.ndjson:1: not an object: \[/], `${array}: not an object, as before`);
+    t.same(seen.problems, [`in.ndjson:1: not an object: ${array}`], `${array}: not an object, as before`);
   }
+  // Of objects first: each element is judged as it closes, an object an event, anything else not one, where it starts.
+  for (const size of [0, 1, 7]) {
+    const mixed = read(`[\n  ${events[0]},\n  3,\n  "x",\n  ${events[1]}\n]\n`, size);
+    t.same(mixed.events, [{ line: 2, ...expected[0] }, { line: 5, ...expected[1] }], `mixed, chunks of ${size}: the objects`);
+    t.same(mixed.problems, ['in.ndjson:3: not an object: 3', 'in.ndjson:4: not an object: "x"'], `mixed, chunks of ${size}: the others`);
+    // Cut short (the agent killed as it wrote it): the elements before the cut are read; the cut is reported where its element starts.
+    const cut = read(`[\n  ${events[0]},\n  {"type": "result",\n    "subtype": "succ`, size);
+    t.same(cut.events, [{ line: 2, ...expected[0] }], `cut, chunks of ${size}: the elements before it`);
+    // (Its lines after that one are read again as lines, as those of any value cut short.)
+    t.same(cut.problems, ['in.ndjson:3: truncated: {"type": "result",', 'in.ndjson:4: not JSON: "subtype": "succ'], `cut, chunks of ${size}: where its element starts`);
+  }
+});
+
+t.test('an array of events is read as it comes: each element handed over when it closes, not when the array does', async (t) => {
+  const seen: number[] = [];
+  const reader = new EventReader({ record: (r: EventRecord) => seen.push(r.line), problem: () => t.fail('no problem') });
+  reader.startSource('in.ndjson');
+  const element = (k: number) => JSON.stringify({ type: 'assistant', message: { content: [{ type: 'text', text: `part ${k} ${'x'.repeat(1000)}` }] }, session_id: 's' });
+  reader.write(Buffer.from('[\n'));
+  for (let k = 0; k < 1000; k++) {
+    reader.write(Buffer.from(`${element(k)},\n`));
+    if (seen.length !== k + 1) return t.fail(`element ${k} not handed over when it closed (${seen.length} events)`);
+  }
+  reader.write(Buffer.from(`${element(1000)}\n]\n`));
+  reader.endSource();
+  t.equal(seen.length, 1001, 'every element, once');
+  t.same(seen.slice(0, 3), [2, 3, 4], 'each where it starts');
 });
 
 t.test('a value cut short is truncated where its first line may go on, however it broke; one broken in that line is not JSON', async (t) => {

@@ -884,13 +884,23 @@ interface PendingLine {
   unterminated?: boolean;
 }
 
-/** The elements of a top-level array read by the slow path (see SlowState.array). */
+/** The elements of a top-level array read by the slow path (see SlowState.array), one at a time. */
 interface ArrayElements {
+  /** How many elements have been read whole. */
+  count: number;
+  /**
+   * Its first element is an object: each element is read as it closes, an
+   * object as an event, anything else as not one. Else the array is one
+   * value, not an object, whose elements' texts are kept for its excerpt.
+   */
+  events: boolean;
+  /** With `events` false: the texts of the elements read. */
   texts: string[];
-  lines: number[];
-  /** The text of the element being read, made from its tokens; null between elements. */
+  /** The element being read: its value, its text made from its tokens, and its first line; null between elements. */
+  value: Assembler | null;
   text: TokenFn | null;
   parts: string[];
+  line: number;
 }
 
 /** The state of the slow path: one streaming tokenizer reading across lines. */
@@ -906,11 +916,13 @@ interface SlowState {
   /** How many objects and arrays of the current value are open. */
   depth: number;
   /**
-   * When the current value is an array: its elements' compact texts, numbers
-   * as written, and the lines they start on. An array of objects (none other, one at least)
-   * is read as events, each of its own: Claude Code's `--output-format json`,
-   * in verbose mode, writes the events of a run as one array. Any other
-   * array is not an object.
+   * When the current value is an array: the element being read. An array
+   * whose first element is an object is read as events, each of its own,
+   * as its elements close: Claude Code's `--output-format json`, in verbose
+   * mode, writes the events of a run as one array, which may be long. An
+   * element of it that is not an object is reported as such, where it
+   * starts. Any other array (empty, or of something else first) is not an
+   * object.
    */
   array: ArrayElements | null;
   /** The tokenizer is inside a string. */
@@ -1486,38 +1498,46 @@ export class EventReader {
         slow.text = compactText();
         slow.parts = [];
         slow.depth = 0;
-        slow.array = token.name === 'startArray' ? { texts: [], lines: [], text: null, parts: [] } : null;
+        slow.array = token.name === 'startArray' ? { count: 0, events: false, texts: [], value: null, text: null, parts: [], line: no } : null;
       }
-      slow.assembler.consume(token as never);
       const array = slow.array;
       if (array === null) {
+        slow.assembler.consume(token as never);
         const text = slow.text(token as never);
         if (typeof text === 'string') slow.parts.push(text);
       } else if (slow.depth > 1 || (slow.depth === 1 && token.name !== 'endArray')) {
-        // An element of a top-level array: its own compact text, numbers as written.
+        // An element of a top-level array: its own value and compact text, numbers as written.
         if (slow.depth === 1 && array.text === null) {
+          array.value = new Assembler();
           array.text = compactText();
           array.parts = [];
-          array.lines.push(no);
+          array.line = no;
+          // Read as events, the array needs none of its lines before this element's (a cut is reported where it starts).
+          if (array.events) while (slow.lines.length > 1) slow.lines.shift();
         }
+        array.value!.consume(token as never);
         const text = array.text!(token as never);
         if (typeof text === 'string') array.parts.push(text);
       }
       if (token.name === 'startObject' || token.name === 'startArray') slow.depth++;
       else if (token.name === 'endObject' || token.name === 'endArray') slow.depth--;
       if (array !== null && slow.depth === 1 && array.text !== null) {
-        array.texts.push(array.parts.join(''));
-        array.text = null;
+        this.arrayElement(array, slow);
+        continue;
       }
-      if (slow.assembler.done) {
+      if (array !== null && slow.depth === 0) {
+        slow.open = false;
+        // An empty array, or one of something else first: one value, not an object (see SlowState.array).
+        if (!array.events) this.problem('not an object', slow.lines[0]!.buf, slow.valueLine, Buffer.from(`[${array.texts.join(',')}]`));
+        slow.array = null;
+        slow.lines = [{ buf: slow.lines[slow.lines.length - 1]!.buf, no }];
+        continue;
+      }
+      if (array === null && slow.assembler.done) {
         slow.open = false;
         const value = slow.assembler.current;
         const first = slow.lines[0]!;
-        if (array !== null && Array.isArray(value) && value.length > 0 && value.every(isObject)) {
-          // The events of a run in one array (see SlowState.array): each an event of its own, where it starts.
-          value.forEach((event, k) => this.sink.record({ event: event as AgentEvent, raw: Buffer.from(array.texts[k]!), source: this.source, line: array.lines[k]! }));
-          slow.array = null;
-        } else if (isObject(value)) {
+        if (isObject(value)) {
           this.sink.record({
             event: value as AgentEvent,
             // Its text as read, without the white space: numbers as written (`1.50`, `12345678901234567890123`).
@@ -1532,6 +1552,22 @@ export class EventReader {
         slow.lines = [{ buf: slow.lines[slow.lines.length - 1]!.buf, no }];
       }
     }
+  }
+
+  /** An element of a top-level array read whole (see SlowState.array): an event, or not an object, where it starts. */
+  private arrayElement(array: ArrayElements, slow: SlowState): void {
+    const value: unknown = array.value!.current;
+    const text = array.parts.join('');
+    array.value = null;
+    array.text = null;
+    array.parts = [];
+    if (array.count++ === 0) array.events = isObject(value);
+    if (!array.events) {
+      array.texts.push(text);
+      return;
+    }
+    if (isObject(value)) this.sink.record({ event: value as AgentEvent, raw: Buffer.from(text), source: this.source, line: array.line });
+    else this.problem('not an object', slow.lines[0]!.buf, array.line, Buffer.from(text));
   }
 
   /**
