@@ -15,16 +15,24 @@ export function listOption(value: unknown, name: string): readonly string[] | un
   throw new TypeError(`option ${name} takes a string or an array of strings`);
 }
 
-/** An option that takes one of `choices`, or a list of them with `list`; undefined when not given. */
-export function choiceOption<T extends string>(value: unknown, name: string, choices: readonly T[]): T | undefined {
+/** An option that takes one of `choices` (in any case with `anyCase`, as the command takes it); undefined when not given. */
+export function choiceOption<T extends string>(value: unknown, name: string, choices: readonly T[], anyCase = false): T | undefined {
   if (value === undefined) return undefined;
-  if (typeof value === 'string' && (choices as readonly string[]).includes(value)) return value as T;
+  const choice = typeof value === 'string' ? choices.find((c) => c === value || (anyCase && c.toLowerCase() === value.toLowerCase())) : undefined;
+  if (choice !== undefined) return choice;
   throw new TypeError(`option ${name} takes one of ${choices.join(', ')}, not ${JSON.stringify(value)}`);
 }
 
 /** An option that lists values of `choices`: each checked as {@link choiceOption} checks one. */
-export function choiceList<T extends string>(value: unknown, name: string, choices: readonly T[]): readonly T[] | undefined {
-  return listOption(value, name)?.map((v) => choiceOption(v, name, choices)!);
+export function choiceList<T extends string>(value: unknown, name: string, choices: readonly T[], anyCase = false): readonly T[] | undefined {
+  return listOption(value, name)?.map((v) => choiceOption(v, name, choices, anyCase)!);
+}
+
+/** An option that lists names, none of them empty (an empty one would keep, or name, nothing). */
+export function namesOption(value: unknown, name: string): readonly string[] | undefined {
+  const names = listOption(value, name);
+  if (names?.some((n) => n === '')) throw new TypeError(`option ${name} takes non-empty names`);
+  return names;
 }
 
 /** An option that is on or off: a boolean, or undefined when not given (a string such as `'false'` would be taken as on). */

@@ -86,6 +86,20 @@ t.test('options: a string for a list of one; a value of the wrong shape is a Typ
   t.throws(() => dedupe({ keys: {} as never }), TypeError);
   t.throws(() => tools({ noPending: 'false' as never }), new TypeError('option noPending takes true or false, not "false"'));
   t.throws(() => tools({ noWrites: 1 as never }), TypeError);
+  // What the command refuses as a usage error, which would otherwise turn a check off.
+  t.throws(() => tools({ denyRead: ['**/.env'], tools: '' }), new TypeError('option tools takes non-empty names'));
+  t.throws(() => tools({ tools: [''] }), TypeError);
+  t.throws(() => tools({ denyRead: ['!**/.env'] }), new TypeError("option denyRead takes no negated glob ('!**/.env'): name the paths the check is about"));
+  t.throws(() => tools({ requireWrite: '!docs/**' }), /^option requireWrite takes no negated glob/);
+  t.throws(() => tools({ denyTool: [''] }), new TypeError('option denyTool needs a non-empty value'));
+  // Flags of the other streams, as a check's are.
+  t.throws(() => text({ all: true, thinking: 1 as never }), new TypeError('option thinking takes true or false, not 1'));
+  t.throws(() => text({ color: 'never' as never }), new TypeError('option color takes true or false, not "never"'));
+  t.throws(() => result({ json: 'yes' as never }), TypeError);
+  t.throws(() => dedupe({ verify: 1 as never }), TypeError);
+  // A status in any case, as --status takes it.
+  t.same(await lines(tools({ statuses: ['SUCCESS'] })), await lines(tools({ statuses: ['success'] })), 'statuses in any case');
+  t.doesNotThrow(() => tools({ statuses: 'SpawnERROR' }));
 });
 
 t.test('the tool streams take bytes as a stream of bytes does: Buffer, Uint8Array, strings in their encoding', async (t) => {

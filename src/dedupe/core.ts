@@ -18,7 +18,7 @@ import { assistantKind, getPath, hasOtherContent, isClaudeCodeEvent, isRunActivi
 import { TextTracker, firstDifference, flushMismatch } from '../assistant-text.js';
 import type { FlushMismatch } from '../assistant-text.js';
 import { canonicalJsonText } from '../json-text.js';
-import { listOption } from '../option-values.js';
+import { flagOption, listOption } from '../option-values.js';
 
 export { firstDifference };
 export type { FlushMismatch };
@@ -191,6 +191,7 @@ export class DedupeCore implements ToolCore {
   private readonly keys: readonly string[] | undefined;
 
   constructor(private readonly options: DedupeOptions = {}) {
+    flagOption(options.verify, 'verify');
     const keys = listOption(options.keys, 'keys');
     this.keys = keys && keys.length > 0 ? keys : undefined;
   }

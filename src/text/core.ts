@@ -43,6 +43,7 @@ import {
 } from '../events.js';
 import type { JsonObject, ToolCallFacts, ToolCallResult, ToolResultStatus } from '../events.js';
 import { clipped, visible, visibleOneLine } from '../safe-text.js';
+import { flagOption } from '../option-values.js';
 
 /** Options of the text core. */
 export interface TextOptions {
@@ -535,7 +536,9 @@ export class TextCore implements ToolCore {
 
   private readonly options: TextOptions;
 
-  constructor(options: TextOptions = {}) {
+  constructor(given: TextOptions = {}) {
+    const options: TextOptions = { ...given };
+    for (const flag of ['all', 'tools', 'thinking', 'user', 'color', 'raw'] as const) options[flag] = flagOption(given[flag], flag);
     // As the command has it: with `all`, the tool lines and the prompt unless turned off.
     this.options = { ...options, tools: options.tools ?? true, user: options.user ?? true };
     this.safe = options.raw ? (s) => s : visible;

@@ -36,7 +36,7 @@ import {
 import type { JsonObject, ToolCallFacts, ToolCallResult } from '../events.js';
 import type { AuditedCall, CallStatus } from './call.js';
 import { CALL_STATUSES, callIsTool, toolNameMatched, toolNameSet } from './call.js';
-import { choiceList, choiceOption, listOption } from '../option-values.js';
+import { choiceList, choiceOption, namesOption } from '../option-values.js';
 import { samePath } from './paths.js';
 import { Policy } from './policy.js';
 import type { PolicyOptions, Violation } from './policy.js';
@@ -166,10 +166,11 @@ export class ToolsCore implements ToolCore {
   private readonly options: ToolsOptions;
 
   constructor(options: ToolsOptions = {}) {
-    const statuses = choiceList(options.statuses, 'statuses', CALL_STATUSES);
+    // In any case, as --status takes them.
+    const statuses = choiceList(options.statuses, 'statuses', CALL_STATUSES, true);
     this.options = {
       ...options,
-      tools: listOption(options.tools, 'tools'),
+      tools: namesOption(options.tools, 'tools'),
       statuses,
       paths: choiceOption(options.paths, 'paths', PATHS_CHOICES),
     };

@@ -322,6 +322,9 @@ export class Policy {
       noWrites: flagOption(given.noWrites, 'noWrites'),
       noPending: flagOption(given.noPending, 'noPending'),
     };
+    // What the command refuses as a usage error (an empty value, a negated glob) would otherwise turn a check off.
+    const problem = policyProblem(options);
+    if (problem !== undefined) throw new TypeError(`option ${problem.replace(/--([a-z-]+)/, (_, flag: string) => flag.replace(/-([a-z])/g, (__, c: string) => c.toUpperCase()))}`);
     this.options = options;
     this.denyRead = (options.denyRead ?? []).map((g) => compile(g, DENY, true));
     this.denyWrite = (options.denyWrite ?? []).map((g) => compile(g, DENY, true));
