@@ -217,17 +217,15 @@ export class DedupeCore implements ToolCore {
       return;
     }
     // Every event with a session id names the session being read, whose text an event without one is (see TextTracker.sessionFor).
-    const session = this.sessionOf(rec);
+    const own = recordSessionField(rec);
+    const session = this.tracker.sessionFor(own);
     // A run's init is where it starts: the run before it was last seen before.
     if (this.options.verify && type !== 'result' && type !== 'system') this.lastSeen(session, rec);
     // A session first named by a line of no run's type (Claude Code's hook lines before its init, a wrapper's status)
     // has begun its run, which owes a result, as ndjson-result judges it.
-    if (this.options.verify) {
-      const own = recordSessionField(rec);
-      if (own !== undefined && !this.named.has(own)) {
-        this.named.add(own);
-        if (type !== 'result') this.session(session, rec);
-      }
+    if (this.options.verify && own !== undefined && !this.named.has(own)) {
+      this.named.add(own);
+      if (type !== 'result') this.session(session, rec);
     }
     // The agent at work (a prompt and thinking too, not only text and tool calls) is a run that owes a result.
     if (this.options.verify && isRunActivity(type)) this.session(session, rec).worked = true;
@@ -310,11 +308,6 @@ export class DedupeCore implements ToolCore {
     const count = this.stats.kinds[kind];
     count.read++;
     count.dropped++;
-  }
-
-  /** The session of `rec`: its `session_id`, or without one, the session being read (see TextTracker.sessionFor). */
-  private sessionOf(rec: EventRecord): string {
-    return this.tracker.sessionFor(recordSessionField(rec));
   }
 
   private session(id: string, rec: Place): VerifySession {

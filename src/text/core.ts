@@ -154,10 +154,6 @@ const FAILED_WORD: Partial<Record<string, string>> = {
 
 const MAX_FIELD = 200;
 
-function clip(s: string): string {
-  return clipped(s, MAX_FIELD);
-}
-
 function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? '' : 's'}`;
 }
@@ -258,11 +254,11 @@ export function toolCallLine(name: string, args: JsonObject | undefined, result:
  */
 export function formatToolLine(line: ToolCallLine, safeLine: (s: string) => string): string {
   const failed = line.status !== undefined ? FAILED_WORD[line.status] : undefined;
-  let out = `${failed !== undefined ? '✗' : '→'} ${safeLine(clip(line.name || 'tool'))}`;
-  if (line.target) out += ` ${safeLine(clip(line.target))}`;
+  let out = `${failed !== undefined ? '✗' : '→'} ${safeLine(clipped(line.name || 'tool', MAX_FIELD))}`;
+  if (line.target) out += ` ${safeLine(clipped(line.target, MAX_FIELD))}`;
   if (failed !== undefined) {
     out += ` ${failed}`;
-    if (line.detail) out += `: ${safeLine(clip(line.detail))}`;
+    if (line.detail) out += `: ${safeLine(clipped(line.detail, MAX_FIELD))}`;
   } else if (line.status === 'not completed') {
     out += ' (not completed)';
   } else if (line.detail) {

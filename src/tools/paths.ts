@@ -12,7 +12,7 @@ const DRIVE = /^[A-Za-z]:\//;
 const DRIVE_RELATIVE = /^[A-Za-z]:(?!\/)/;
 
 /** True for `/a/b` and `C:/a/b` (after backslashes became slashes). */
-function isAbsolute(p: string): boolean {
+export function isAbsolute(p: string): boolean {
   return p.startsWith('/') || DRIVE.test(p);
 }
 

@@ -7,7 +7,7 @@
  */
 import { Minimatch, braceExpand } from 'minimatch';
 import type { MinimatchOptions } from 'minimatch';
-import { denyForms, isRoot, matchForms, samePath } from './paths.js';
+import { denyForms, isAbsolute, isRoot, matchForms, samePath } from './paths.js';
 import type { UnderForms } from './paths.js';
 import { callCounts, givenToolName, servedKind, toolNameMatched, FIELD_OF_ACCESS, READ_FIELDS, WRITE_FIELDS, toolNameSet } from './call.js';
 import { MAX_GLOB_ALTERNATIVES, nearToolName, toolNameKey } from '../events.js';
@@ -130,7 +130,7 @@ function reading(given: string, options: MinimatchOptions, deny: boolean): Readi
   const parts = pattern.split('/').slice(0, -1);
   // The directory parts of each alternative of its braces (the glob itself, without).
   const alternatives = braceExpand(pattern).map((alternative) => alternative.split('/').slice(0, -1));
-  const absolute = ROOTED.test(given);
+  const absolute = isAbsolute(given);
   return {
     match: dir === undefined ? (p) => matcher.match(p) : (p) => matcher.match(p) || dir.match(p),
     name: name !== '' && !GLOB_CHARS.test(name) ? name : undefined,
@@ -160,15 +160,12 @@ function underGlob(given: string, absolute: boolean, options: MinimatchOptions):
   // from the cwd); past a bound on their number, the glob as a whole.
   const alternatives = given.includes('{') ? braceExpand(given, { braceExpandMax: MAX_UNDER_ALTERNATIVES + 1 }) : [];
   if (alternatives.length < 2 || alternatives.length > MAX_UNDER_ALTERNATIVES) return underOne(given, absolute, options);
-  const tests = alternatives.map((one) => underOne(one, ROOTED.test(one), options)).filter((test) => test !== undefined);
+  const tests = alternatives.map((one) => underOne(one, isAbsolute(one), options)).filter((test) => test !== undefined);
   return tests.length === 0 ? undefined : (u) => tests.some((test) => test(u));
 }
 
 /** The alternatives of a deny glob's braces read each as a glob of its own, at most. */
 const MAX_UNDER_ALTERNATIVES = 64;
-
-/** A glob (its backslashes made slashes) that starts at a root. */
-const ROOTED = /^(?:\/|[A-Za-z]:\/)/;
 
 /** {@link underGlob} for a glob without braces, or one read as a whole. */
 function underOne(given: string, absolute: boolean, options: MinimatchOptions): ((forms: UnderForms) => boolean) | undefined {
@@ -283,17 +280,23 @@ const CHANGE_KINDS: ReadonlySet<string> = new Set(['write', 'edit', 'delete']);
 const SEARCH_KINDS: ReadonlySet<string> = new Set(['grep', 'glob', 'ls']);
 const REQUIRED_FIELDS: ReadonlySet<PathField> = new Set(['written', 'edited']);
 
-/** A usage problem with the checks' arguments, or undefined. */
-export function policyProblem(options: PolicyOptions): string | undefined {
-  for (const [name, list] of [
-    ['--deny-read', options.denyRead],
-    ['--deny-write', options.denyWrite],
-    ['--require-write', options.requireWrite],
-    ['--deny-tool', options.denyTool],
+/**
+ * A usage problem with the checks' arguments, or undefined: named as the
+ * command's options (`--deny-read`), or with `asOptions` as the library's
+ * (`option denyRead`).
+ */
+export function policyProblem(options: PolicyOptions, asOptions = false): string | undefined {
+  for (const [flag, key] of [
+    ['--deny-read', 'denyRead'],
+    ['--deny-write', 'denyWrite'],
+    ['--require-write', 'requireWrite'],
+    ['--deny-tool', 'denyTool'],
   ] as const) {
+    const list = options[key];
+    const name = asOptions ? `option ${key}` : flag;
     if (list?.some((g) => g === '')) return `${name} needs a non-empty value`;
     // minimatch would read `!src/**` as "every path but src/**"; these checks read globs without negation, where it would match nothing.
-    const negated = name === '--deny-tool' ? undefined : list?.find((g) => g.startsWith('!'));
+    const negated = key === 'denyTool' ? undefined : list?.find((g) => g.startsWith('!'));
     if (negated !== undefined) return `${name} takes no negated glob ('${negated}'): name the paths the check is about`;
   }
   return undefined;
@@ -323,8 +326,8 @@ export class Policy {
       noPending: flagOption(given.noPending, 'noPending'),
     };
     // What the command refuses as a usage error (an empty value, a negated glob) would otherwise turn a check off.
-    const problem = policyProblem(options);
-    if (problem !== undefined) throw new TypeError(`option ${problem.replace(/--([a-z-]+)/, (_, flag: string) => flag.replace(/-([a-z])/g, (__, c: string) => c.toUpperCase()))}`);
+    const problem = policyProblem(options, true);
+    if (problem !== undefined) throw new TypeError(problem);
     this.options = options;
     this.denyRead = (options.denyRead ?? []).map((g) => compile(g, DENY, true));
     this.denyWrite = (options.denyWrite ?? []).map((g) => compile(g, DENY, true));
