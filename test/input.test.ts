@@ -622,6 +622,139 @@ t.test('an array of events is read as it comes: each element handed over when it
   t.same(seen.slice(0, 3), [2, 3, 4], 'each where it starts');
 });
 
+/** Reads `input` with the reader's `options` in writes of `size` bytes (0: one): each record's line, value and bytes, each problem's line, reason and excerpt. */
+function readWith(input: Buffer, size: number, options: ConstructorParameters<typeof EventReader>[1] = {}): unknown[] {
+  const out: unknown[] = [];
+  const reader = new EventReader(
+    {
+      record: (r) => out.push([r.line, JSON.parse(JSON.stringify(r.event)), r.raw.toString('utf8')]),
+      problem: (p) => out.push([p.line, p.reason, formatProblem(p)]),
+    },
+    options,
+  );
+  reader.startSource('in.ndjson');
+  if (size <= 0) reader.write(input);
+  else for (let at = 0; at < input.length; at += size) reader.write(input.subarray(at, at + size));
+  reader.endSource();
+  return out;
+}
+
+// As the tools ask: every event; ndjson-tools' (tool calls skimmed, others let by); ndjson-result's; with unread lines checked.
+const READERS = {
+  'every event': {},
+  'as ndjson-tools reads': {
+    needs: (type: string) => type === 'tool_call' || type === 'system',
+    skim: (type: string) => type === 'tool_call',
+    passes: (type: string) => type !== 'tool_call' && type !== 'system' && type !== 'assistant' && type !== 'user',
+    passDeltas: true,
+  },
+  'as ndjson-result reads': { needs: (type: string) => type === 'result' || type === 'system', passes: (type: string) => type !== 'result' && type !== 'system' },
+  'unread lines checked': { needs: (type: string) => type === 'result', checkUnread: true },
+};
+
+const ELEMENTS = [
+  '{"type":"system","subtype":"init","session_id":"s","cwd":"/w"}',
+  // Escapes as written, which JSON.stringify would not write so.
+  '{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"h\\u00e9llo \\/ ok"}]},"session_id":"s","timestamp_ms":1}',
+  `{"type":"tool_call","subtype":"completed","call_id":"c1","tool_call":{"readToolCall":{"args":{"path":"a.ts"},"result":{"success":{"content":"${'x\\"y'.repeat(2000)}"}}}},"session_id":"s"}`,
+  '{"type":"thinking","subtype":"delta","text":"hm [\\"]","session_id":"s"}',
+  '{"type":"result","subtype":"success","n":1.50,"result":"done","session_id":"s"}',
+];
+
+t.test('an array of compact events on one line is read element by element, each as a line of its own is, in any writes', async (t) => {
+  const after = '{"type":"system","subtype":"status","session_id":"s"}';
+  const input = Buffer.from(`\ufeff[${ELEMENTS.join(',')}] \n${after}\n`);
+  const expected = [...ELEMENTS.map((raw) => [1, JSON.parse(raw), raw]), [2, JSON.parse(after), after]];
+  for (const [name, options] of Object.entries(READERS)) {
+    for (let size = 0; size <= input.length; size += size < 40 ? 1 : 997) {
+      if (!t.same(readWith(input, size, options), expected, `${name}, writes of ${size}: each element, its bytes as written`)) break;
+    }
+  }
+});
+
+t.test('an array on one line that cannot all be read element by element is read on by the slow path: as that path reads it, in any writes', async (t) => {
+  const [first, ...rest] = ELEMENTS;
+  // The same first event with white space in it: the whole line is read by the slow path.
+  const spaced = first!.replace('"type":', '"type": ');
+  // Broken, the slow path, which reads a line's tokens at once, reads none of a one-line array's elements; the elements
+  // before the break (`read`) are read, as those before the cut of an array cut short are.
+  const tails: Array<[string, string, string[]?]> = [
+    ['{"type": "x"}]', 'white space in an element'],
+    ['3,"x",{"type":"y"}]', 'values not objects'],
+    ['{"type":"system","v":tru},{"type":"y"}]', 'an element broken', ELEMENTS],
+    ['{"type":"x","v":"cut', 'cut short, at the end of the input'],
+    ['{"type":"x"}] {"type":"y"}', 'a value glued after it'],
+    ['{"type":"x"},]', 'a comma before its end', [...ELEMENTS, '{"type":"x"}']],
+    ['{"type":"x"},\n{"type":"y"}\n]', 'going on over lines'],
+  ];
+  for (const [tail, what, read] of tails) {
+    const line = (head: string) => Buffer.from(`[${head},${rest.join(',')},${tail}\n{"type":"system","subtype":"status","session_id":"s"}\n`);
+    const input = line(first!);
+    // The slow path's answer: its records' values and lines, its problems' lines and reasons (excerpts show where the line starts).
+    const judged = (out: unknown[]) => out.map((x) => (x as unknown[]).slice(0, 2));
+    for (const [name, options] of Object.entries(READERS)) {
+      const whole = readWith(input, 0, options);
+      const before = (read ?? []).map((raw) => [1, JSON.parse(raw)]);
+      if (!t.same(judged(whole), [...before, ...judged(readWith(line(spaced), 0, options))], `${what}, ${name}: as the slow path reads it`)) continue;
+      for (let size = 1; size <= input.length; size += size < 16 ? 1 : 1999) {
+        if (!t.same(readWith(input, size, options), whole, `${what}, ${name}, writes of ${size}: as in one write`)) break;
+      }
+    }
+  }
+});
+
+t.test('an element is read as the same event on a line of its own is: one of a type the reader does not read, judged by its first key and its end', async (t) => {
+  const lists = [
+    ELEMENTS,
+    // Of a type ndjson-tools and ndjson-result let by: not parsed, a byte flipped in it unnoticed, as on a line.
+    [ELEMENTS[0]!, '{"type":"thinking","subtype":"delta","text":tru,"session_id":"s"}', ELEMENTS[4]!],
+    // Parsed (ndjson-tools skims its large values): a broken one ends what is read element by element.
+    [ELEMENTS[0]!, ELEMENTS[2]!.replace('"a.ts"', '"a.ts",'), ELEMENTS[4]!],
+  ];
+  for (const elements of lists) {
+    for (const [name, options] of Object.entries(READERS)) {
+      const lines = readWith(Buffer.from(`${elements.join('\n')}\n`), 0, options);
+      const array = readWith(Buffer.from(`[${elements.join(',')}]\n`), 0, options);
+      // Until the first broken one (whose line is reported, as any line is, and ends the array's reading): the same, but for
+      // events of the types the reader lets by, of which lines in runs hand over only some (see ReaderOptions.passes).
+      const broken = lines.findIndex((x) => typeof (x as unknown[])[1] === 'string');
+      const passed = (x: unknown) => {
+        const event = (x as unknown[])[1];
+        return typeof event === 'object' && 'passes' in options && options.passes((event as { type: string }).type);
+      };
+      const same = (out: unknown[]) =>
+        out
+          .slice(0, broken === -1 ? undefined : broken)
+          .filter((x) => !passed(x))
+          .map((x) => (x as unknown[]).slice(1));
+      t.same(same(array), same(lines), `${name}, ${elements.length} elements: as on lines`);
+      if (broken !== -1) t.same((array[broken] as unknown[]).slice(0, 2), [1, (lines[broken] as unknown[])[1]], `${name}: the broken one reported, as it is on its line`);
+    }
+  }
+});
+
+t.test('an array on one line longer than a read is read as it comes, holding an element rather than the array', async (t) => {
+  const element = (k: number) => JSON.stringify({ type: 'assistant', message: { content: [{ type: 'text', text: `part ${k} ${'é'.repeat(5000)}` }] }, session_id: 's' });
+  const count = 2000;
+  let seen = 0;
+  const reader = new EventReader({ record: () => seen++, problem: (p) => t.fail(formatProblem(p)) });
+  reader.startSource('in.ndjson');
+  const line = Buffer.from(`[${Array.from({ length: count }, (_, k) => element(k)).join(',')}]`);
+  let most = 0;
+  for (let at = 0; at < line.length; at += 65536) {
+    reader.write(line.subarray(at, at + 65536));
+    // Every element whole in what came has been handed over: at most the one still coming waits.
+    const whole = line.subarray(0, Math.min(line.length, at + 65536)).toString('latin1').split('}]}').length - 1;
+    if (seen < whole - 1) return t.fail(`after ${at + 65536} bytes: ${seen} elements handed over of ${whole} come`);
+    most = Math.max(most, (reader as unknown as { carry: Buffer }).carry.length);
+  }
+  t.equal(seen, count, 'every element, before the line ends');
+  reader.write(Buffer.from('\n'));
+  reader.endSource();
+  t.equal(seen, count, 'none again');
+  t.ok(most < 1 << 20, `the line's buffer held ${most} bytes at most, of a line of ${line.length}`);
+});
+
 t.test('a value cut short is truncated where its first line may go on, however it broke; one broken in that line is not JSON', async (t) => {
   const after = '{"type":"system","subtype":"status","session_id":"s"}';
   const cases: Array<[string, string[]]> = [

@@ -930,6 +930,8 @@ interface SlowState {
   /** The current value's compact JSON text, made from its tokens (see {@link slowTokens}). */
   text: TokenFn;
   parts: string[];
+  /** How many elements of the array the first value is were read already, by {@link EventReader.arrayLine}: not handed over again. */
+  skip: number;
 }
 
 const MAX_STRING = (1 << 29) - 24;
@@ -983,6 +985,86 @@ function isSpace(b: number): boolean {
   return b === 0x20 || b === 0x09 || b === 0x0d || b === 0x0a;
 }
 
+// How far a string is searched a byte at a time before a search by the buffer's own `indexOf` (dearer to call).
+const SHORT_STRING = 32;
+
+/**
+ * How far the elements of an array line have been read (see
+ * EventReader.arrayElements). Offsets are in the line, a byte-order mark
+ * left out.
+ */
+interface ArrayProgress {
+  /** Where the next element is due, or (`after`) the separator after the last one read. */
+  at: number;
+  /** The last element read ends at `at`, and a comma or the closing `]` is due. */
+  after: boolean;
+  /** The elements read that are still in the line's bytes: the slow path, if it takes the line over, skips them. */
+  kept: number;
+  /** Where the first element ends (0: none read): a line assembled is cut from there to {@link lastEnd}. */
+  headEnd: number;
+  /** Where the last element read ends. */
+  lastEnd: number;
+  /** Some element could not be read so: the slow path takes the line once it has all come. */
+  failed: boolean;
+  /**
+   * How long the line must have grown before it is read again as it comes:
+   * an element not all come is searched again from its start, so only once
+   * twice as much of it has come (a long element written a byte at a time is
+   * searched a few times, not once a byte).
+   */
+  wait: number;
+}
+
+/** What {@link EventReader.arrayElements} made of the bytes it had: all of the array read, more bytes needed, or the slow path's turn. */
+const ARRAY_DONE = 0;
+const ARRAY_MORE = 1;
+const ARRAY_FAIL = 2;
+
+/**
+ * Where the object that starts at `raw[start]` (a `{`) ends, past the `}`
+ * that brings its brackets back to none open; -1 when `raw` ends first, -2
+ * at white space between its tokens. Its brackets and tokens are not
+ * checked otherwise: a span that `JSON.parse` reads as an object is that
+ * object.
+ */
+function compactObjectEnd(raw: Buffer, start: number): number {
+  const n = raw.length;
+  let depth = 0;
+  for (let i = start; i < n; i++) {
+    const b = raw[i]!;
+    if (b === 0x22) {
+      i = stringEnd(raw, i + 1);
+      if (i === -1) return -1;
+    } else if (b === 0x7b || b === 0x5b) depth++;
+    else if (b === 0x7d || b === 0x5d) {
+      if (--depth === 0) return i + 1;
+    } else if (isSpace(b)) return -2;
+  }
+  return -1;
+}
+
+/** Where the string whose text starts at `raw[from]` has its closing quote, or -1 when it has none. */
+function stringEnd(raw: Buffer, from: number): number {
+  const n = raw.length;
+  const short = Math.min(n, from + SHORT_STRING);
+  let i = from;
+  for (; i < short; i++) {
+    const b = raw[i]!;
+    if (b === 0x22) return i;
+    if (b === 0x5c) i++;
+  }
+  if (i >= n) return -1;
+  for (;;) {
+    const q = raw.indexOf(0x22, i);
+    if (q === -1) return -1;
+    // Escaped when an odd number of backslashes comes before it (one escape may end where the byte loop stopped).
+    let b = q - 1;
+    while (b >= from && raw[b] === 0x5c) b--;
+    if ((q - 1 - b) % 2 === 0) return q;
+    i = q + 1;
+  }
+}
+
 /** What {@link EventReader.passOver} makes of a line. */
 const PASS_NO = 0;
 const PASS_GIVE = 1;
@@ -1011,6 +1093,8 @@ export class EventReader {
   private lentBusy = false;
   private readonly reuseLines: boolean;
   private slow: SlowState | null = null;
+  /** The array line being assembled, whose elements are read as its bytes come (see streamArray); null when none. */
+  private arrayRead: ArrayProgress | null = null;
   private readonly needs: ((type: string) => boolean) | undefined;
   private readonly checkUnread: boolean;
   private readonly skim: ((type: string) => boolean) | undefined;
@@ -1160,6 +1244,7 @@ export class EventReader {
         if (held >= 0) this.line(chunk.subarray(held, heldEnd), heldNo, false, scan, held);
         // Kept past this call: copied, since the chunk's memory may be read into again once written.
         if (start < chunk.length) this.keep(chunk, start, chunk.length);
+        if (this.carryLength > 0 && this.slow === null) this.streamArray();
         // Deltas read are shown as they arrive: none waits for the next write.
         if (this.joined !== null) this.handJoined();
         return;
@@ -1295,6 +1380,7 @@ export class EventReader {
 
   /** Appends `chunk[from, to)` to the line being assembled, growing its buffer by doubling. */
   private keep(chunk: Buffer, from: number, to: number): void {
+    if (this.arrayRead !== null && this.carryLength > 0) this.cutArray();
     if (this.lentNow && this.carryLength === 0) {
       // The line just handed over is in `carry`, its records in use until this write returns: use the other buffer.
       [this.carry, this.lent] = [this.lent, this.carry];
@@ -1338,6 +1424,9 @@ export class EventReader {
   private line(buf: Buffer, no: number, unterminated = false, scan?: LineScan, at = 0, peeked: string | undefined | null = null): void {
     // A line of the full path ends any run (the sink's last session may be another).
     this.runSession = undefined;
+    // An array line read as it came (see streamArray): read on from there, if it is still read as an array.
+    const progress = this.arrayRead;
+    this.arrayRead = null;
     let end = buf.length;
     if (end > 0 && buf[end - 1] === 0x0d) end--;
     let begin = 0;
@@ -1348,42 +1437,7 @@ export class EventReader {
       this.slowFeed(raw, no, unterminated);
       return;
     }
-    if ((this.needs !== undefined || this.skim !== undefined) && raw[0] === 0x7b && raw[raw.length - 1] === 0x7d) {
-      const type = peeked !== null ? peeked : peekType(raw);
-      // A last line without its newline may be torn just after a `}`: it is always parsed.
-      // Glued values (`}{`) are not one event, and a later `type` key is the one JSON.parse keeps: those lines take the full path.
-      if (
-        type !== undefined &&
-        this.needs !== undefined &&
-        !unterminated &&
-        !this.needs(type) &&
-        this.typeCertain(raw, scan, at + begin) &&
-        // Perhaps a run's first event glued on (see RUN_START): read in full. The check below finds it too.
-        (this.checkUnread || (this.passes !== undefined && this.passes(type)) || !holdsRunStart(raw)) &&
-        // A line the check fails takes the full path below.
-        (!this.checkUnread || unreadLineChecked(type, raw))
-      ) {
-        this.sink.record(new SkimmedRecord(raw, this.source, no, type, this.broken));
-        return;
-      }
-      // A line exactly of a frequent shape (a delta) is read from its bytes; the match is exact, so a glued line is not one.
-      if (type !== undefined && !unterminated && raw.length <= MAX_STRING) {
-        if (this.joinDeltas && this.joinDelta(type, raw, no)) return;
-        const event = parseShape(SHAPES, type, raw);
-        if (event !== undefined) {
-          this.sink.record({ event, raw, source: this.source, line: no });
-          return;
-        }
-      }
-      // The skim checks the whole line as JSON.parse would, so a torn or glued line is left to the full path.
-      if (type !== undefined && this.skim !== undefined && raw.length >= SKIM_THRESHOLD && raw.length <= MAX_STRING && this.skim(type)) {
-        const event = skimParse(raw);
-        if (event !== undefined) {
-          this.sink.record({ event: event as AgentEvent, raw, source: this.source, line: no });
-          return;
-        }
-      }
-    }
+    if (raw[0] === 0x7b && raw[raw.length - 1] === 0x7d && this.quickRecord(raw, no, unterminated, scan, at + begin, peeked)) return;
     let i = 0;
     while (i < raw.length && isSpace(raw[i]!)) i++;
     if (i === raw.length) return; // blank line
@@ -1392,6 +1446,12 @@ export class EventReader {
       return;
     }
     const first = raw[i];
+    if (first === 0x5b /* [ */) {
+      // An array of compact objects on one line is read element by element (see arrayLine); any other, by the slow path:
+      // one of objects as its events (see SlowState.array), numbers as written.
+      if (!this.arrayLine(raw, i, no, progress)) this.slowStart(raw, no);
+      return;
+    }
     const text = raw.toString('utf8');
     if (first === 0x7b /* { */) {
       let value: unknown;
@@ -1404,11 +1464,6 @@ export class EventReader {
       this.sink.record({ event: value as AgentEvent, raw, source: this.source, line: no });
       return;
     }
-    if (first === 0x5b /* [ */) {
-      // An array is read by the slow path: one of objects as its events (see SlowState.array), numbers as written.
-      this.slowStart(raw, no);
-      return;
-    }
     try {
       JSON.parse(text);
     } catch {
@@ -1417,6 +1472,53 @@ export class EventReader {
       return;
     }
     this.problem('not an object', raw, no);
+  }
+
+  /**
+   * Hands over `raw` (line `no`, an object by its first and last bytes; `at`
+   * where it is in the chunk `scan` searches, when there is one; `peeked` its
+   * type when read, null when not) without `JSON.parse` when its bytes allow:
+   * unparsed when the reader does not need its type, from its bytes when it
+   * is of a frequent shape, skimmed when the tool skims it. False when
+   * nothing was handed over: the line takes the full path.
+   */
+  private quickRecord(raw: Buffer, no: number, unterminated: boolean, scan: LineScan | undefined, at: number, peeked: string | undefined | null): boolean {
+    if (this.needs === undefined && this.skim === undefined) return false;
+    const type = peeked !== null ? peeked : peekType(raw);
+    // A last line without its newline may be torn just after a `}`: it is always parsed.
+    // Glued values (`}{`) are not one event, and a later `type` key is the one JSON.parse keeps: those lines take the full path.
+    if (
+      type !== undefined &&
+      this.needs !== undefined &&
+      !unterminated &&
+      !this.needs(type) &&
+      this.typeCertain(raw, scan, at) &&
+      // Perhaps a run's first event glued on (see RUN_START): read in full. The check below finds it too.
+      (this.checkUnread || (this.passes !== undefined && this.passes(type)) || !holdsRunStart(raw)) &&
+      // A line the check fails takes the full path below.
+      (!this.checkUnread || unreadLineChecked(type, raw))
+    ) {
+      this.sink.record(new SkimmedRecord(raw, this.source, no, type, this.broken));
+      return true;
+    }
+    // A line exactly of a frequent shape (a delta) is read from its bytes; the match is exact, so a glued line is not one.
+    if (type !== undefined && !unterminated && raw.length <= MAX_STRING) {
+      if (this.joinDeltas && this.joinDelta(type, raw, no)) return true;
+      const event = parseShape(SHAPES, type, raw);
+      if (event !== undefined) {
+        this.sink.record({ event, raw, source: this.source, line: no });
+        return true;
+      }
+    }
+    // The skim checks the whole line as JSON.parse would, so a torn or glued line is left to the full path.
+    if (type !== undefined && this.skim !== undefined && raw.length >= SKIM_THRESHOLD && raw.length <= MAX_STRING && this.skim(type)) {
+      const event = skimParse(raw);
+      if (event !== undefined) {
+        this.sink.record({ event: event as AgentEvent, raw, source: this.source, line: no });
+        return true;
+      }
+    }
+    return false;
   }
 
   /**
@@ -1436,8 +1538,136 @@ export class EventReader {
     this.sink.problem({ source: this.source, line: no, reason, excerpt: excerptOf(shown), raw });
   }
 
-  private slowStart(raw: Buffer, no: number): void {
+  /**
+   * Reads the line `raw`, whose `[` is at `open`, as one array of events
+   * (Claude Code's `--output-format json` in verbose mode writes a run so),
+   * each element as a line of its own is read, where it is: true when it
+   * was. Elements are read so while each is an object written compactly (no
+   * white space between its tokens) that is read as a line is; the first
+   * that is not (a value of another kind, white space, a value broken or
+   * cut), or anything but a comma, or the closing `]` and white space to the
+   * line's end, after one, sends the line to the slow path, the elements
+   * already read skipped there, and that path reads and reports the rest as
+   * it reads any array (see SlowState.array). False when no element was
+   * read: the caller takes the slow path.
+   *
+   * A line longer than a read has had its elements read as its bytes came,
+   * and those read cut from it (see streamArray): what is left of it is read
+   * from where that stopped, `read`.
+   *
+   * An element's bytes are its record's, as a line's are: numbers and
+   * strings as written.
+   */
+  private arrayLine(raw: Buffer, open: number, no: number, read: ArrayProgress | null): boolean {
+    const progress = read ?? { at: open + 1, after: false, kept: 0, headEnd: 0, lastEnd: 0, failed: false, wait: 0 };
+    if (!progress.failed && this.arrayElements(raw, progress, no, true) === ARRAY_DONE) return true;
+    if (progress.kept === 0) return false;
+    this.slowStart(raw, no, progress.kept);
+    return true;
+  }
+
+  /**
+   * Reads the elements of the array line `raw` (line `no`; `final`: all of
+   * it, else the part come so far) from where `progress` says, as arrayLine
+   * does, and moves `progress` on.
+   */
+  private arrayElements(raw: Buffer, progress: ArrayProgress, no: number, final: boolean): number {
+    const n = raw.length;
+    // A `\r` read as white space may have been left out of the line since, as its end.
+    let at = Math.min(progress.at, n);
+    for (;;) {
+      while (at < n && isSpace(raw[at]!)) at++;
+      if (at === n && !final) break;
+      if (!progress.after) {
+        if (raw[at] !== 0x7b /* { */) return ARRAY_FAIL;
+        const end = compactObjectEnd(raw, at);
+        if (end === -1 && !final) break;
+        if (end < 0 || !this.arrayElementLine(raw.subarray(at, end), no)) return ARRAY_FAIL;
+        progress.kept++;
+        if (progress.headEnd === 0) progress.headEnd = end;
+        progress.lastEnd = end;
+        progress.after = true;
+        at = end;
+        continue;
+      }
+      if (raw[at] === 0x2c /* , */) {
+        progress.after = false;
+        at++;
+        continue;
+      }
+      // What follows the closing `]` is judged once the line has all come.
+      if (raw[at] !== 0x5d /* ] */) return ARRAY_FAIL;
+      if (!final) break;
+      at++;
+      while (at < n && isSpace(raw[at]!)) at++;
+      return at === n ? ARRAY_DONE : ARRAY_FAIL;
+    }
+    progress.at = at;
+    return ARRAY_MORE;
+  }
+
+  /**
+   * The line being assembled, longer than a read: when it is an array, reads
+   * the elements that have all come (see arrayLine). Those read but the
+   * first are cut from the line before more of it is kept (see keep, which
+   * does it once the records handed over are done with), so that memory
+   * holds an element and not the array, and the slow path, should it take
+   * the line, still reads it from its start: `[`, the first element, then
+   * what was not read.
+   */
+  private streamArray(): void {
+    let progress = this.arrayRead;
+    const base = this.carryLength >= 3 && this.carry[0] === 0xef && this.carry[1] === 0xbb && this.carry[2] === 0xbf ? 3 : 0;
+    if (progress === null) {
+      if (this.carry[base] !== 0x5b /* [ */) return;
+      progress = this.arrayRead = { at: 1, after: false, kept: 0, headEnd: 0, lastEnd: 0, failed: false, wait: 0 };
+    }
+    if (progress.failed || this.carryLength - base < progress.wait) return;
+    // A line of the full path ends any run (as in line).
+    this.runSession = undefined;
+    const line = this.carry.subarray(base, this.carryLength);
+    if (this.arrayElements(line, progress, this.lineNo + 1, false) === ARRAY_FAIL) progress.failed = true;
+    else progress.wait = 2 * line.length - progress.at;
+  }
+
+  /** Cuts from the array line being assembled the elements read but its first (see streamArray). */
+  private cutArray(): void {
+    const progress = this.arrayRead!;
+    const cut = progress.lastEnd - progress.headEnd;
+    if (progress.failed || cut <= 0) return;
+    const base = this.carry[0] === 0xef ? 3 : 0;
+    this.carry.copyWithin(base + progress.headEnd, base + progress.lastEnd, this.carryLength);
+    this.carryLength -= cut;
+    progress.at -= cut;
+    progress.wait -= cut;
+    progress.lastEnd = progress.headEnd;
+    progress.kept = 1;
+  }
+
+  /**
+   * Reads `raw`, an element of an array on line `no` that starts with `{`,
+   * ends with its matching `}` and holds no white space between its tokens,
+   * as a line of that one event is read (see quickRecord): unparsed when the
+   * tool does not read its type, from its bytes when of a frequent shape,
+   * skimmed, or by `JSON.parse`. False when it had to be parsed and does not
+   * parse (nothing is handed over).
+   */
+  private arrayElementLine(raw: Buffer, no: number): boolean {
+    if (this.quickRecord(raw, no, false, undefined, 0, null)) return true;
+    let value: unknown;
+    try {
+      value = JSON.parse(raw.toString('utf8'));
+    } catch {
+      return false;
+    }
+    this.sink.record({ event: value as AgentEvent, raw, source: this.source, line: no });
+    return true;
+  }
+
+  /** Starts the slow path at the line `raw`; `skip`: how many elements of an array it opens were read already (see arrayLine). */
+  private slowStart(raw: Buffer, no: number, skip = 0): void {
     this.slow = {
+      skip,
       tokenize: tokenizer(),
       assembler: new Assembler(),
       lines: [],
@@ -1527,6 +1757,7 @@ export class EventReader {
       }
       if (array !== null && slow.depth === 0) {
         slow.open = false;
+        slow.skip = 0;
         // An empty array, or one of something else first: one value, not an object (see SlowState.array).
         if (!array.events) this.problem('not an object', slow.lines[0]!.buf, slow.valueLine, Buffer.from(`[${array.texts.join(',')}]`));
         slow.array = null;
@@ -1561,11 +1792,13 @@ export class EventReader {
     array.value = null;
     array.text = null;
     array.parts = [];
-    if (array.count++ === 0) array.events = isObject(value);
+    const index = array.count++;
+    if (index === 0) array.events = isObject(value);
     if (!array.events) {
       array.texts.push(text);
       return;
     }
+    if (index < slow.skip) return;
     if (isObject(value)) this.sink.record({ event: value as AgentEvent, raw: Buffer.from(text), source: this.source, line: array.line });
     else this.problem('not an object', slow.lines[0]!.buf, array.line, Buffer.from(text));
   }
