@@ -41,7 +41,10 @@ const JOBS = [
   { id: 'text', label: 'ndjson-text --all', tool: 'ndjson-text', args: ['--all'], jq: JQ.text, target: 3, compare: compareText },
   { id: 'tools', label: 'ndjson-tools', tool: 'ndjson-tools', args: [], jq: JQ.tools, target: 4, compare: compareTools },
 ];
-const EXTRA_JOBS = ['floor', 'startup', 'long-line', 'live'];
+const EXTRA_JOBS = ['floor', 'startup', 'long-line', 'live', 'array'];
+
+/** The size of the `array` job's input: the corpus's first events, as one array on one line. */
+const ARRAY_BYTES = 20 * 1000 * 1000;
 
 // ---------------------------------------------------------------------------
 // Options.
@@ -219,7 +222,7 @@ async function resultsOf(ctx) {
   if (ctx.results) return ctx.results;
   const file = path.join(TMP, `results-${process.pid}.ndjson`);
   const filter = 'select(.type=="result") | [.result, (.is_error == true or ((.subtype // "success") != "success"))]';
-  const run = await measure(['jq', '-c', filter, ctx.corpus], { stdout: file });
+  const run = await measure(['jq', '-c', `${ctx.jqPrefix ?? ''}${filter}`, ctx.corpus], { stdout: file });
   if (run.code !== 0) throw new Error(`jq failed on the corpus: ${run.stderr}`);
   const r = new LineReader(file);
   ctx.results = [];
@@ -397,6 +400,33 @@ function longLineCorpus(seed) {
   if (!fs.existsSync(file)) {
     const { data } = longLineStream({ seed, bytes: 64 * MIB });
     fs.writeFileSync(`${file}.partial`, data);
+    fs.renameSync(`${file}.partial`, file);
+  }
+  return file;
+}
+
+/**
+ * The corpus's events up to its first ARRAY_BYTES, as one array on one line,
+ * as Claude Code's `--output-format json --verbose` writes a run's events;
+ * cut after the last `result` in them, so that its last session is whole.
+ */
+function arrayCorpus(corpus, seed, size) {
+  const file = path.join(CORPUS_DIR, `array-20MB-of-${size}-seed${seed}-v${GENERATOR_VERSION}-whole-sessions.json`);
+  if (!fs.existsSync(file)) {
+    const r = new LineReader(corpus);
+    const lines = [];
+    let bytes = 2;
+    for (let l = r.next(); l !== null && bytes + l.length + 1 <= ARRAY_BYTES; l = r.next()) {
+      lines.push(Buffer.from(l));
+      bytes += l.length + 1;
+    }
+    r.close();
+    const result = Buffer.from('{"type":"result"');
+    while (lines.length > 0 && !lines[lines.length - 1].subarray(0, result.length).equals(result)) lines.pop();
+    const parts = [Buffer.from('[')];
+    lines.forEach((l, k) => parts.push(k === 0 ? l : Buffer.concat([Buffer.from(','), l])));
+    parts.push(Buffer.from(']\n'));
+    fs.writeFileSync(`${file}.partial`, Buffer.concat(parts));
     fs.renameSync(`${file}.partial`, file);
   }
   return file;
@@ -624,7 +654,7 @@ const cell = (text) => String(text).replace(/\|/g, '\\|');
 
 const VERDICT = { same: 'yes', equivalent: 'equivalent', differs: '**NO**', unchecked: 'not compared' };
 
-function report(m, ctx, rows, floor, startup, longLine, scale, live, opts) {
+function report(m, ctx, rows, floor, startup, longLine, scale, live, opts, array) {
   const out = [];
   const s = ctx.stats;
   out.push(`### ndjson-agent benchmark, ${m.date}`);
@@ -714,6 +744,24 @@ function report(m, ctx, rows, floor, startup, longLine, scale, live, opts) {
       out.push(`| \`${cell(r.label)}\` | ${(r.tool.ms / 1000).toFixed(2)} | ${r.jq ? (r.jq.ms / 1000).toFixed(2) : ''} | ${fmt.mib(r.tool.rssKiB)} | ${r.jq ? fmt.mib(r.jq.rssKiB) : ''} | ${v} |`);
     }
   }
+  if (array) {
+    out.push('');
+    out.push(
+      `The corpus's first events as one array on one line, as Claude Code's \`--output-format json --verbose\` writes a run (${(array.stats.bytes / MB).toFixed(1)} MB; medians of ${opts.runs}, alternating; jq's one-liners read \`.[] | …\`):`,
+    );
+    out.push('');
+    out.push('| job | tool MB/s | jq MB/s | × jq | tool RSS MiB | jq RSS MiB | same answer as jq |');
+    out.push('|---|---:|---:|---:|---:|---:|---|');
+    for (const r of array.rows) {
+      if (r.status !== 'ok') {
+        out.push(`| \`${cell(r.label)}\` | ${cell(r.status)} | | | | | |`);
+        continue;
+      }
+      const v = r.compare ? cell(`${VERDICT[r.compare.verdict]}${r.compare.verdict === 'same' || r.compare.verdict === 'equivalent' ? '' : `: ${r.compare.note}`}`) : '';
+      const mbs = (ms) => (array.stats.bytes / MB / (ms / 1000)).toFixed(0);
+      out.push(`| \`${cell(r.label)}\` | ${mbs(r.tool.ms)} | ${mbs(r.jq.ms)} | ${(r.jq.ms / r.tool.ms).toFixed(2)}× | ${fmt.mib(r.tool.rssKiB)} | ${fmt.mib(r.jq.rssKiB)} | ${v} |`);
+    }
+  }
   if (scale) {
     out.push('');
     out.push(`Peak RSS against input size (one run each; target: the same ±10% on a corpus 4× larger; ${(scale.stats.bytes / MB).toFixed(0)} MB):`);
@@ -745,7 +793,7 @@ async function main() {
   }
   fs.mkdirSync(TMP, { recursive: true });
   const m = machine();
-  const needsCorpus = opts.jobs.has('floor') || JOBS.some((j) => opts.jobs.has(j.id));
+  const needsCorpus = opts.jobs.has('floor') || opts.jobs.has('array') || JOBS.some((j) => opts.jobs.has(j.id));
   const corpus = opts.corpus
     ? { file: path.resolve(opts.corpus), stats: statsOf(path.resolve(opts.corpus)) }
     : needsCorpus
@@ -769,6 +817,18 @@ async function main() {
     longLine = { stats: lctx.stats, rows: lrows };
   }
 
+  let array = null;
+  if (opts.jobs.has('array') && corpus.file) {
+    const file = arrayCorpus(corpus.file, opts.seed, opts.size);
+    const actx = { name: 'array', corpus: file, stats: statsOf(file), jqCache: new Map(), jqPrefix: '.[] | ' };
+    const arows = [];
+    for (const job of JOBS) {
+      if (!opts.jobs.has(job.id) || job.input) continue;
+      arows.push(await runJob({ ...job, jq: [job.jq[0], `.[] | ${job.jq[1]}`] }, actx, { runs: opts.runs }));
+    }
+    array = { stats: actx.stats, rows: arows };
+  }
+
   let scale = null;
   if (opts.scaleCheck) {
     const big = opts.corpus ? null : generated(opts.seed, opts.bytes * 4);
@@ -784,9 +844,9 @@ async function main() {
   for (const side of ctx.jqCache.values()) if (side.out) fs.rmSync(side.out, { force: true });
   for (const f of fs.readdirSync(TMP)) if (/^jq-\d+\.out$/.test(f)) fs.rmSync(path.join(TMP, f), { force: true });
 
-  const text = report(m, ctx, rows, floor, startup, longLine, scale, live, opts);
+  const text = report(m, ctx, rows, floor, startup, longLine, scale, live, opts, array);
   process.stdout.write(`${text}\n`);
-  const all = { machine: m, corpus: { label: ctx.label, ...ctx.stats }, runs: opts.runs, rssMethod: RSS_METHOD, floor, rows, startup, live, longLine, scale };
+  const all = { machine: m, corpus: { label: ctx.label, ...ctx.stats }, runs: opts.runs, rssMethod: RSS_METHOD, floor, rows, startup, live, longLine, array, scale };
   fs.writeFileSync(path.join(CORPUS_DIR, 'last-run.json'), `${JSON.stringify(all, null, 2)}\n`);
   if (opts.json) fs.writeFileSync(opts.json, `${JSON.stringify(all, null, 2)}\n`);
 }
