@@ -628,7 +628,7 @@ function readWith(input: Buffer, size: number, options: ConstructorParameters<ty
   const reader = new EventReader(
     {
       record: (r) => out.push([r.line, JSON.parse(JSON.stringify(r.event)), r.raw.toString('utf8')]),
-      problem: (p) => out.push([p.line, p.reason, formatProblem(p)]),
+      problem: (p) => out.push([p.line, p.reason, formatProblem(p), p.raw.toString('utf8')]),
     },
     options,
   );
@@ -703,34 +703,96 @@ t.test('an array on one line that cannot all be read element by element is read 
   }
 });
 
-t.test('an element is read as the same event on a line of its own is: one of a type the reader does not read, judged by its first key and its end', async (t) => {
-  const lists = [
-    ELEMENTS,
-    // Of a type ndjson-tools and ndjson-result let by: not parsed, a byte flipped in it unnoticed, as on a line.
-    [ELEMENTS[0]!, '{"type":"thinking","subtype":"delta","text":tru,"session_id":"s"}', ELEMENTS[4]!],
-    // Parsed (ndjson-tools skims its large values): a broken one ends what is read element by element.
-    [ELEMENTS[0]!, ELEMENTS[2]!.replace('"a.ts"', '"a.ts",'), ELEMENTS[4]!],
-  ];
+t.test('an element is read as the same event on a line of its own is', async (t) => {
+  const lists = [ELEMENTS, [ELEMENTS[0]!, '{"type":"thinking","subtype":"delta","text":"a","session_id":"s"}', ELEMENTS[4]!, ELEMENTS[2]!]];
   for (const elements of lists) {
     for (const [name, options] of Object.entries(READERS)) {
       const lines = readWith(Buffer.from(`${elements.join('\n')}\n`), 0, options);
       const array = readWith(Buffer.from(`[${elements.join(',')}]\n`), 0, options);
-      // Until the first broken one (whose line is reported, as any line is, and ends the array's reading): the same, but for
-      // events of the types the reader lets by, of which lines in runs hand over only some (see ReaderOptions.passes).
-      const broken = lines.findIndex((x) => typeof (x as unknown[])[1] === 'string');
-      const passed = (x: unknown) => {
-        const event = (x as unknown[])[1];
-        return typeof event === 'object' && 'passes' in options && options.passes((event as { type: string }).type);
-      };
-      const same = (out: unknown[]) =>
-        out
-          .slice(0, broken === -1 ? undefined : broken)
-          .filter((x) => !passed(x))
-          .map((x) => (x as unknown[]).slice(1));
+      // But for events of the types the reader lets by, of which lines in runs hand over only some (see ReaderOptions.passes).
+      const passed = (x: unknown) => 'passes' in options && options.passes(((x as unknown[])[1] as { type: string }).type);
+      const same = (out: unknown[]) => out.filter((x) => !passed(x)).map((x) => (x as unknown[]).slice(1));
       t.same(same(array), same(lines), `${name}, ${elements.length} elements: as on lines`);
-      if (broken !== -1) t.same((array[broken] as unknown[]).slice(0, 2), [1, (lines[broken] as unknown[])[1]], `${name}: the broken one reported, as it is on its line`);
     }
   }
+});
+
+t.test('an element of an array is checked before it is handed over unparsed: a byte flipped in it cannot carry the events after it away', async (t) => {
+  const init = '{"type":"system","subtype":"init","cwd":"/p","session_id":"s1"}';
+  // One quote of the thinking element flipped: searched by its quotes, it would run on through the tool call, whose
+  // `\"` puts the search back in step.
+  const thinking = '{"type":"thinking","text":"hm@,"session_id":"s1"}';
+  const call = '{"type":"tool_call","subtype":"started","call_id":"c1","tool_call":{"readToolCall":{"args":{"path":"/secret/key"}}},"session_id":"s1"}';
+  const user = '{"type":"user","session_id":"s1","x":"a\\"b"}';
+  const input = Buffer.from(`[${init},${thinking},${call},${user}]\n`);
+  for (const [name, options] of Object.entries(READERS)) {
+    for (const size of [0, 1, 7, 64]) {
+      const out = readWith(input, size, options);
+      const records = out.filter((x) => typeof (x as unknown[])[1] !== 'string');
+      const problems = out.filter((x) => typeof (x as unknown[])[1] === 'string') as unknown[][];
+      t.same(
+        records.map((x) => (x as unknown[])[2]),
+        [init],
+        `${name}, writes of ${size}: the elements before the broken one, and none after`,
+      );
+      t.same(
+        problems.map((p) => [p[0], p[1]]),
+        [[1, 'not JSON']],
+        `${name}, writes of ${size}: the line reported once`,
+      );
+      t.ok(String(problems[0]?.[3]).includes('/secret/key'), `${name}, writes of ${size}: what was not read, the call among it, is the problem's`);
+    }
+  }
+  // And so with a last byte flipped, `}` to `]`.
+  const flipped = '{"type":"user","message":{"content":[1]},"session_id":"s1"]';
+  const out = readWith(Buffer.from(`[${init},${flipped},${call}]\n`), 0, READERS['as ndjson-tools reads']);
+  t.same(out.map((x) => (x as unknown[]).slice(0, 2)), [[1, JSON.parse(init)], [1, 'not JSON']]);
+});
+
+t.test('an array is read as one whatever the writes its byte-order mark and first bytes came in', async (t) => {
+  const element = '{"type":"assistant","message":{"content":[{"type":"text","text":"h\\u00e9 \\/"}]},"session_id":"s1"}';
+  const result = '{"type":"result","result":"ok","session_id":"s1"}';
+  const out: string[] = [];
+  const reader = new EventReader({ record: (r) => out.push(`${r.line} ${r.raw.toString()}`), problem: (p) => out.push(formatProblem(p)) }, { reuseLines: true });
+  reader.startSource('in.ndjson');
+  for (const piece of ['\ufeff', `[${element}`, ']\n', '\ufeff', `[${element}`, ']\n', '\ufeff', result, '\n']) reader.write(Buffer.from(piece));
+  reader.endSource();
+  t.same(out, [`1 ${element}`, `2 ${element}`, `3 ${result}`], 'each once, as written');
+});
+
+t.test('a long element is handed over as soon as its last byte has come', async (t) => {
+  let seen = 0;
+  const reader = new EventReader({ record: () => seen++, problem: (p) => t.fail(formatProblem(p)) });
+  reader.startSource('in.ndjson');
+  const element = (n: number) => `{"type":"assistant","message":{"content":[{"type":"text","text":"${'x\\\\'.repeat(n)}"}]},"session_id":"s"}`;
+  const line = Buffer.from(`[${element(5)},${element(50000)},${element(5000)}]\n`);
+  // Just past the second element's last byte.
+  const second = line.indexOf('},{', line.indexOf('},{') + 1) + 1;
+  let checked = false;
+  for (let at = 0; at < line.length; at += 1000) {
+    const come = Math.min(at + 1000, line.length);
+    reader.write(line.subarray(at, come));
+    if (come >= second && !checked) {
+      t.ok(come < line.length - 5000, 'the third element still to come');
+      t.equal(seen, 2, `${come} bytes come, the second element's last among them: it has been handed over`);
+      checked = true;
+    }
+  }
+  reader.endSource();
+  t.equal(seen, 3);
+});
+
+t.test('an array on one line cut short: the same problem, whatever the writes it came in', async (t) => {
+  const init = '{"type":"system","subtype":"init","cwd":"/p","session_id":"s1"}';
+  const call = '{"type":"tool_call","subtype":"completed","call_id":"c1","tool_call":{"readToolCall":{"args":{"path":"a.ts"},"result":{"success":{"content":"x"}}}},"session_id":"s1"}';
+  const pad = `{"type":"assistant","message":{"content":[{"type":"text","text":"${'p'.repeat(100000)}"}]},"session_id":"s1"}`;
+  const cut = '{"type":"assistant","message":{"content":[{"type":"text","text":"wor';
+  const input = Buffer.from(`[${init},${call},${pad},${cut}`);
+  const whole = readWith(input, 0, READERS['as ndjson-tools reads']);
+  const problem = whole.find((x) => typeof (x as unknown[])[1] === 'string') as unknown[];
+  t.same(problem.slice(0, 2), [1, 'truncated']);
+  t.notOk(String(problem[3]).includes('"call_id":"c1"'), 'the elements read are not part of the problem (the call was audited)');
+  for (const size of [1000, 65536, 1 << 20]) t.same(readWith(input, size, READERS['as ndjson-tools reads']), whole, `writes of ${size}`);
 });
 
 t.test('an array on one line longer than a read is read as it comes, holding an element rather than the array', async (t) => {

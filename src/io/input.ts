@@ -882,6 +882,8 @@ interface PendingLine {
   buf: Buffer;
   no: number;
   unterminated?: boolean;
+  /** What the excerpt of a problem of the whole line shows, when not `buf` (see EventReader.arrayLine). */
+  shown?: Buffer;
 }
 
 /** The elements of a top-level array read by the slow path (see SlowState.array), one at a time. */
@@ -930,7 +932,7 @@ interface SlowState {
   /** The current value's compact JSON text, made from its tokens (see {@link slowTokens}). */
   text: TokenFn;
   parts: string[];
-  /** How many elements of the array the first value is were read already, by {@link EventReader.arrayLine}: not handed over again. */
+  /** How many elements of the array the first value is were read already (see {@link EventReader.arrayLine}): not handed over again. */
   skip: number;
 }
 
@@ -989,6 +991,20 @@ function isSpace(b: number): boolean {
 const SHORT_STRING = 32;
 
 /**
+ * Where the search for an array element's end stands (see elementEnd): it
+ * goes on from there as more of the line comes, rather than from the
+ * element's start again.
+ */
+interface ElementScan {
+  /** The next byte to look at. */
+  at: number;
+  /** How many of the element's objects and arrays are open there. */
+  depth: number;
+  /** Where the text of the string open there starts; -1 when none is. */
+  string: number;
+}
+
+/**
  * How far the elements of an array line have been read (see
  * EventReader.arrayElements). Offsets are in the line, a byte-order mark
  * left out.
@@ -998,22 +1014,18 @@ interface ArrayProgress {
   at: number;
   /** The last element read ends at `at`, and a comma or the closing `]` is due. */
   after: boolean;
-  /** The elements read that are still in the line's bytes: the slow path, if it takes the line over, skips them. */
-  kept: number;
   /** Where the first element ends (0: none read): a line assembled is cut from there to {@link lastEnd}. */
   headEnd: number;
   /** Where the last element read ends. */
   lastEnd: number;
   /** Some element could not be read so: the slow path takes the line once it has all come. */
   failed: boolean;
-  /**
-   * How long the line must have grown before it is read again as it comes:
-   * an element not all come is searched again from its start, so only once
-   * twice as much of it has come (a long element written a byte at a time is
-   * searched a few times, not once a byte).
-   */
-  wait: number;
+  /** The search for the end of the element due at `at`, when it has begun. */
+  scan: ElementScan | null;
 }
+
+/** What stands, for the slow path, for the elements of an array already read (see EventReader.arrayLine): `[` and one element. */
+const ARRAY_READ = Buffer.from('[{}');
 
 /** What {@link EventReader.arrayElements} made of the bytes it had: all of the array read, more bytes needed, or the slow path's turn. */
 const ARRAY_DONE = 0;
@@ -1022,46 +1034,63 @@ const ARRAY_FAIL = 2;
 
 /**
  * Where the object that starts at `raw[start]` (a `{`) ends, past the `}`
- * that brings its brackets back to none open; -1 when `raw` ends first, -2
- * at white space between its tokens. Its brackets and tokens are not
- * checked otherwise: a span that `JSON.parse` reads as an object is that
- * object.
+ * that brings its brackets back to none open; -1 when `raw` ends first
+ * (`scan`, when given, then says where the search stands, and is where it
+ * goes on from), -2 at white space between its tokens. Its brackets and
+ * tokens are not checked otherwise: a span that `JSON.parse` reads as an
+ * object is that object.
  */
-function compactObjectEnd(raw: Buffer, start: number): number {
+function elementEnd(raw: Buffer, start: number, scan: ElementScan | null): number {
   const n = raw.length;
-  let depth = 0;
-  for (let i = start; i < n; i++) {
+  let i = scan === null ? start : scan.at;
+  let depth = scan === null ? 0 : scan.depth;
+  let text = scan === null ? -1 : scan.string;
+  for (;;) {
+    if (text !== -1) {
+      // In a string: to its closing quote.
+      const close = stringEnd(raw, text, i);
+      if (close === -1) break;
+      i = close + 1;
+      text = -1;
+    }
+    if (i >= n) break;
     const b = raw[i]!;
-    if (b === 0x22) {
-      i = stringEnd(raw, i + 1);
-      if (i === -1) return -1;
-    } else if (b === 0x7b || b === 0x5b) depth++;
+    if (b === 0x22) text = i + 1;
+    else if (b === 0x7b || b === 0x5b) depth++;
     else if (b === 0x7d || b === 0x5d) {
       if (--depth === 0) return i + 1;
     } else if (isSpace(b)) return -2;
+    i++;
+  }
+  if (scan !== null) {
+    scan.at = n;
+    scan.depth = depth;
+    scan.string = text;
   }
   return -1;
 }
 
-/** Where the string whose text starts at `raw[from]` has its closing quote, or -1 when it has none. */
-function stringEnd(raw: Buffer, from: number): number {
+/**
+ * Where the string whose text starts at `raw[text]` has its closing quote,
+ * searched from `from`, or -1 when `raw` ends first. A quote is the closing
+ * one when an even number of backslashes comes before it in the text.
+ */
+function stringEnd(raw: Buffer, text: number, from: number): number {
   const n = raw.length;
   const short = Math.min(n, from + SHORT_STRING);
-  let i = from;
-  for (; i < short; i++) {
-    const b = raw[i]!;
-    if (b === 0x22) return i;
-    if (b === 0x5c) i++;
-  }
-  if (i >= n) return -1;
+  let q = from;
+  while (q < short && raw[q] !== 0x22) q++;
   for (;;) {
-    const q = raw.indexOf(0x22, i);
-    if (q === -1) return -1;
-    // Escaped when an odd number of backslashes comes before it (one escape may end where the byte loop stopped).
+    if (q >= short) {
+      if (q >= n) return -1;
+      q = raw.indexOf(0x22, q);
+      if (q === -1) return -1;
+    }
     let b = q - 1;
-    while (b >= from && raw[b] === 0x5c) b--;
+    while (b >= text && raw[b] === 0x5c) b--;
     if ((q - 1 - b) % 2 === 0) return q;
-    i = q + 1;
+    q++;
+    while (q < short && raw[q] !== 0x22) q++;
   }
 }
 
@@ -1480,9 +1509,18 @@ export class EventReader {
    * type when read, null when not) without `JSON.parse` when its bytes allow:
    * unparsed when the reader does not need its type, from its bytes when it
    * is of a frequent shape, skimmed when the tool skims it. False when
-   * nothing was handed over: the line takes the full path.
+   * nothing was handed over: the line takes the full path. `element`: `raw`
+   * is an element of an array, checked before it is handed over unparsed.
    */
-  private quickRecord(raw: Buffer, no: number, unterminated: boolean, scan: LineScan | undefined, at: number, peeked: string | undefined | null): boolean {
+  private quickRecord(
+    raw: Buffer,
+    no: number,
+    unterminated: boolean,
+    scan: LineScan | undefined,
+    at: number,
+    peeked: string | undefined | null,
+    element = false,
+  ): boolean {
     if (this.needs === undefined && this.skim === undefined) return false;
     const type = peeked !== null ? peeked : peekType(raw);
     // A last line without its newline may be torn just after a `}`: it is always parsed.
@@ -1495,8 +1533,8 @@ export class EventReader {
       this.typeCertain(raw, scan, at) &&
       // Perhaps a run's first event glued on (see RUN_START): read in full. The check below finds it too.
       (this.checkUnread || (this.passes !== undefined && this.passes(type)) || !holdsRunStart(raw)) &&
-      // A line the check fails takes the full path below.
-      (!this.checkUnread || unreadLineChecked(type, raw))
+      // A line the check fails takes the full path below; an array's element is checked whatever the options.
+      ((!this.checkUnread && !element) || unreadLineChecked(type, raw))
     ) {
       this.sink.record(new SkimmedRecord(raw, this.source, no, type, this.broken));
       return true;
@@ -1525,12 +1563,13 @@ export class EventReader {
    * Reports the line `raw`, which is not an event, for what comes before the
    * next run's first event glued on it (see RUN_START), as `reason` names that
    * part (all of `raw` when none is glued on), then reads that event, as a
-   * line of its own with the same number.
+   * line of its own with the same number. `shown`: what the excerpt shows,
+   * when not the part reported.
    */
-  private problemThenRun(raw: Buffer, no: number, unterminated: boolean | undefined, reason: (head: Buffer) => ProblemReason): void {
+  private problemThenRun(raw: Buffer, no: number, unterminated: boolean | undefined, reason: (head: Buffer) => ProblemReason, shown?: Buffer): void {
     const glued = gluedRunStart(raw);
     const head = glued > 0 ? raw.subarray(0, glued) : raw;
-    this.problem(reason(head), head, no);
+    this.problem(reason(head), head, no, shown);
     if (glued > 0) this.line(raw.subarray(glued), no, unterminated);
   }
 
@@ -1546,10 +1585,12 @@ export class EventReader {
    * white space between its tokens) that is read as a line is; the first
    * that is not (a value of another kind, white space, a value broken or
    * cut), or anything but a comma, or the closing `]` and white space to the
-   * line's end, after one, sends the line to the slow path, the elements
-   * already read skipped there, and that path reads and reports the rest as
-   * it reads any array (see SlowState.array). False when no element was
-   * read: the caller takes the slow path.
+   * line's end, after one, sends what was not read to the slow path, which
+   * reads and reports it as it reads any array (see SlowState.array), behind
+   * `[{}`, which stands for the elements read (the slow path skips it), so
+   * that what it reports depends neither on those elements nor on how the
+   * line came. False when no element was read: the caller takes the slow
+   * path.
    *
    * A line longer than a read has had its elements read as its bytes came,
    * and those read cut from it (see streamArray): what is left of it is read
@@ -1559,10 +1600,13 @@ export class EventReader {
    * strings as written.
    */
   private arrayLine(raw: Buffer, open: number, no: number, read: ArrayProgress | null): boolean {
-    const progress = read ?? { at: open + 1, after: false, kept: 0, headEnd: 0, lastEnd: 0, failed: false, wait: 0 };
+    const progress = read ?? { at: open + 1, after: false, headEnd: 0, lastEnd: 0, failed: false, scan: null };
     if (!progress.failed && this.arrayElements(raw, progress, no, true) === ARRAY_DONE) return true;
-    if (progress.kept === 0) return false;
-    this.slowStart(raw, no, progress.kept);
+    if (progress.lastEnd === 0) return false;
+    // What was not read, after an element that stands for those read, which the slow path skips; the excerpts of the
+    // problems it reports show where the line starts, as they would have.
+    const rest = Buffer.concat([ARRAY_READ, raw.subarray(progress.lastEnd)]);
+    this.slowStart(rest, no, 1, raw.subarray(0, EXCERPT_CHARS * 4 + 1));
     return true;
   }
 
@@ -1580,10 +1624,15 @@ export class EventReader {
       if (at === n && !final) break;
       if (!progress.after) {
         if (raw[at] !== 0x7b /* { */) return ARRAY_FAIL;
-        const end = compactObjectEnd(raw, at);
-        if (end === -1 && !final) break;
+        const scan = progress.scan ?? (final ? null : { at, depth: 0, string: -1 });
+        const end = elementEnd(raw, at, scan);
+        // Not all come: the search goes on from where it stands when more has.
+        if (end === -1 && !final) {
+          progress.scan = scan;
+          break;
+        }
+        progress.scan = null;
         if (end < 0 || !this.arrayElementLine(raw.subarray(at, end), no)) return ARRAY_FAIL;
-        progress.kept++;
         if (progress.headEnd === 0) progress.headEnd = end;
         progress.lastEnd = end;
         progress.after = true;
@@ -1605,29 +1654,24 @@ export class EventReader {
     progress.at = at;
     return ARRAY_MORE;
   }
-
   /**
    * The line being assembled, longer than a read: when it is an array, reads
    * the elements that have all come (see arrayLine). Those read but the
    * first are cut from the line before more of it is kept (see keep, which
    * does it once the records handed over are done with), so that memory
-   * holds an element and not the array, and the slow path, should it take
-   * the line, still reads it from its start: `[`, the first element, then
-   * what was not read.
+   * holds an element and not the array.
    */
   private streamArray(): void {
     let progress = this.arrayRead;
     const base = this.carryLength >= 3 && this.carry[0] === 0xef && this.carry[1] === 0xbb && this.carry[2] === 0xbf ? 3 : 0;
     if (progress === null) {
-      if (this.carry[base] !== 0x5b /* [ */) return;
-      progress = this.arrayRead = { at: 1, after: false, kept: 0, headEnd: 0, lastEnd: 0, failed: false, wait: 0 };
+      if (base >= this.carryLength || this.carry[base] !== 0x5b /* [ */) return;
+      progress = this.arrayRead = { at: 1, after: false, headEnd: 0, lastEnd: 0, failed: false, scan: null };
     }
-    if (progress.failed || this.carryLength - base < progress.wait) return;
+    if (progress.failed) return;
     // A line of the full path ends any run (as in line).
     this.runSession = undefined;
-    const line = this.carry.subarray(base, this.carryLength);
-    if (this.arrayElements(line, progress, this.lineNo + 1, false) === ARRAY_FAIL) progress.failed = true;
-    else progress.wait = 2 * line.length - progress.at;
+    if (this.arrayElements(this.carry.subarray(base, this.carryLength), progress, this.lineNo + 1, false) === ARRAY_FAIL) progress.failed = true;
   }
 
   /** Cuts from the array line being assembled the elements read but its first (see streamArray). */
@@ -1635,25 +1679,32 @@ export class EventReader {
     const progress = this.arrayRead!;
     const cut = progress.lastEnd - progress.headEnd;
     if (progress.failed || cut <= 0) return;
+    // Read, the line started with `[` or a byte-order mark and `[`.
     const base = this.carry[0] === 0xef ? 3 : 0;
     this.carry.copyWithin(base + progress.headEnd, base + progress.lastEnd, this.carryLength);
     this.carryLength -= cut;
     progress.at -= cut;
-    progress.wait -= cut;
     progress.lastEnd = progress.headEnd;
-    progress.kept = 1;
+    const scan = progress.scan;
+    if (scan !== null) {
+      scan.at -= cut;
+      if (scan.string !== -1) scan.string -= cut;
+    }
   }
 
   /**
    * Reads `raw`, an element of an array on line `no` that starts with `{`,
    * ends with its matching `}` and holds no white space between its tokens,
-   * as a line of that one event is read (see quickRecord): unparsed when the
-   * tool does not read its type, from its bytes when of a frequent shape,
-   * skimmed, or by `JSON.parse`. False when it had to be parsed and does not
-   * parse (nothing is handed over).
+   * as a line of that one event is read (see quickRecord), but that one of
+   * a type the tool does not read is checked first, as strictly as
+   * `JSON.parse` would check it: unlike a line, whose end is its newline, an
+   * element ends where the search of its brackets and strings says, and a
+   * byte flipped in it could make it run on into the elements after it.
+   * False when it does not pass, or had to be parsed and does not parse
+   * (nothing is handed over).
    */
   private arrayElementLine(raw: Buffer, no: number): boolean {
-    if (this.quickRecord(raw, no, false, undefined, 0, null)) return true;
+    if (this.quickRecord(raw, no, false, undefined, 0, null, true)) return true;
     let value: unknown;
     try {
       value = JSON.parse(raw.toString('utf8'));
@@ -1664,8 +1715,12 @@ export class EventReader {
     return true;
   }
 
-  /** Starts the slow path at the line `raw`; `skip`: how many elements of an array it opens were read already (see arrayLine). */
-  private slowStart(raw: Buffer, no: number, skip = 0): void {
+  /**
+   * Starts the slow path at the line `raw`; `skip`: how many elements of an
+   * array it opens were read already (see arrayLine); `shown`: what the
+   * excerpts of problems of the whole line show, when not `raw`.
+   */
+  private slowStart(raw: Buffer, no: number, skip = 0, shown?: Buffer): void {
     this.slow = {
       skip,
       tokenize: tokenizer(),
@@ -1679,14 +1734,14 @@ export class EventReader {
       text: compactText(),
       parts: [],
     };
-    this.slowFeed(raw, no);
+    this.slowFeed(raw, no, false, shown);
   }
 
   /** Feeds one line to the tokenizer; leaves the slow path when no value is open at its end. */
-  private slowFeed(raw: Buffer, no: number, unterminated = false): void {
+  private slowFeed(raw: Buffer, no: number, unterminated = false, shown?: Buffer): void {
     const slow = this.slow!;
     // Kept until the value closes, past the chunk it was read from: a copy.
-    slow.lines.push({ buf: Buffer.from(raw), no, unterminated });
+    slow.lines.push({ buf: Buffer.from(raw), no, unterminated, shown: shown && Buffer.from(shown) });
     // What the tokenizer refuses fails the value; what the sink throws (a --strict stop) is the sink's.
     const tokens = this.slowTokenize(slow, raw.toString('utf8'));
     if (tokens === null) return;
@@ -1761,7 +1816,7 @@ export class EventReader {
         // An empty array, or one of something else first: one value, not an object (see SlowState.array).
         if (!array.events) this.problem('not an object', slow.lines[0]!.buf, slow.valueLine, Buffer.from(`[${array.texts.join(',')}]`));
         slow.array = null;
-        slow.lines = [{ buf: slow.lines[slow.lines.length - 1]!.buf, no }];
+        slow.lines = [{ ...slow.lines[slow.lines.length - 1]!, no }];
         continue;
       }
       if (array === null && slow.assembler.done) {
@@ -1780,7 +1835,7 @@ export class EventReader {
           // The excerpt is of the value itself: on its line, an object glued before it would hide it.
           this.problem('not an object', first.buf, slow.valueLine, Buffer.from(exactJsonText(value)));
         }
-        slow.lines = [{ buf: slow.lines[slow.lines.length - 1]!.buf, no }];
+        slow.lines = [{ ...slow.lines[slow.lines.length - 1]!, no }];
       }
     }
   }
@@ -1826,9 +1881,9 @@ export class EventReader {
     // cannot go on with it, by its own line end (`"n":-`), or by the end of the input. One broken in that line is not
     // JSON, wherever the tokenizer found out (it judges a line's last few bytes only once more come).
     const cut: ProblemReason = stopped ? 'interrupted' : 'truncated';
-    if (mayGoOn(first.buf.toString('utf8'))) this.problem(cut, first.buf, first.no);
+    if (mayGoOn(first.buf.toString('utf8'))) this.problem(cut, first.buf, first.no, first.shown);
     // Broken in the line: perhaps a line cut short with the next run's first event glued on.
-    else this.problemThenRun(first.buf, first.no, first.unterminated, (head) => (head !== first.buf && mayGoOn(head.toString('utf8')) ? cut : 'not JSON'));
+    else this.problemThenRun(first.buf, first.no, first.unterminated, (head) => (head !== first.buf && mayGoOn(head.toString('utf8')) ? cut : 'not JSON'), first.shown);
     for (const line of rest) this.line(line.buf, line.no, line.unterminated);
   }
 }
