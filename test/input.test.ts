@@ -793,6 +793,31 @@ t.test('an array on one line cut short: the same problem, whatever the writes it
   t.same(problem.slice(0, 2), [1, 'truncated']);
   t.notOk(String(problem[3]).includes('"call_id":"c1"'), 'the elements read are not part of the problem (the call was audited)');
   for (const size of [1000, 65536, 1 << 20]) t.same(readWith(input, size, READERS['as ndjson-tools reads']), whole, `writes of ${size}`);
+  // Its excerpt shows where the line starts, however short its first elements.
+  const short = Buffer.from(`[{"type":"user"},{"type":"user"},${pad},{"type":"x",}]\n`);
+  const once = readWith(short, 0);
+  t.same(
+    once.filter((x) => typeof (x as unknown[])[1] === 'string').map((x) => (x as unknown[])[2]),
+    [`in.ndjson:1: not JSON: [{"type":"user"},{"type":"user"},{"type":"assistant","messag…`],
+  );
+  for (const size of [1000, 65536]) t.same(readWith(short, size), once, `short first elements, writes of ${size}`);
+});
+
+t.test('without reuseLines, the records of an array line keep their bytes after the writes that follow', async (t) => {
+  const records: EventRecord[] = [];
+  const problems: string[] = [];
+  const reader = new EventReader({ record: (r) => records.push(r), problem: (p) => problems.push(formatProblem(p)) }, { needs: (type) => type === 'result' });
+  reader.startSource('in.ndjson');
+  for (const piece of ['[{"type":"user","n":1},{"type":"user","n":2},{"type":"user","n":3},{"ty', 'pe":"assistant","n":4},{"type":"user","n":5}]', '\n']) {
+    reader.write(Buffer.from(piece));
+  }
+  reader.endSource();
+  t.same(problems, []);
+  t.same(
+    records.map((r) => [r.event, JSON.parse(r.raw.toString())]),
+    [1, 2, 3, 4, 5].map((n) => [{ type: n === 4 ? 'assistant' : 'user', n }, { type: n === 4 ? 'assistant' : 'user', n }]),
+    'each event, parsed when first read, and its bytes, as they came',
+  );
 });
 
 t.test('an array on one line longer than a read is read as it comes, holding an element rather than the array', async (t) => {

@@ -38,6 +38,8 @@ const built: Record<string, string> = {
   'failed result among others': [init('a'), result('a', 'ok'), init('b'), result('b', 'bad', { is_error: true, subtype: 'failed' })].join('\n') + '\n',
   'pretty result at the end': `${init('a')}\n{\n  "type": "result",\n  "result": "p",\n  "session_id": "a"\n}\n`,
   'glued at the end': `${init('a')}\n${delta('a', 'x')}${result('a', 'g')}\n`,
+  // Claude Code's --output-format json --verbose: the run's events as one array.
+  'an array of events at the end': `${init('z')}\n${result('z', 'before')}\n[${init('a')},${delta('a', 'x')},${result('a', 'in the array')}]\n`,
   'crlf': [init('a'), result('a', 'r')].join('\r\n') + '\r\n',
   'blank lines at the end': [init('a'), result('a', 'r')].join('\n') + '\n\n  \n',
   'session id with an escape': [init('a"b'), result('a"b', 'q')].join('\n') + '\n',
@@ -127,6 +129,27 @@ t.test('reading from the end finds the same, whatever the size of each read', as
     } finally {
       fs.closeSync(fd);
     }
+  }
+});
+
+t.test('a line longer than the longest read from the end, or a last line that is no event, sends the reading to the start', async (t) => {
+  const file = path.join(dir, 'long-last-line.ndjson');
+  fs.writeFileSync(file, `${init('a')}\n${result('a', 'x'.repeat(5000))}\n`);
+  const fd = fs.openSync(file, 'r');
+  try {
+    const size = fs.statSync(file).size;
+    t.equal((await verdictFromEnd(fd, size))?.kind, 'result', 'read from the end');
+    t.equal(await verdictFromEnd(fd, size, { first: 64, most: 1024 }, 4096), null, 'a last line of 5 KB, where 4 KiB are read at most: from the start');
+  } finally {
+    fs.closeSync(fd);
+  }
+  const array = path.join(dir, 'array.json');
+  fs.writeFileSync(array, `[${init('a')},${result('a', 'ok')}]\n`);
+  const afd = fs.openSync(array, 'r');
+  try {
+    t.equal(await verdictFromEnd(afd, fs.statSync(array).size), null, 'an array: from the start');
+  } finally {
+    fs.closeSync(afd);
   }
 });
 

@@ -1014,9 +1014,7 @@ interface ArrayProgress {
   at: number;
   /** The last element read ends at `at`, and a comma or the closing `]` is due. */
   after: boolean;
-  /** Where the first element ends (0: none read): a line assembled is cut from there to {@link lastEnd}. */
-  headEnd: number;
-  /** Where the last element read ends. */
+  /** Where the last element read ends (0: none read); a line assembled is cut from {@link ARRAY_HEAD} to there. */
   lastEnd: number;
   /** Some element could not be read so: the slow path takes the line once it has all come. */
   failed: boolean;
@@ -1026,6 +1024,9 @@ interface ArrayProgress {
 
 /** What stands, for the slow path, for the elements of an array already read (see EventReader.arrayLine): `[` and one element. */
 const ARRAY_READ = Buffer.from('[{}');
+
+/** How much of an array line's start is kept as it is assembled (see EventReader.cutArray): what a problem's excerpt shows. */
+const ARRAY_HEAD = EXCERPT_CHARS * 4 + 1;
 
 /** What {@link EventReader.arrayElements} made of the bytes it had: all of the array read, more bytes needed, or the slow path's turn. */
 const ARRAY_DONE = 0;
@@ -1409,7 +1410,7 @@ export class EventReader {
 
   /** Appends `chunk[from, to)` to the line being assembled, growing its buffer by doubling. */
   private keep(chunk: Buffer, from: number, to: number): void {
-    if (this.arrayRead !== null && this.carryLength > 0) this.cutArray();
+    if (this.arrayRead !== null && this.carryLength > 0) this.cutArray(to - from);
     if (this.lentNow && this.carryLength === 0) {
       // The line just handed over is in `carry`, its records in use until this write returns: use the other buffer.
       [this.carry, this.lent] = [this.lent, this.carry];
@@ -1600,13 +1601,13 @@ export class EventReader {
    * strings as written.
    */
   private arrayLine(raw: Buffer, open: number, no: number, read: ArrayProgress | null): boolean {
-    const progress = read ?? { at: open + 1, after: false, headEnd: 0, lastEnd: 0, failed: false, scan: null };
+    const progress = read ?? { at: open + 1, after: false, lastEnd: 0, failed: false, scan: null };
     if (!progress.failed && this.arrayElements(raw, progress, no, true) === ARRAY_DONE) return true;
     if (progress.lastEnd === 0) return false;
     // What was not read, after an element that stands for those read, which the slow path skips; the excerpts of the
     // problems it reports show where the line starts, as they would have.
     const rest = Buffer.concat([ARRAY_READ, raw.subarray(progress.lastEnd)]);
-    this.slowStart(rest, no, 1, raw.subarray(0, EXCERPT_CHARS * 4 + 1));
+    this.slowStart(rest, no, 1, raw.subarray(0, ARRAY_HEAD));
     return true;
   }
 
@@ -1633,7 +1634,6 @@ export class EventReader {
         }
         progress.scan = null;
         if (end < 0 || !this.arrayElementLine(raw.subarray(at, end), no)) return ARRAY_FAIL;
-        if (progress.headEnd === 0) progress.headEnd = end;
         progress.lastEnd = end;
         progress.after = true;
         at = end;
@@ -1656,17 +1656,16 @@ export class EventReader {
   }
   /**
    * The line being assembled, longer than a read: when it is an array, reads
-   * the elements that have all come (see arrayLine). Those read but the
-   * first are cut from the line before more of it is kept (see keep, which
-   * does it once the records handed over are done with), so that memory
-   * holds an element and not the array.
+   * the elements that have all come (see arrayLine). What was read, but the
+   * line's first bytes, is cut from it before more of it is kept (see
+   * cutArray), so that memory holds an element and not the array.
    */
   private streamArray(): void {
     let progress = this.arrayRead;
     const base = this.carryLength >= 3 && this.carry[0] === 0xef && this.carry[1] === 0xbb && this.carry[2] === 0xbf ? 3 : 0;
     if (progress === null) {
       if (base >= this.carryLength || this.carry[base] !== 0x5b /* [ */) return;
-      progress = this.arrayRead = { at: 1, after: false, headEnd: 0, lastEnd: 0, failed: false, scan: null };
+      progress = this.arrayRead = { at: 1, after: false, lastEnd: 0, failed: false, scan: null };
     }
     if (progress.failed) return;
     // A line of the full path ends any run (as in line).
@@ -1674,17 +1673,30 @@ export class EventReader {
     if (this.arrayElements(this.carry.subarray(base, this.carryLength), progress, this.lineNo + 1, false) === ARRAY_FAIL) progress.failed = true;
   }
 
-  /** Cuts from the array line being assembled the elements read but its first (see streamArray). */
-  private cutArray(): void {
+  /**
+   * Cuts from the array line being assembled what was read but its first
+   * bytes (see streamArray), before `room` more bytes are kept. Without
+   * `reuseLines`, the records handed over keep the bytes they point into
+   * for good: what is left goes to a new buffer.
+   */
+  private cutArray(room: number): void {
     const progress = this.arrayRead!;
-    const cut = progress.lastEnd - progress.headEnd;
+    const cut = progress.lastEnd - ARRAY_HEAD;
     if (progress.failed || cut <= 0) return;
     // Read, the line started with `[` or a byte-order mark and `[`.
     const base = this.carry[0] === 0xef ? 3 : 0;
-    this.carry.copyWithin(base + progress.headEnd, base + progress.lastEnd, this.carryLength);
-    this.carryLength -= cut;
+    const left = this.carryLength - cut;
+    if (this.reuseLines) {
+      this.carry.copyWithin(base + ARRAY_HEAD, base + progress.lastEnd, this.carryLength);
+    } else {
+      const fresh = Buffer.allocUnsafeSlow(Math.max(left + room, 4096));
+      this.carry.copy(fresh, 0, 0, base + ARRAY_HEAD);
+      this.carry.copy(fresh, base + ARRAY_HEAD, base + progress.lastEnd, this.carryLength);
+      this.carry = fresh;
+    }
+    this.carryLength = left;
     progress.at -= cut;
-    progress.lastEnd = progress.headEnd;
+    progress.lastEnd = ARRAY_HEAD;
     const scan = progress.scan;
     if (scan !== null) {
       scan.at -= cut;

@@ -26,6 +26,12 @@ import { isJsonObject } from '../io/skim.js';
 const read = promisify(readCallback);
 /** The most read at a time. */
 const CHUNK = 1 << 20;
+/**
+ * The longest line read backwards: past it, the file is read from the start
+ * instead, which holds no more of a line than the reader does (an array of
+ * events on one line, an element at a time).
+ */
+const MAX_LINE = 16 << 20;
 
 /** A line found reading backwards: its bytes (without line end) and where it starts in the file. */
 export interface FoundLine {
@@ -53,13 +59,18 @@ export interface ReadSizes {
  */
 const READ_SIZES: ReadSizes = { first: 1 << 16, most: CHUNK };
 
-/** Reads a file's lines from the end, one at a time, lazily. */
-async function* linesFromEnd(fd: number, size: number, sizes: ReadSizes): AsyncGenerator<FoundLine> {
+/** Reads a file's lines from the end, one at a time, lazily; null for a line longer than `longest`, after which it reads no more. */
+async function* linesFromEnd(fd: number, size: number, sizes: ReadSizes, longest: number): AsyncGenerator<FoundLine | null> {
   let pos = size;
   let want = sizes.first;
-  // Pieces of the line that began before the chunk read last, in file order.
+  // Pieces of the line that began before the chunk read last, in file order, and their length.
   let tail: Buffer[] = [];
+  let tailLength = 0;
   while (pos > 0) {
+    if (tailLength > longest) {
+      yield null;
+      return;
+    }
     const start = Math.max(0, pos - want);
     want = Math.min(2 * want, sizes.most);
     const chunk = Buffer.allocUnsafe(pos - start);
@@ -76,10 +87,12 @@ async function* linesFromEnd(fd: number, size: number, sizes: ReadSizes): AsyncG
       const piece = chunk.subarray(nl + 1, end);
       const raw = tail.length > 0 ? Buffer.concat([piece, ...tail]) : piece;
       tail = [];
+      tailLength = 0;
       yield { raw, offset: start + nl + 1 };
       end = nl;
     }
     tail.unshift(chunk.subarray(0, end));
+    tailLength += end;
     pos = start;
   }
   if (tail.length > 0) yield { raw: Buffer.concat(tail), offset: 0 };
@@ -104,9 +117,17 @@ function isBlank(raw: Buffer): boolean {
 /**
  * Finds the last session's verdict reading `fd` (a regular file of `size`
  * bytes) backwards; null when the file must be read from the start instead.
- * `sizes`: how much is read at a time (by default 64 KiB, then up to 1 MiB).
+ * `sizes`: how much is read at a time (by default 64 KiB, then up to 1 MiB);
+ * `longest`: the longest line it reads (see MAX_LINE).
  */
-export async function verdictFromEnd(fd: number, size: number, sizes: ReadSizes = READ_SIZES): Promise<SeekOutcome | null> {
+export async function verdictFromEnd(fd: number, size: number, sizes: ReadSizes = READ_SIZES, longest = MAX_LINE): Promise<SeekOutcome | null> {
+  // The last event ends with `}`, and white space at most after it: an array of events (Claude Code's
+  // `--output-format json --verbose`) is read from the start, without reading its line backwards first.
+  const end = Buffer.alloc(Math.min(size, 64));
+  if (end.length > 0 && (await read(fd, end, 0, end.length, size - end.length)).bytesRead !== end.length) return null;
+  let at = end.length - 1;
+  while (at >= 0 && (end[at] === 0x0a || end[at] === 0x0d || end[at] === 0x20 || end[at] === 0x09)) at--;
+  if (at >= 0 && end[at] !== 0x7d) return null;
   let session: string | undefined;
   let last: FoundLine | undefined;
   let first = true;
@@ -114,7 +135,8 @@ export async function verdictFromEnd(fd: number, size: number, sizes: ReadSizes 
   let activity = false;
   const verdict = (line: FoundLine, event: AgentEvent): SeekOutcome =>
     activity ? { kind: 'none', session: session!, line: last! } : { kind: 'result', session: session!, line, event };
-  for await (const found of linesFromEnd(fd, size, sizes)) {
+  for await (const found of linesFromEnd(fd, size, sizes, longest)) {
+    if (found === null) return null;
     let raw = found.raw;
     if (raw.length > 0 && raw[raw.length - 1] === 0x0d) raw = raw.subarray(0, raw.length - 1);
     // A byte-order mark (a file's start, or one of files joined with cat): the full read skips it.
