@@ -132,25 +132,29 @@ t.test('reading from the end finds the same, whatever the size of each read', as
   }
 });
 
-t.test('a line longer than the longest read from the end, or a last line that is no event, sends the reading to the start', async (t) => {
-  const file = path.join(dir, 'long-last-line.ndjson');
-  fs.writeFileSync(file, `${init('a')}\n${result('a', 'x'.repeat(5000))}\n`);
-  const fd = fs.openSync(file, 'r');
-  try {
-    const size = fs.statSync(file).size;
-    t.equal((await verdictFromEnd(fd, size))?.kind, 'result', 'read from the end');
-    t.equal(await verdictFromEnd(fd, size, { first: 64, most: 1024 }, 4096), null, 'a last line of 5 KB, where 4 KiB are read at most: from the start');
-  } finally {
-    fs.closeSync(fd);
-  }
-  const array = path.join(dir, 'array.json');
-  fs.writeFileSync(array, `[${init('a')},${result('a', 'ok')}]\n`);
-  const afd = fs.openSync(array, 'r');
-  try {
-    t.equal(await verdictFromEnd(afd, fs.statSync(array).size), null, 'an array: from the start');
-  } finally {
-    fs.closeSync(afd);
-  }
+t.test('a line longer than a read is read backwards whole when it may be an event, and given up at when it cannot', async (t) => {
+  const sizes = { first: 64, most: 1024 };
+  const at = (name: string, text: string) => {
+    const file = path.join(dir, name);
+    fs.writeFileSync(file, text);
+    return file;
+  };
+  const verdict = async (file: string) => {
+    const fd = fs.openSync(file, 'r');
+    try {
+      return await verdictFromEnd(fd, fs.statSync(file).size, sizes);
+    } finally {
+      fs.closeSync(fd);
+    }
+  };
+  // A line of 50 KB after the result, of its session: read whole, the result found behind it (the full read might not keep it).
+  const long = JSON.stringify({ type: 'system', subtype: 'status', session_id: 'a', pad: 'x'.repeat(50000) });
+  const found = await verdict(at('long-last-line.ndjson', `${init('a')}\n${result('a', 'found')}\n${long}\n`));
+  t.same([found?.kind, found?.kind === 'result' ? found.event.result : undefined], ['result', 'found'], 'a long event: its result found from the end');
+  // An array, last or not: no event, from the start.
+  const array = `[${init('a')},${delta('a', 'x'.repeat(50000))},${result('a', 'in the array')}]`;
+  t.equal(await verdict(at('array-last.json', `${init('z')}\n${result('z', 'z')}\n${array}\n\n`)), null, 'an array last: from the start');
+  t.equal(await verdict(at('array-then-line.json', `${array}\r\n${status('a')}\n`)), null, 'an array before the last line: from the start');
 });
 
 t.test('a line after the last result that is not one JSON object is read, and reported, from the end too', async (t) => {

@@ -1471,15 +1471,18 @@ export class EventReader {
     let i = 0;
     while (i < raw.length && isSpace(raw[i]!)) i++;
     if (i === raw.length) return; // blank line
-    if (raw.length > MAX_STRING) {
-      this.problem('line too long', raw, no);
-      return;
-    }
     const first = raw[i];
     if (first === 0x5b /* [ */) {
-      // An array of compact objects on one line is read element by element (see arrayLine); any other, by the slow path:
-      // one of objects as its events (see SlowState.array), numbers as written.
-      if (!this.arrayLine(raw, i, no, progress)) this.slowStart(raw, no);
+      // An array of compact objects on one line is read element by element (see arrayLine), whatever its length, as it
+      // is when it comes in pieces; any other, by the slow path: one of objects as its events (see SlowState.array),
+      // numbers as written.
+      if (this.arrayLine(raw, i, no, progress)) return;
+      if (raw.length > MAX_STRING) this.problem('line too long', raw, no);
+      else this.slowStart(raw, no);
+      return;
+    }
+    if (raw.length > MAX_STRING) {
+      this.problem('line too long', raw, no);
       return;
     }
     const text = raw.toString('utf8');
@@ -1607,7 +1610,8 @@ export class EventReader {
     // What was not read, after an element that stands for those read, which the slow path skips; the excerpts of the
     // problems it reports show where the line starts, as they would have.
     const rest = Buffer.concat([ARRAY_READ, raw.subarray(progress.lastEnd)]);
-    this.slowStart(rest, no, 1, raw.subarray(0, ARRAY_HEAD));
+    if (rest.length > MAX_STRING) this.problem('line too long', rest, no, raw.subarray(0, ARRAY_HEAD));
+    else this.slowStart(rest, no, 1, raw.subarray(0, ARRAY_HEAD));
     return true;
   }
 

@@ -26,12 +26,6 @@ import { isJsonObject } from '../io/skim.js';
 const read = promisify(readCallback);
 /** The most read at a time. */
 const CHUNK = 1 << 20;
-/**
- * The longest line read backwards: past it, the file is read from the start
- * instead, which holds no more of a line than the reader does (an array of
- * events on one line, an element at a time).
- */
-const MAX_LINE = 16 << 20;
 
 /** A line found reading backwards: its bytes (without line end) and where it starts in the file. */
 export interface FoundLine {
@@ -59,18 +53,19 @@ export interface ReadSizes {
  */
 const READ_SIZES: ReadSizes = { first: 1 << 16, most: CHUNK };
 
-/** Reads a file's lines from the end, one at a time, lazily; null for a line longer than `longest`, after which it reads no more. */
-async function* linesFromEnd(fd: number, size: number, sizes: ReadSizes, longest: number): AsyncGenerator<FoundLine | null> {
+/**
+ * Reads a file's lines from the end, one at a time, lazily; null, after
+ * which it reads no more, for a line longer than a read whose last byte but
+ * white space is not `}`: no event (an array of events, as Claude Code's
+ * `--output-format json --verbose` writes a run), which the caller would
+ * give up at, but only once it had read the whole line backwards.
+ */
+async function* linesFromEnd(fd: number, size: number, sizes: ReadSizes): AsyncGenerator<FoundLine | null> {
   let pos = size;
   let want = sizes.first;
-  // Pieces of the line that began before the chunk read last, in file order, and their length.
+  // Pieces of the line that began before the chunk read last, in file order.
   let tail: Buffer[] = [];
-  let tailLength = 0;
   while (pos > 0) {
-    if (tailLength > longest) {
-      yield null;
-      return;
-    }
     const start = Math.max(0, pos - want);
     want = Math.min(2 * want, sizes.most);
     const chunk = Buffer.allocUnsafe(pos - start);
@@ -87,12 +82,14 @@ async function* linesFromEnd(fd: number, size: number, sizes: ReadSizes, longest
       const piece = chunk.subarray(nl + 1, end);
       const raw = tail.length > 0 ? Buffer.concat([piece, ...tail]) : piece;
       tail = [];
-      tailLength = 0;
       yield { raw, offset: start + nl + 1 };
       end = nl;
     }
+    if (tail.length === 0 && start > 0 && !mayEndEvent(chunk, end)) {
+      yield null;
+      return;
+    }
     tail.unshift(chunk.subarray(0, end));
-    tailLength += end;
     pos = start;
   }
   if (tail.length > 0) yield { raw: Buffer.concat(tail), offset: 0 };
@@ -109,6 +106,13 @@ function parseEvent(raw: Buffer): AgentEvent | undefined {
   }
 }
 
+/** False when the last byte of `chunk[0, end)` but white space is there and is not `}`. */
+function mayEndEvent(chunk: Buffer, end: number): boolean {
+  let at = end - 1;
+  while (at >= 0 && (chunk[at] === 0x20 || chunk[at] === 0x09 || chunk[at] === 0x0d || chunk[at] === 0x0a)) at--;
+  return at < 0 || chunk[at] === 0x7d;
+}
+
 function isBlank(raw: Buffer): boolean {
   for (const b of raw) if (b !== 0x20 && b !== 0x09 && b !== 0x0d) return false;
   return true;
@@ -117,17 +121,9 @@ function isBlank(raw: Buffer): boolean {
 /**
  * Finds the last session's verdict reading `fd` (a regular file of `size`
  * bytes) backwards; null when the file must be read from the start instead.
- * `sizes`: how much is read at a time (by default 64 KiB, then up to 1 MiB);
- * `longest`: the longest line it reads (see MAX_LINE).
+ * `sizes`: how much is read at a time (by default 64 KiB, then up to 1 MiB).
  */
-export async function verdictFromEnd(fd: number, size: number, sizes: ReadSizes = READ_SIZES, longest = MAX_LINE): Promise<SeekOutcome | null> {
-  // The last event ends with `}`, and white space at most after it: an array of events (Claude Code's
-  // `--output-format json --verbose`) is read from the start, without reading its line backwards first.
-  const end = Buffer.alloc(Math.min(size, 64));
-  if (end.length > 0 && (await read(fd, end, 0, end.length, size - end.length)).bytesRead !== end.length) return null;
-  let at = end.length - 1;
-  while (at >= 0 && (end[at] === 0x0a || end[at] === 0x0d || end[at] === 0x20 || end[at] === 0x09)) at--;
-  if (at >= 0 && end[at] !== 0x7d) return null;
+export async function verdictFromEnd(fd: number, size: number, sizes: ReadSizes = READ_SIZES): Promise<SeekOutcome | null> {
   let session: string | undefined;
   let last: FoundLine | undefined;
   let first = true;
@@ -135,7 +131,7 @@ export async function verdictFromEnd(fd: number, size: number, sizes: ReadSizes 
   let activity = false;
   const verdict = (line: FoundLine, event: AgentEvent): SeekOutcome =>
     activity ? { kind: 'none', session: session!, line: last! } : { kind: 'result', session: session!, line, event };
-  for await (const found of linesFromEnd(fd, size, sizes, longest)) {
+  for await (const found of linesFromEnd(fd, size, sizes)) {
     if (found === null) return null;
     let raw = found.raw;
     if (raw.length > 0 && raw[raw.length - 1] === 0x0d) raw = raw.subarray(0, raw.length - 1);
