@@ -1658,6 +1658,7 @@ export class EventReader {
     progress.at = at;
     return ARRAY_MORE;
   }
+
   /**
    * The line being assembled, longer than a read: when it is an array, reads
    * the elements that have all come (see arrayLine). What was read, but the
@@ -1832,7 +1833,7 @@ export class EventReader {
         // An empty array, or one of something else first: one value, not an object (see SlowState.array).
         if (!array.events) this.problem('not an object', slow.lines[0]!.buf, slow.valueLine, Buffer.from(`[${array.texts.join(',')}]`));
         slow.array = null;
-        slow.lines = [{ ...slow.lines[slow.lines.length - 1]!, no }];
+        slow.lines = [{ buf: slow.lines[slow.lines.length - 1]!.buf, no, shown: slow.lines[slow.lines.length - 1]!.shown }];
         continue;
       }
       if (array === null && slow.assembler.done) {
@@ -1851,7 +1852,7 @@ export class EventReader {
           // The excerpt is of the value itself: on its line, an object glued before it would hide it.
           this.problem('not an object', first.buf, slow.valueLine, Buffer.from(exactJsonText(value)));
         }
-        slow.lines = [{ ...slow.lines[slow.lines.length - 1]!, no }];
+        slow.lines = [{ buf: slow.lines[slow.lines.length - 1]!.buf, no, shown: slow.lines[slow.lines.length - 1]!.shown }];
       }
     }
   }
