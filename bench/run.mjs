@@ -423,9 +423,8 @@ function arrayCorpus(corpus, seed, size) {
     r.close();
     const result = Buffer.from('{"type":"result"');
     while (lines.length > 0 && !lines[lines.length - 1].subarray(0, result.length).equals(result)) lines.pop();
-    const parts = [Buffer.from('[')];
-    lines.forEach((l, k) => parts.push(k === 0 ? l : Buffer.concat([Buffer.from(','), l])));
-    parts.push(Buffer.from(']\n'));
+    const comma = Buffer.from(',');
+    const parts = [Buffer.from('['), ...lines.flatMap((l, k) => (k === 0 ? [l] : [comma, l])), Buffer.from(']\n')];
     fs.writeFileSync(`${file}.partial`, Buffer.concat(parts));
     fs.renameSync(`${file}.partial`, file);
   }
@@ -654,6 +653,9 @@ const cell = (text) => String(text).replace(/\|/g, '\\|');
 
 const VERDICT = { same: 'yes', equivalent: 'equivalent', differs: '**NO**', unchecked: 'not compared' };
 
+/** A row's answer against jq, for a table cell: the verdict, and the note where they differ. */
+const verdictCell = (r) => (r.compare ? cell(`${VERDICT[r.compare.verdict]}${r.compare.verdict === 'same' || r.compare.verdict === 'equivalent' ? '' : `: ${r.compare.note}`}`) : '');
+
 function report(m, ctx, rows, floor, startup, longLine, scale, live, opts, array) {
   const out = [];
   const s = ctx.stats;
@@ -740,7 +742,7 @@ function report(m, ctx, rows, floor, startup, longLine, scale, live, opts, array
         out.push(`| \`${cell(r.label)}\` | ${cell(r.status)} | | | | |`);
         continue;
       }
-      const v = r.compare ? cell(`${VERDICT[r.compare.verdict]}${r.compare.verdict === 'same' || r.compare.verdict === 'equivalent' ? '' : `: ${r.compare.note}`}`) : '';
+      const v = verdictCell(r);
       out.push(`| \`${cell(r.label)}\` | ${(r.tool.ms / 1000).toFixed(2)} | ${r.jq ? (r.jq.ms / 1000).toFixed(2) : ''} | ${fmt.mib(r.tool.rssKiB)} | ${r.jq ? fmt.mib(r.jq.rssKiB) : ''} | ${v} |`);
     }
   }
@@ -757,7 +759,7 @@ function report(m, ctx, rows, floor, startup, longLine, scale, live, opts, array
         out.push(`| \`${cell(r.label)}\` | ${cell(r.status)} | | | | | |`);
         continue;
       }
-      const v = r.compare ? cell(`${VERDICT[r.compare.verdict]}${r.compare.verdict === 'same' || r.compare.verdict === 'equivalent' ? '' : `: ${r.compare.note}`}`) : '';
+      const v = verdictCell(r);
       const mbs = (ms) => (array.stats.bytes / MB / (ms / 1000)).toFixed(0);
       out.push(`| \`${cell(r.label)}\` | ${mbs(r.tool.ms)} | ${mbs(r.jq.ms)} | ${(r.jq.ms / r.tool.ms).toFixed(2)}× | ${fmt.mib(r.tool.rssKiB)} | ${fmt.mib(r.jq.rssKiB)} | ${v} |`);
     }
@@ -824,7 +826,7 @@ async function main() {
     const arows = [];
     for (const job of JOBS) {
       if (!opts.jobs.has(job.id) || job.input) continue;
-      arows.push(await runJob({ ...job, jq: [job.jq[0], `.[] | ${job.jq[1]}`] }, actx, { runs: opts.runs }));
+      arows.push(await runJob({ ...job, jq: [job.jq[0], `${actx.jqPrefix}${job.jq[1]}`] }, actx, { runs: opts.runs }));
     }
     array = { stats: actx.stats, rows: arows };
   }

@@ -987,6 +987,17 @@ function isSpace(b: number): boolean {
   return b === 0x20 || b === 0x09 || b === 0x0d || b === 0x0a;
 }
 
+/** Where the white space from `raw[at]` ends (at `raw`'s end at most). */
+function spaceEnd(raw: Buffer, at: number): number {
+  while (at < raw.length && isSpace(raw[at]!)) at++;
+  return at;
+}
+
+/** 3 when the first `length` bytes of `buf` start with a byte-order mark (at the start of the input, or of each file of a stream joined with cat(1)), else 0. */
+function bomLength(buf: Buffer, length: number): number {
+  return length >= 3 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf ? 3 : 0;
+}
+
 // How far a string is searched a byte at a time before a search by the buffer's own `indexOf` (dearer to call).
 const SHORT_STRING = 32;
 
@@ -1049,7 +1060,7 @@ function elementEnd(raw: Buffer, start: number, scan: ElementScan | null): numbe
   for (;;) {
     if (text !== -1) {
       // In a string: to its closing quote.
-      const close = stringEnd(raw, text, i);
+      const close = closingQuote(raw, text, i);
       if (close === -1) break;
       i = close + 1;
       text = -1;
@@ -1076,7 +1087,7 @@ function elementEnd(raw: Buffer, start: number, scan: ElementScan | null): numbe
  * searched from `from`, or -1 when `raw` ends first. A quote is the closing
  * one when an even number of backslashes comes before it in the text.
  */
-function stringEnd(raw: Buffer, text: number, from: number): number {
+function closingQuote(raw: Buffer, text: number, from: number): number {
   const n = raw.length;
   const short = Math.min(n, from + SHORT_STRING);
   let q = from;
@@ -1459,17 +1470,14 @@ export class EventReader {
     this.arrayRead = null;
     let end = buf.length;
     if (end > 0 && buf[end - 1] === 0x0d) end--;
-    let begin = 0;
-    // A byte-order mark: at the start of the input, or of each file of a stream joined with cat(1).
-    if (end >= 3 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf) begin = 3;
+    const begin = bomLength(buf, end);
     const raw = begin === 0 && end === buf.length ? buf : buf.subarray(begin, end);
     if (this.slow) {
       this.slowFeed(raw, no, unterminated);
       return;
     }
     if (raw[0] === 0x7b && raw[raw.length - 1] === 0x7d && this.quickRecord(raw, no, unterminated, scan, at + begin, peeked)) return;
-    let i = 0;
-    while (i < raw.length && isSpace(raw[i]!)) i++;
+    const i = spaceEnd(raw, 0);
     if (i === raw.length) return; // blank line
     const first = raw[i];
     if (first === 0x5b /* [ */) {
@@ -1625,7 +1633,7 @@ export class EventReader {
     // A `\r` read as white space may have been left out of the line since, as its end.
     let at = Math.min(progress.at, n);
     for (;;) {
-      while (at < n && isSpace(raw[at]!)) at++;
+      at = spaceEnd(raw, at);
       if (at === n && !final) break;
       if (!progress.after) {
         if (raw[at] !== 0x7b /* { */) return ARRAY_FAIL;
@@ -1651,9 +1659,7 @@ export class EventReader {
       // What follows the closing `]` is judged once the line has all come.
       if (raw[at] !== 0x5d /* ] */) return ARRAY_FAIL;
       if (!final) break;
-      at++;
-      while (at < n && isSpace(raw[at]!)) at++;
-      return at === n ? ARRAY_DONE : ARRAY_FAIL;
+      return spaceEnd(raw, at + 1) === n ? ARRAY_DONE : ARRAY_FAIL;
     }
     progress.at = at;
     return ARRAY_MORE;
@@ -1667,7 +1673,7 @@ export class EventReader {
    */
   private streamArray(): void {
     let progress = this.arrayRead;
-    const base = this.carryLength >= 3 && this.carry[0] === 0xef && this.carry[1] === 0xbb && this.carry[2] === 0xbf ? 3 : 0;
+    const base = bomLength(this.carry, this.carryLength);
     if (progress === null) {
       if (base >= this.carryLength || this.carry[base] !== 0x5b /* [ */) return;
       progress = this.arrayRead = { at: 1, after: false, lastEnd: 0, failed: false, scan: null };
@@ -1688,8 +1694,7 @@ export class EventReader {
     const progress = this.arrayRead!;
     const cut = progress.lastEnd - ARRAY_HEAD;
     if (progress.failed || cut <= 0) return;
-    // Read, the line started with `[` or a byte-order mark and `[`.
-    const base = this.carry[0] === 0xef ? 3 : 0;
+    const base = bomLength(this.carry, this.carryLength);
     const left = this.carryLength - cut;
     if (this.reuseLines) {
       this.carry.copyWithin(base + ARRAY_HEAD, base + progress.lastEnd, this.carryLength);
