@@ -37,6 +37,41 @@ t.test('each tool as a Transform', async (t) => {
   t.same(audit.map((a) => [a.tool, a.status]), [['read', 'success'], ['edit', 'success']]);
 });
 
+t.test('strict: what was made before the bad line is read before the stream fails, through an async iterator as through a pipe', async (t) => {
+  const lines = basic.toString('utf8').trimEnd().split('\n');
+  const cut = lines.length - 1;
+  // The last event (the result) after a bad line: each tool but ndjson-result has made output of the events before it.
+  const input = [`${lines.slice(0, cut).join('\n')}\n`, 'not json\n', `${lines[cut]}\n`].map((l) => Buffer.from(l));
+  const makers = {
+    dedupe: () => dedupe({ strict: true }),
+    text: () => text({ strict: true, all: true }),
+    tools: () => tools({ strict: true }),
+  };
+  for (const [name, make] of Object.entries(makers)) {
+    // What the stream writes of the lines before the bad one when they are all it is given.
+    const before = await collect(make(), input[0]!);
+    t.ok(before.length > 0, `${name}: makes output of the lines before the bad one`);
+    const out: Buffer[] = [];
+    const failure = await pipeline(Readable.from(input), make(), async function (chunks: AsyncIterable<Buffer>) {
+      for await (const chunk of chunks) out.push(chunk);
+    }).then(
+      () => undefined,
+      (error: Error) => error,
+    );
+    t.equal(failure?.name, 'StrictError', `${name}: the stream fails`);
+    t.equal(failure?.message, `stdin:${cut + 1}: not JSON: not json`, `${name}: at the bad line`);
+    t.equal(Buffer.concat(out).toString('utf8'), before, `${name}: the output of the lines before the bad one, all read by the iterator`);
+  }
+  // Nothing reads the stream: it fails at once, holding its output, as it would wait for ever to be read.
+  const unread = dedupe({ strict: true });
+  const failure = await new Promise<Error>((resolve) => {
+    unread.on('error', resolve);
+    unread.end(Buffer.concat(input));
+  });
+  t.equal(failure.name, 'StrictError', 'a stream nothing reads fails');
+  t.ok(unread.readableLength > 0, 'holding output');
+});
+
 t.test('text({ all: true }) writes what ndjson-text --all writes: the prompt and the tool lines unless turned off', async (t) => {
   const cli = spawnSync(process.execPath, [path.join(ROOT, 'bin/ndjson-text.js'), '--all', '-'], { input: basic, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', NODE_OPTIONS: '' } });
   const all = await collect(text({ all: true }), basic);

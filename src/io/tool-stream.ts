@@ -161,6 +161,31 @@ function bytesOf(chunk: unknown, enc: BufferEncoding | 'buffer' | undefined): Bu
 }
 
 /**
+ * Calls `fail`, which fails `stream`, once what `stream` holds pushed has
+ * been read: failing destroys the stream, and with it the output it holds
+ * unread (an async iterator, or a pipe waiting for its destination to
+ * drain, has not read it yet). At once when it holds none, or when nothing
+ * reads it (no pipe, no `data` or `readable` listener, no iterator: nothing
+ * would ever read it).
+ */
+function failOnceRead(stream: Transform, fail: () => void): void {
+  if (stream.readableLength === 0 || stream.readableFlowing === null) {
+    fail();
+    return;
+  }
+  // Pipes, `data` listeners and iterators all take what a stream holds through its read().
+  const read = stream.read;
+  stream.read = function (this: Transform, size?: number): unknown {
+    const chunk: unknown = read.call(this, size);
+    if (this.readableLength === 0) {
+      this.read = read;
+      process.nextTick(fail);
+    }
+    return chunk;
+  };
+}
+
+/**
  * Wraps a core in a Transform. It accepts bytes (one input, named by
  * `options.source`) or {@link SourceChunk}s (several inputs, as `openSources`
  * makes them), and pushes Buffers.
@@ -278,12 +303,12 @@ export function toolStream(core: ToolCore, options: ToolStreamOptions = {}): Too
           reader.write(bytesOf(chunk, enc));
         }
       } catch (error) {
-        // What was made before the failing line is still written.
+        // What was made before the failing line is still written, and read before the stream fails.
         const out = madeBefore(error);
         release?.();
         if (out) this.push(out);
         over = true;
-        cb(error as Error);
+        failOnceRead(this, () => cb(error as Error));
         return;
       }
       const out = take();
@@ -298,7 +323,7 @@ export function toolStream(core: ToolCore, options: ToolStreamOptions = {}): Too
         const out = madeBefore(error);
         if (out) this.push(out);
         over = true;
-        cb(error as Error);
+        failOnceRead(this, () => cb(error as Error));
         return;
       }
       const out = take();
