@@ -57,8 +57,20 @@ for (const tool of tools) {
     t.equal(complete('--completion', 'z'), 'zsh\n', '--completion z');
     if (tool === 'ndjson-text') {
       t.equal(complete('--color', 'a'), 'auto\nalways\n', '--color a');
+      // bash splits `--color=al` at its `=`, and replaces the last word.
+      t.equal(complete('--color', '=', 'al'), 'always\n', '--color=al, as bash splits it');
+      t.equal(complete('--color', '=', ''), 'auto\nalways\nnever\n', '--color=, as bash splits it');
       t.equal(complete('--no-t'), '--no-tools\n', '--no-t');
     }
-    if (tool === 'ndjson-tools') t.equal(complete('--status', 'sp'), 'spawnError\n', '--status sp');
+    if (tool === 'ndjson-tools') {
+      t.equal(complete('--status', 'sp'), 'spawnError\n', '--status sp');
+      t.equal(complete('--paths', '=', 'r'), 'read\n', '--paths=r, as bash splits it');
+      t.equal(complete('--paths', 'r'), '\n', '--paths r: r is a file (--paths alone is --paths=all)');
+      const zshPaths = await runBin(tool, ['--get-yargs-completions', tool, '--paths=w']);
+      t.equal(zshPaths.stdout, '--paths=written\n', '--paths=w, as zsh asks');
+    }
+    // zsh asks with `--completion=z` as one word, and replaces it whole.
+    const zshAsks = await runBin(tool, ['--get-yargs-completions', tool, '--completion=z']);
+    t.equal(zshAsks.stdout, '--completion=zsh\n', '--completion=z, as zsh asks');
   });
 }

@@ -200,6 +200,8 @@ export interface CommandSpec<O extends Record<string, Options>> {
   statusText?: Readonly<Partial<Record<number, string>>>;
   /** The values a shell completes after an option that takes one of a few (`--color`: auto, always, never). */
   values?: Readonly<Record<string, readonly string[]>>;
+  /** The same for an option whose value is given only after `=` (`--paths=read`; `--paths read` reads the file `read`). */
+  gluedValues?: Readonly<Record<string, readonly string[]>>;
   /** Options whose `--no-` form the command documents (`--no-tools`), offered by shell completion too. */
   negations?: readonly string[];
 }
@@ -313,10 +315,28 @@ export function parseArgs<O extends Record<string, Options>, A>(spec: CommandSpe
     // yargs also offers one-letter aliases as `--a`: no one types those.
     const words = output.split('\n').filter((word) => word !== '' && !/^--\w$/.test(word));
     // After an option that takes one of a few values, those values; else the options, their documented `--no-` forms too.
-    const previous = argv.length >= 2 ? /^--([^=]+)$/.exec(argv[argv.length - 2]!)?.[1] : undefined;
-    const values = previous === undefined ? undefined : (spec.values?.[previous] ?? COMMON_VALUES[previous]);
-    const current = argv[argv.length - 1] ?? '';
-    const offered = values !== undefined ? values.filter((v) => v.startsWith(current)) : [...words, ...(spec.negations ?? []).map((n) => `--no-${n}`)];
+    const n = argv.length;
+    let current = argv[n - 1] ?? '';
+    let option: string | undefined;
+    // The value typed after `=`: zsh asks with `--color=al` as one word, which the values offered replace whole; bash
+    // splits it at the `=` (`--color`, `=`, `al`), and replaces only `al`.
+    const glued = /^--([^=]+)=(.*)$/s.exec(current);
+    let prefix = '';
+    const split = glued === null && n >= 3 && argv[n - 2] === '=';
+    if (glued !== null) {
+      option = glued[1];
+      prefix = `--${option}=`;
+      current = glued[2]!;
+    } else {
+      const before = split ? argv[n - 3] : n >= 2 ? argv[n - 2] : undefined;
+      option = before === undefined ? undefined : /^--([^=]+)$/.exec(before)?.[1];
+    }
+    const values =
+      option === undefined ? undefined : (spec.values?.[option] ?? COMMON_VALUES[option] ?? (glued !== null || split ? spec.gluedValues?.[option] : undefined));
+    const offered =
+      values !== undefined
+        ? values.filter((v) => v.startsWith(current)).map((v) => prefix + v)
+        : [...words, ...(spec.negations ?? []).map((n) => `--no-${n}`)];
     return { code: answer(spec.name, io, offered.map((word) => `${word}\n`).join('')) };
   }
   if (failure === null && (parsed.help || parsed.version)) {

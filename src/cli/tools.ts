@@ -129,6 +129,7 @@ export const toolsSpec: CommandSpec<typeof toolsOptions> = {
   statuses: [EXIT.OK, EXIT.USAGE, EXIT.INPUT, EXIT.FAILED, 130],
   statusText: { [EXIT.FAILED]: 'a check failed (one line per violation on stderr)' },
   values: { status: CALL_STATUSES },
+  gluedValues: { paths: PATHS_CHOICES },
   check: (argv) => {
     if (argv.json && !argv.summary) return '--json needs --summary';
     if (argv.summary && argv.paths !== undefined) return '--summary and --paths do not go together';
@@ -155,6 +156,8 @@ export const toolsSpec: CommandSpec<typeof toolsOptions> = {
  * carries a value.
  */
 function expandPaths(argv: string[]): string[] {
+  // The shell's completion asks with the words as typed: bash splits `--paths=r` into `--paths`, `=`, `r`.
+  if (argv[0] === '--get-yargs-completions') return argv;
   return mapOptionWords(argv, (arg) => [arg === '--paths' ? '--paths=all' : arg]);
 }
 
