@@ -62,6 +62,20 @@ t.test('strict: what was made before the bad line is read before the stream fail
     t.equal(failure?.message, `stdin:${cut + 1}: not JSON: not json`, `${name}: at the bad line`);
     t.equal(Buffer.concat(out).toString('utf8'), before, `${name}: the output of the lines before the bad one, all read by the iterator`);
   }
+  // readEvents() the same: the records of the lines before the bad one, then the failure.
+  const records: EventRecord[] = [];
+  const failed = await pipeline(Readable.from(input), readEvents({ strict: true }), async function (chunks: AsyncIterable<EventRecord>) {
+    for await (const rec of chunks) records.push(rec);
+  }).then(
+    () => undefined,
+    (error: Error) => error,
+  );
+  t.equal(failed?.name, 'StrictError', 'readEvents: the stream fails');
+  t.same(
+    records.map((r) => r.line),
+    Array.from({ length: cut }, (_, i) => i + 1),
+    'readEvents: the records of the lines before the bad one, all read by the iterator',
+  );
   // Nothing reads the stream: it fails at once, holding its output, as it would wait for ever to be read.
   const unread = dedupe({ strict: true });
   const failure = await new Promise<Error>((resolve) => {

@@ -6,7 +6,7 @@ import { transform } from 'through2';
 import type { Transform } from 'node:stream';
 import { EventReader } from './input.js';
 import type { EventRecord, InputProblem } from './input.js';
-import { StrictError } from './tool-stream.js';
+import { StrictError, failOnceRead } from './tool-stream.js';
 
 /** Options of {@link readEvents}. */
 export interface ReadEventsOptions {
@@ -21,7 +21,8 @@ export interface ReadEventsOptions {
  * pretty-printed values, any chunking) and pushes one record per event:
  * `{event, raw, source, line}` (`raw` a copy: the writer may use its chunk
  * again). Lines that are not events are emitted as `'problem'` events on the
- * stream (and skipped), or fail it under `strict`. A problem is emitted once
+ * stream (and skipped), or fail it under `strict` (once the records of the
+ * lines before it have been read, see failOnceRead). A problem is emitted once
  * the events of the lines before it are pushed: to a `'data'` listener, in
  * input order; an async iterator, which takes events as it pulls them, may
  * hear of a problem before it has pulled the events of the lines before it.
@@ -44,7 +45,7 @@ export function readEvents(options: ReadEventsOptions = {}): Transform {
     },
   });
   reader.startSource(options.source ?? 'stdin');
-  // Reads with `step`, then pushes what it found, even when it failed midway.
+  // Reads with `step`, then pushes what it found, even when it failed midway: the stream then fails once that is read.
   const readThen = (t: Transform, step: () => void, cb: (err?: Error | null) => void): void => {
     let failure: Error | null = null;
     try {
@@ -54,7 +55,8 @@ export function readEvents(options: ReadEventsOptions = {}): Transform {
     }
     for (const rec of records) t.push(rec);
     records = [];
-    cb(failure);
+    if (failure === null) cb();
+    else failOnceRead(t, () => cb(failure));
   };
   stream = transform(
     { writableObjectMode: false, readableObjectMode: true },

@@ -168,7 +168,7 @@ function bytesOf(chunk: unknown, enc: BufferEncoding | 'buffer' | undefined): Bu
  * reads it (no pipe, no `data` or `readable` listener, no iterator: nothing
  * would ever read it).
  */
-function failOnceRead(stream: Transform, fail: () => void): void {
+export function failOnceRead(stream: Transform, fail: () => void): void {
   if (stream.readableLength === 0 || stream.readableFlowing === null) {
     fail();
     return;
