@@ -1195,14 +1195,17 @@ export function toolCallFacts(
       for (const key of ['glob', 'include']) {
         const glob = str(args, key);
         if (!glob) continue;
-        // `{secrets,docs}/*.pem` reads the files of each alternative: each is a filter of its own, the glob as given too;
-        // a group of one (`{secrets}`) is its alternative, as ripgrep reads it. Past the alternatives tried, the deny
-        // checks cannot clear the call.
+        // `{secrets,docs}/*.pem` reads the files of each alternative: each is a filter of its own, and the glob as given
+        // is none (it names no file the alternatives do not); a group of one (`{secrets}`) is its alternative, as ripgrep
+        // reads it. A glob whose braces make no alternatives (one not closed, escaped ones) is a filter as given. Past
+        // the alternatives tried, the deny checks cannot clear the call.
         // The expansion also stops at bounds of its own (its total length, its depth); a glob short enough never meets them.
         const grouped = glob.replace(/(?<!\\)\{([^{},\\]*)\}/g, '$1');
         const alternatives = braceExpand(grouped, { braceExpandMax: MAX_GLOB_ALTERNATIVES + 1 });
         if (alternatives.length > MAX_GLOB_ALTERNATIVES || (glob.length > MAX_BRACED_GLOB && glob.includes('{'))) facts.searchFiltersCut = true;
-        for (const one of new Set([glob, grouped, ...alternatives.slice(0, MAX_GLOB_ALTERNATIVES)])) {
+        const tried = alternatives.slice(0, MAX_GLOB_ALTERNATIVES);
+        const braced = grouped !== glob || alternatives.length > 1;
+        for (const one of new Set(braced ? tried : [glob, ...tried])) {
           const filter = `${dir}/${one.includes('/') ? one : `**/${one}`}`;
           if (!(facts.searchFilters ??= []).includes(filter)) facts.searchFilters.push(filter);
         }

@@ -367,7 +367,9 @@ export class Policy {
     // A grep limited by its own glob to files a deny glob names reads them, whatever directory it searches (the whole project too).
     // One line for each glob: the first of its paths that a deny glob matches.
     if (this.denyRead.length > 0) {
-      for (const filter of call.facts.searchFilters ?? []) this.deny('--deny-read', this.denyRead, call, out, filterPaths(filter, this.denyRead), true);
+      // A path two globs name (`*.key` and `id.*`) is one line.
+      const reported = new Set<string>();
+      for (const filter of call.facts.searchFilters ?? []) this.deny('--deny-read', this.denyRead, call, out, filterPaths(filter, this.denyRead), reported);
       // A glob of more alternatives than are tried: the files it names are not all known.
       if (call.facts.searchFiltersCut) for (const glob of this.denyRead) out.push({ check: '--deny-read', pattern: glob.text, call, globCut: true });
     }
@@ -429,19 +431,30 @@ export class Policy {
   }
 
   /** Adds a violation for each of `paths` a glob matches (`first`: for the first only). */
-  private deny(check: string, globs: readonly Glob[], call: AuditedCall, out: Violation[], paths: readonly string[] = call.allPaths, first = false): void {
+  /**
+   * Reports each of `paths` (by default the call's) that one of `globs`
+   * names, once. `filter`: the paths are those a search's filter names
+   * (see filterPaths): only the first named is reported, unless the set
+   * holds it, those already reported for the call's other filters: then
+   * none.
+   */
+  private deny(check: string, globs: readonly Glob[], call: AuditedCall, out: Violation[], paths: readonly string[] = call.allPaths, filter?: Set<string>): void {
     if (globs.length === 0) return;
-    const reported = new Set<string>();
+    const reported = filter ?? new Set<string>();
     for (const path of paths) {
       const { forms, under } = denyForms(path, call.cwd);
       const glob = globs.find((g) => forms.some((f) => g.match(f)) || (g.under !== undefined && g.under(under)));
       if (glob === undefined) continue;
       // One line per file: a result's absolute path is reported as the path the arguments named.
       const shown = call.paths.find((p) => samePath(p, path, call.cwd)) ?? path;
+      if (filter !== undefined) {
+        if (!reported.has(shown)) out.push({ check, pattern: glob.text, call, path: shown });
+        reported.add(shown);
+        return;
+      }
       if (reported.has(shown)) continue;
       reported.add(shown);
       out.push({ check, pattern: glob.text, call, path: shown });
-      if (first) return;
     }
   }
 }
