@@ -4,6 +4,8 @@
 //     checks, --verify), which reads on to its end;
 //   - a stdout reader slower than the input keeps memory bounded (it does not grow
 //     with the input);
+//   - --strict into a slow reader: all the output made before the bad line arrives,
+//     and the status is 2 whatever the reader does;
 //   - SIGINT and SIGTERM end a tool promptly with 130 and 143, after it has written
 //     what it owes at the end of its input (pending calls, a summary, the final
 //     message), even when its reader has stopped reading; a command run after --
@@ -194,6 +196,47 @@ t.test('a stdout reader that stops reading: memory does not grow with the input'
     t.comment(`${tool} ${args.join(' ')}: peak RSS while the reader sleeps: ${peaks.map((p) => `${(p / 1024).toFixed(0)} MiB`).join(' (12 MB in), ')} (48 MB in)`);
     t.ok(peaks[1]! < peaks[0]! + 24 * 1024, `${tool}: 4x the input, no more than 24 MiB more memory (${peaks[0]} KiB, ${peaks[1]} KiB)`);
   }
+});
+
+t.test('--strict into a reader slower than the tool: what was made before the bad line all arrives, and the status is 2 even if the reader goes', async (t) => {
+  // Events that make more output than a pipe holds, then a bad line and one more event, all in the tool's first read.
+  const init = '{"type":"system","subtype":"init","session_id":"s","cwd":"/p"}\n';
+  const said = (i: number) => `{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"line ${i} ${'x'.repeat(250)}"}]},"session_id":"s"}\n`;
+  const ran = (i: number) =>
+    `{"type":"tool_call","subtype":"completed","call_id":"c${i}","tool_call":{"shellToolCall":{"args":{"command":"ls"},"result":{"success":{"exitCode":0,"stdout":"${'y'.repeat(250)}"}}}},"session_id":"s"}\n`;
+  const lines = (make: (i: number) => string) => init + Array.from({ length: 2000 }, (_, i) => make(i)).join('');
+  for (const [tool, args, make] of [
+    ['ndjson-dedupe', [], said],
+    ['ndjson-text', ['-a'], said],
+    ['ndjson-tools', ['--full'], ran],
+  ] as const) {
+    const prefix = lines(make);
+    // One name, in two directories: records name the file they were read from.
+    const before = fs.mkdtempSync(path.join(dir, 'strict-before-'));
+    const bad = fs.mkdtempSync(path.join(dir, 'strict-bad-'));
+    fs.writeFileSync(path.join(before, 'run.ndjson'), prefix);
+    fs.writeFileSync(path.join(bad, 'run.ndjson'), `${prefix}not json\n${make(9999)}`);
+    t.ok(prefix.length < 1024 * 1024, `${tool}: the bad line within the first read (${prefix.length} bytes before it)`);
+    const line = prefix.split('\n').length;
+    const command = `env -u NODE_OPTIONS ${JSON.stringify(process.execPath)} ${JSON.stringify(path.join(BIN, `${tool}.js`))} ${args.join(' ')}`;
+    const whole = spawnSync('bash', ['-c', `${command} run.ndjson`], { cwd: before, env: PLAIN_ENV, maxBuffer: 1 << 26 });
+    t.ok(whole.stdout.length > 256 * 1024, `${tool}: more output than a pipe holds (${whole.stdout.length} bytes)`);
+    const slow = spawnSync('bash', ['-c', `${command} --strict run.ndjson | (sleep 1; cat); echo "status \${PIPESTATUS[0]}" >&2`], { cwd: bad, env: PLAIN_ENV, maxBuffer: 1 << 26 });
+    t.equal(slow.stderr.toString(), `${tool}: run.ndjson:${line}: not JSON: not json\nstatus 2\n`, `${tool}: the bad line, status 2`);
+    t.ok(slow.stdout.equals(whole.stdout), `${tool}: the output of the lines before it, all of it (${slow.stdout.length} of ${whole.stdout.length} bytes)`);
+    const gone = spawnSync('bash', ['-c', `${command} --strict run.ndjson | (sleep 1; head -c 10 > /dev/null); echo "status \${PIPESTATUS[0]}" >&2`], { cwd: bad, env: PLAIN_ENV });
+    t.equal(gone.stderr.toString(), `${tool}: run.ndjson:${line}: not JSON: not json\nstatus 2\n`, `${tool}: the reader gone before all was read: still status 2`);
+  }
+  // The bad line comes while the output waits for its reader, which then goes: the bad line was reported, the status says so.
+  const command = `env -u NODE_OPTIONS ${JSON.stringify(process.execPath)} ${JSON.stringify(path.join(BIN, 'ndjson-dedupe.js'))} --strict`;
+  const first = path.join(dir, 'strict-late.ndjson');
+  fs.writeFileSync(first, init + Array.from({ length: 400 }, (_, i) => said(i)).join(''));
+  const late = spawnSync(
+    'bash',
+    ['-c', `(cat "$1"; sleep 1; printf 'not json\\n'; sleep 3) | (${command}; echo "status $?" >&2) | (sleep 2; head -c 10 > /dev/null)`, 'bash', first],
+    { env: PLAIN_ENV },
+  );
+  t.equal(late.stderr.toString(), `ndjson-dedupe: stdin:402: not JSON: not json\nstatus 2\n`, 'the bad line read while the output waits, the reader gone after: status 2');
 });
 
 // The partial-output example up to its second tool call's start: two calls started, one completed.

@@ -76,6 +76,18 @@ t.test('strict: what was made before the bad line is read before the stream fail
     Array.from({ length: cut }, (_, i) => i + 1),
     'readEvents: the records of the lines before the bad one, all read by the iterator',
   );
+  // A reader of 'readable' events that asks for 100 bytes at a time: given the rest, less than it asked for, then the failure.
+  const sized = dedupe({ strict: true });
+  let taken = 0;
+  const sizedFailure = await new Promise<Error>((resolve) => {
+    sized.on('readable', () => {
+      for (let chunk: Buffer | null; (chunk = sized.read(100) as Buffer | null) !== null; ) taken += chunk.length;
+    });
+    sized.on('error', resolve);
+    sized.end(Buffer.concat(input));
+  });
+  t.equal(sizedFailure.name, 'StrictError', 'read(100): the stream fails');
+  t.equal(taken, Buffer.byteLength(await collect(dedupe(), input[0]!)), 'read(100): all that was made before the bad line');
   // Nothing reads the stream: it fails at once, holding its output, as it would wait for ever to be read.
   const unread = dedupe({ strict: true });
   const failure = await new Promise<Error>((resolve) => {

@@ -868,6 +868,8 @@ export async function runTool(
     case 'closed':
       // Nothing it writes can go anywhere now: the command run after `--` is stopped, not left running unseen.
       if (command) await stopCommand(name, command, io);
+      // A bad line `--strict` stopped at (reported) before the reader went away is still the run's status.
+      if (args.strict && problems > 0) return { code: EXIT.INPUT, closed: true, strictStop: true, problems };
       return { code: EXIT.OK, closed: true, problems };
     case 'write-error':
       warn(io, name, `write error: ${outcome.message}`);

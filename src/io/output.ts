@@ -52,6 +52,12 @@ export async function runOutput(source: Readable, tool: Transform, out: NodeJS.W
     const cause = writeError ?? error;
     if (isEpipe(cause)) return { kind: 'closed' };
     if (writeError !== null) return { kind: 'write-error', message: describeError(cause as NodeJS.ErrnoException) };
+    // What the tool made before it failed is written out first (the command exits once it returns).
+    try {
+      await handedOver(out);
+    } catch (outError) {
+      if (!isEpipe(outError)) return { kind: 'write-error', message: describeError(outError as NodeJS.ErrnoException) };
+    }
     return { kind: 'failed', error: error as Error };
   } finally {
     out.off('error', onError);

@@ -166,20 +166,25 @@ function bytesOf(chunk: unknown, enc: BufferEncoding | 'buffer' | undefined): Bu
  * unread (an async iterator, or a pipe waiting for its destination to
  * drain, has not read it yet). At once when it holds none, or when nothing
  * reads it (no pipe, no `data` or `readable` listener, no iterator: nothing
- * would ever read it).
+ * would ever read it). A reader that pauses holds the failure back until
+ * it reads on, as it holds back the writes.
  */
 export function failOnceRead(stream: Transform, fail: () => void): void {
   if (stream.readableLength === 0 || stream.readableFlowing === null) {
     fail();
     return;
   }
+  // Nothing more is pushed: the readable side ends, so that a reader asking for more than is left (`read(n)`) is given
+  // the rest.
+  stream.push(null);
   // Pipes, `data` listeners and iterators all take what a stream holds through its read().
   const read = stream.read;
   stream.read = function (this: Transform, size?: number): unknown {
     const chunk: unknown = read.call(this, size);
     if (this.readableLength === 0) {
       this.read = read;
-      process.nextTick(fail);
+      // Now, before the end the last read has set to come: an `end` would tell the reader that all went well.
+      fail();
     }
     return chunk;
   };
