@@ -59,12 +59,14 @@ for (const tool of tools) {
       t.equal(complete('--color', 'a'), 'auto\nalways\n', '--color a');
       // bash splits `--color=al` at its `=`, and replaces the last word.
       t.equal(complete('--color', '=', 'al'), 'always\n', '--color=al, as bash splits it');
-      t.equal(complete('--color', '=', ''), 'auto\nalways\nnever\n', '--color=, as bash splits it');
+      // With nothing typed after it, the `=` is the word bash completes.
+      t.equal(complete('--color', '='), 'auto\nalways\nnever\n', '--color=, as bash splits it');
       t.equal(complete('--no-t'), '--no-tools\n', '--no-t');
     }
     if (tool === 'ndjson-tools') {
       t.equal(complete('--status', 'sp'), 'spawnError\n', '--status sp');
       t.equal(complete('--paths', '=', 'r'), 'read\n', '--paths=r, as bash splits it');
+      t.equal(complete('--paths', '='), 'all\nread\nwritten\n', '--paths=, as bash splits it');
       t.equal(complete('--paths', 'r'), '\n', '--paths r: r is a file (--paths alone is --paths=all)');
       const zshPaths = await runBin(tool, ['--get-yargs-completions', tool, '--paths=w']);
       t.equal(zshPaths.stdout, '--paths=written\n', '--paths=w, as zsh asks');

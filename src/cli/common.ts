@@ -263,6 +263,10 @@ function completionScript<O extends Record<string, Options>>(spec: CommandSpec<O
     else process.env.SHELL = saved;
   }
   script = script.split(`${spec.name} ${COMPLETION_COMMAND}`).join(`${spec.name} --completion=${shell}`);
+  // bash makes the `=` of `--color=` the word completed: what replaces it is typed after it, so values are matched against
+  // nothing typed yet.
+  const word = '    cur_word="${COMP_WORDS[COMP_CWORD]}"\n';
+  if (shell === 'bash' && script.includes(word)) script = script.replace(word, `${word}    [[ $cur_word == "=" ]] && cur_word=""\n`);
   return script.endsWith('\n') ? script : `${script}\n`;
 }
 
@@ -322,11 +326,15 @@ export function parseArgs<O extends Record<string, Options>, A>(spec: CommandSpe
     // splits it at the `=` (`--color`, `=`, `al`), and replaces only `al`.
     const glued = /^--([^=]+)=(.*)$/s.exec(current);
     let prefix = '';
-    const split = glued === null && n >= 3 && argv[n - 2] === '=';
+    const split = glued === null && ((n >= 3 && argv[n - 2] === '=') || (n >= 2 && current === '='));
     if (glued !== null) {
       option = glued[1];
       prefix = `--${option}=`;
       current = glued[2]!;
+    } else if (current === '=') {
+      // bash, with nothing typed after the `=` yet: the `=` is the last word.
+      option = /^--([^=]+)$/.exec(argv[n - 2]!)?.[1];
+      current = '';
     } else {
       const before = split ? argv[n - 3] : n >= 2 ? argv[n - 2] : undefined;
       option = before === undefined ? undefined : /^--([^=]+)$/.exec(before)?.[1];
