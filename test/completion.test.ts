@@ -55,6 +55,9 @@ for (const tool of tools) {
         encoding: 'utf8',
       }).stdout;
     t.equal(complete('--completion', 'z'), 'zsh\n', '--completion z');
+    // The words after `--` are a command's: none of the tool's options or values.
+    t.equal(complete('--', 'agent', '--c'), '\n', 'after --, nothing of the tool');
+    t.equal(complete('--', 'agent', '--completion', '=', 'z'), '\n', 'after --, no values of the tool');
     if (tool === 'ndjson-text') {
       t.equal(complete('--color', 'a'), 'auto\nalways\n', '--color a');
       // bash splits `--color=al` at its `=`, and replaces the last word.

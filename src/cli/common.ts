@@ -318,6 +318,8 @@ export function parseArgs<O extends Record<string, Options>, A>(spec: CommandSpe
   if (failure === null && parsed['get-yargs-completions'] !== undefined) {
     // yargs also offers one-letter aliases as `--a`: no one types those.
     const words = output.split('\n').filter((word) => word !== '' && !/^--\w$/.test(word));
+    // After `--`, the words are the command's: nothing is offered (the shell offers file names).
+    if (argv.slice(2, -1).includes('--')) return { code: answer(spec.name, io, '') };
     // After an option that takes one of a few values, those values; else the options, their documented `--no-` forms too.
     const n = argv.length;
     let current = argv[n - 1] ?? '';
