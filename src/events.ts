@@ -1037,6 +1037,8 @@ export interface ToolCallFacts {
   searchFilters?: string[];
   /** A grep's glob has more alternatives (`{a,b,…}`) than are tried as filters: the files it reads are not all known. */
   searchFiltersCut?: boolean;
+  /** A grep's glob cannot be read as a pattern (longer than 64 KiB, braces nested too deep): the files it reads are not known. */
+  searchFiltersUnread?: boolean;
   /**
    * A call that names no path by design: Cursor's `readLints` given
    * arguments that name nothing (`{}`, or `paths` empty), which reads the
@@ -1201,7 +1203,14 @@ export function toolCallFacts(
         // the alternatives tried, the deny checks cannot clear the call.
         // The expansion also stops at bounds of its own (its total length, its depth); a glob short enough never meets them.
         const grouped = glob.replace(/(?<!\\)\{([^{},\\]*)\}/g, '$1');
-        const alternatives = braceExpand(grouped, { braceExpandMax: MAX_GLOB_ALTERNATIVES + 1 });
+        let alternatives: string[];
+        try {
+          alternatives = braceExpand(grouped, { braceExpandMax: MAX_GLOB_ALTERNATIVES + 1 });
+        } catch {
+          // Too long for minimatch (64 KiB), or too deep for its expansion: tried as given, and said to be unread.
+          alternatives = [glob];
+          facts.searchFiltersUnread = true;
+        }
         if (alternatives.length > MAX_GLOB_ALTERNATIVES || (glob.length > MAX_BRACED_GLOB && glob.includes('{'))) facts.searchFiltersCut = true;
         const tried = alternatives.slice(0, MAX_GLOB_ALTERNATIVES);
         const braced = grouped !== glob || alternatives.length > 1;
@@ -1275,6 +1284,7 @@ export function addOtherFacts(facts: ToolCallFacts, other: ToolCallFacts): void 
   if (other.mayRunCommand) facts.mayRunCommand = true;
   for (const filter of other.searchFilters ?? []) if (!(facts.searchFilters ??= []).includes(filter)) facts.searchFilters.push(filter);
   if (other.searchFiltersCut) facts.searchFiltersCut = true;
+  if (other.searchFiltersUnread) facts.searchFiltersUnread = true;
   facts.command ??= other.command;
   facts.workingDirectory ??= other.workingDirectory;
   facts.pattern ??= other.pattern;

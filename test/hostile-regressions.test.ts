@@ -233,3 +233,41 @@ t.test('ndjson-result --json on a terminal: no carriage return or tab between to
   const piped = await runInProcess({ tool: 'ndjson-result', args: ['--json'] }, [Buffer.from(`${result}\r\n`)]);
   t.equal(piped.stdout.toString('utf8'), `${result}\n`, 'to a pipe: the line as read');
 });
+
+t.test("a grep's glob too long or too deeply nested to read as a pattern: the calls after it are still read, and --deny-read fails it", async (t) => {
+  const S = 's';
+  const lines = (glob: string) =>
+    [
+      { type: 'system', subtype: 'init', cwd: '/r', session_id: S },
+      { type: 'tool_call', subtype: 'completed', call_id: 'c1', tool_call: { grepToolCall: { args: { pattern: 'TODO', path: 'src', glob }, result: { success: {} } } }, session_id: S },
+      { type: 'tool_call', subtype: 'completed', call_id: 'c2', tool_call: { readToolCall: { args: { path: '.env' }, result: { success: {} } } }, session_id: S },
+      { type: 'result', subtype: 'success', is_error: false, result: 'done', session_id: S },
+    ]
+      .map((e) => JSON.stringify(e))
+      .join('\n') + '\n';
+  const globs: Array<[string, string]> = [
+    ['a pattern of 16,000 characters whose expression is too large', '*a'.repeat(8000)],
+    ['a pattern over 64 KiB', `*${'a'.repeat(70000)}`],
+    ['braces nested 20,000 deep', `${'{'.repeat(20000)}x,y0${Array.from({ length: 20000 }, (_, i) => `},y${i + 1}`).join('')}`],
+  ];
+  for (const [what, glob] of globs) {
+    const input = lines(glob);
+    let m = memoryIo(input);
+    t.equal(await toolsMain(['--deny-read', '**/.env'], m.io), 3, `${what}: --deny-read fails`);
+    t.same(
+      m.stderr().split('\n'),
+      [
+        "ndjson-tools: stdin:2: --deny-read '**/.env': grep, whose glob is too long or too deeply nested for the audit to read (call c1, success)",
+        "ndjson-tools: stdin:3: --deny-read '**/.env': read .env (call c2, success)",
+        '',
+      ],
+      `${what}: the grep, and the read after it`,
+    );
+    m = memoryIo(input);
+    t.equal(await toolsMain([], m.io), 0, `${what}: audited`);
+    t.equal(m.stdout().trim().split('\n').length, 2, `${what}: both calls audited`);
+    m = memoryIo(input);
+    t.equal(await textMain(['-a'], m.io), 0, `${what}: ndjson-text -a reads on`);
+    t.match(m.stdout(), /→ grep TODO\n→ read \.env\n/, `${what}: both tool lines`);
+  }
+});

@@ -39,6 +39,8 @@ export interface Violation {
   noPath?: boolean;
   /** A grep whose glob has more alternatives than the audit tries: the check cannot clear it. */
   globCut?: boolean;
+  /** A grep whose glob the audit cannot read as a pattern (too long, too deeply nested): the check cannot clear it. */
+  globUnread?: boolean;
 }
 
 interface Glob {
@@ -257,18 +259,25 @@ function endsWithStart(parts: readonly string[], run: readonly string[]): boolea
  * each plain file name of a deny glob that it matches (`.env`, the last part
  * of the deny glob): the grep reads every file so named.
  */
-function filterPaths(filter: string, globs: readonly Glob[]): string[] {
+function filterPaths(filter: string, globs: readonly Glob[]): string[] | undefined {
   const out = [filter];
   const slash = filter.lastIndexOf('/');
   const last = filter.slice(slash + 1);
   if (GLOB_CHARS.test(last)) {
-    const names = new Minimatch(last, { ...DENY, matchBase: false });
     const dir = filter.slice(0, slash + 1);
-    for (const glob of globs) {
-      if (glob.name === undefined || !names.match(glob.name)) continue;
-      out.push(`${dir}${glob.name}`);
-      // In any directory under the one searched: that one too.
-      if (dir.endsWith('/**/')) out.push(`${dir.slice(0, -3)}${glob.name}`);
+    let names: Minimatch;
+    try {
+      names = new Minimatch(last, { ...DENY, matchBase: false });
+      for (const glob of globs) {
+        if (glob.name === undefined || !names.match(glob.name)) continue;
+        out.push(`${dir}${glob.name}`);
+        // In any directory under the one searched: that one too.
+        if (dir.endsWith('/**/')) out.push(`${dir.slice(0, -3)}${glob.name}`);
+      }
+    } catch {
+      // A pattern too long for minimatch (64 KiB), or one whose expression is too large or too deep: the files it names
+      // are not known.
+      return undefined;
     }
   }
   return out;
@@ -369,9 +378,16 @@ export class Policy {
     if (this.denyRead.length > 0) {
       // A path two globs name (`*.key` and `id.*`) is one line.
       const reported = new Set<string>();
-      for (const filter of call.facts.searchFilters ?? []) this.deny('--deny-read', this.denyRead, call, out, filterPaths(filter, this.denyRead), reported);
-      // A glob of more alternatives than are tried: the files it names are not all known.
-      if (call.facts.searchFiltersCut) for (const glob of this.denyRead) out.push({ check: '--deny-read', pattern: glob.text, call, globCut: true });
+      let unread = call.facts.searchFiltersUnread === true;
+      for (const filter of call.facts.searchFilters ?? []) {
+        const paths = filterPaths(filter, this.denyRead);
+        if (paths === undefined) unread = true;
+        else this.deny('--deny-read', this.denyRead, call, out, paths, reported);
+      }
+      // A glob that cannot be read as a pattern, or of more alternatives than are tried: the files it names are not all
+      // known (one line for the call, the first reason).
+      if (unread) for (const glob of this.denyRead) out.push({ check: '--deny-read', pattern: glob.text, call, globUnread: true });
+      else if (call.facts.searchFiltersCut) for (const glob of this.denyRead) out.push({ check: '--deny-read', pattern: glob.text, call, globCut: true });
     }
     // A call that names no path the audit can read (under argument keys it does not know, in a patch of another format)
     // cannot be cleared by a check that asks which files: it fails it.
@@ -476,6 +492,7 @@ export function formatViolation(v: Violation): string {
   let what: string;
   if (v.noPath) what = `${tool}, which names no path the audit can read`;
   else if (v.globCut) what = `${tool}, whose glob has more alternatives than the audit tries (${MAX_GLOB_ALTERNATIVES})`;
+  else if (v.globUnread) what = `${tool}, whose glob is too long or too deeply nested for the audit to read`;
   else if (v.path !== undefined) what = `${tool} ${visibleOneLine(v.path)}`;
   else if (call.facts.command !== undefined) what = `${tool} ${visibleOneLine(call.facts.command)}`;
   else if (call.facts.path !== undefined) what = `${tool} ${visibleOneLine(call.facts.path)}`;
