@@ -654,6 +654,18 @@ t.test('pairing', async (t) => {
   t.same(anonymous.map((r) => [r.command, r.status]), [['ls', 'success'], ['./deploy.sh', 'pending']], 'no command lost');
   const oldest = records(runCore([init, sh('started', 'a'), sh('started', 'b'), sh('completed', 'c', undefined, true)].join('\n') + '\n').out);
   t.same(oldest.map((r) => [r.command, r.status, r.line]), [['c', 'success', 2], ['b', 'pending', 3]], 'else the oldest');
+  // Many at once, completed in the reverse order, after runs of other sessions that died with calls pending: each
+  // completion finds its start.
+  const died2 = (i: number) => [JSON.stringify({ type: 'system', subtype: 'init', session_id: `d${i}` }), sh('started', 'x', 'c1').replace('"s"', `"d${i}"`)];
+  const many = [...Array.from({ length: 300 }, (_, i) => died2(i)).flat(), init];
+  for (let i = 0; i < 500; i++) many.push(sh('started', `cmd ${i}`));
+  for (let i = 499; i >= 0; i--) many.push(sh('completed', `cmd ${i}`, undefined, true));
+  const paired = records(runCore(many.join('\n') + '\n').out).filter((r) => r.session_id === 's');
+  t.equal(paired.length, 500);
+  t.ok(
+    paired.every((r, i) => r.command === `cmd ${499 - i}` && r.line === 602 + 499 - i && r.status === 'success'),
+    'each completion paired with the start of its command',
+  );
   // A new run of the session: what the last one left pending never completes, and its ids may come again.
   const resumed = [init, sh('started', './deploy.sh', 'c1'), init, sh('started', 'ls', 'c1'), sh('completed', 'ls', 'c1', true)].join('\n') + '\n';
   const again = records(runCore(resumed).out);

@@ -29,7 +29,6 @@ import {
   messageThinking,
   resultFailed,
   resultText,
-  sameCallArgs,
   thinkingText,
   toolCallArgs,
   toolCallEntry,
@@ -44,6 +43,7 @@ import {
 import type { JsonObject, ToolCallFacts, ToolCallResult, ToolResultStatus } from '../events.js';
 import { clipped, visible, visibleOneLine } from '../safe-text.js';
 import { flagOption } from '../option-values.js';
+import { UnnamedCalls, callGroup } from '../unnamed-calls.js';
 
 /** Options of the text core. */
 export interface TextOptions {
@@ -88,6 +88,8 @@ interface SessionState extends SessionText {
   printed: boolean;
   /** Tool calls started and not yet completed, by call id (made with the first). */
   pending?: Map<string, StartedCall>;
+  /** Those of {@link pending} started without an id, as completions find them (made with the first). */
+  unnamed?: UnnamedCalls;
   /** The run has had an event that shows it ran (see showsRun): an `init` now starts another. */
   ran: boolean;
   /** The run has written text or made a tool call (see saidNothing). */
@@ -198,24 +200,6 @@ export function startedCall(name: string, args: JsonObject | undefined): Started
 /** How the keys of pending calls start: those started with an id, and those without, told apart by their order. */
 const WITH_ID = 'i';
 const ANONYMOUS = 'a';
-
-/**
- * The key of the pending call a completion without an id completes, as
- * ndjson-tools pairs them: the oldest started without an id with the same
- * tool, and of those, first the oldest with the command and paths the
- * completion's arguments name, when it has any.
- */
-function anonymousCall(pending: Map<string, StartedCall> | undefined, name: string, args: JsonObject | undefined): string | undefined {
-  if (pending === undefined) return undefined;
-  const facts = args === undefined ? undefined : toolCallFacts(name, args, undefined);
-  let oldest: string | undefined;
-  for (const [key, call] of pending) {
-    if (!key.startsWith(ANONYMOUS) || call.name !== name) continue;
-    if (facts === undefined || sameCallArgs(facts, call.facts)) return key;
-    oldest ??= key;
-  }
-  return oldest;
-}
 
 /**
  * What a tool line says of a call, from its name, its arguments (or, when the
@@ -815,6 +799,7 @@ export class TextCore implements ToolCore {
     s.final = '';
     s.printed = false;
     s.pending = undefined;
+    s.unnamed = undefined;
     s.ran = false;
     s.said = false;
   }
@@ -891,14 +876,23 @@ export class TextCore implements ToolCore {
     const phase = toolCallPhase(event);
     const args = toolCallArgs(entry).args;
     if (phase === 'started') {
-      // Calls without an id are told apart in the order they started.
-      (s.pending ??= new Map()).set(id === undefined ? `${ANONYMOUS}${this.anonymous++}` : `${WITH_ID}${id}`, startedCall(entry.name, args));
+      // Calls without an id are told apart in the order they started, and paired as ndjson-tools pairs them.
+      const started = startedCall(entry.name, args);
+      const key = id === undefined ? `${ANONYMOUS}${this.anonymous++}` : `${WITH_ID}${id}`;
+      (s.pending ??= new Map()).set(key, started);
+      if (id === undefined) (s.unnamed ??= new UnnamedCalls()).add(key, callGroup(s.session, entry.name), started.facts);
       return;
     }
     if (phase !== 'completed') return;
-    const key = id === undefined ? anonymousCall(s.pending, entry.name, args) : `${WITH_ID}${id}`;
+    const key =
+      id === undefined
+        ? s.unnamed?.find(callGroup(s.session, entry.name), args === undefined ? undefined : toolCallFacts(entry.name, args, undefined))
+        : `${WITH_ID}${id}`;
     const started = key === undefined ? undefined : s.pending?.get(key);
-    if (key !== undefined) s.pending?.delete(key);
+    if (key !== undefined) {
+      s.pending?.delete(key);
+      s.unnamed?.delete(key);
+    }
     // A completed event may carry the result without the args: the started event had them.
     const result = toolCallResult(entry);
     const line = toolCallLine(entry.name, args, result, started);
@@ -952,5 +946,6 @@ export class TextCore implements ToolCore {
       out.tool(s.session, formatToolLine(line, this.safeLine), false);
     }
     s.pending = undefined;
+    s.unnamed = undefined;
   }
 }

@@ -17,7 +17,6 @@ import {
   nearToolName,
   isRunEvent,
   isSystemInit,
-  sameCallArgs,
   str,
   MAX_SUBAGENT_DEPTH,
   ranSubagent,
@@ -44,6 +43,7 @@ import { auditRecord, safeJsonLine } from './record.js';
 import { PATHS_CHOICES, PathSet, Summary, listedPaths } from './summary.js';
 import type { PathsChoice } from './summary.js';
 import { visibleOneLine } from '../safe-text.js';
+import { KeySets, UnnamedCalls, callGroup } from '../unnamed-calls.js';
 
 /** Options of the tools core. */
 export interface ToolsOptions extends PolicyOptions {
@@ -140,6 +140,10 @@ export class ToolsCore implements ToolCore {
   private readonly cwds = new Map<string, string>();
   private session = '';
   private readonly pending = new Map<string, PendingState>();
+  /** The keys of {@link pending} by session, in the order their calls started. */
+  private readonly sessionCalls = new KeySets();
+  /** The calls of {@link pending} started without an id, as completions find them. */
+  private readonly unnamed = new UnnamedCalls();
   private anonymous = 0;
   private readonly tools: ReadonlySet<string>;
   /** The keys of `tools` some call was kept by (see toolNameMatched). */
@@ -267,6 +271,8 @@ export class ToolsCore implements ToolCore {
   end(emit: Emit): void {
     for (const state of this.pending.values()) this.finishPending(state, emit);
     this.pending.clear();
+    this.sessionCalls.clear();
+    this.unnamed.clear();
     for (const v of this.policy.end()) this.violate(v);
     for (const { name, known } of this.policy.misspeltDenyTools()) this.options.onMisspeltDenyTool?.(name, known);
     for (const name of new Set(this.options.tools ?? [])) {
@@ -279,11 +285,25 @@ export class ToolsCore implements ToolCore {
 
   /** Hands over, as pending, the calls `session` left pending. */
   private endRun(session: string, emit: Emit): void {
-    for (const [key, state] of this.pending) {
-      if (state.session !== session) continue;
-      this.pending.delete(key);
+    for (const key of [...this.sessionCalls.keys(session)]) {
+      const state = this.pending.get(key)!;
+      this.dropPending(key, state);
       this.finishPending(state, emit);
     }
+  }
+
+  /** A call started, waiting for its completion under `key`. */
+  private addPending(key: string, state: PendingState): void {
+    this.pending.set(key, state);
+    this.sessionCalls.add(state.session, key);
+    if (state.callId === undefined) this.unnamed.add(key, callGroup(state.session, state.tool), state.facts);
+  }
+
+  /** The call under `key` no longer waits. */
+  private dropPending(key: string, state: PendingState): void {
+    this.pending.delete(key);
+    this.sessionCalls.delete(state.session, key);
+    this.unnamed.delete(key);
   }
 
   private key(callId: string | undefined): string {
@@ -296,14 +316,7 @@ export class ToolsCore implements ToolCore {
    * the arguments the completion has (its command, its paths), when it has any.
    */
   private anonymousKey(tool: string | undefined, args: JsonObject | undefined): string | undefined {
-    let oldest: string | undefined;
-    const facts = args === undefined ? undefined : toolCallFacts(tool ?? '', args, undefined);
-    for (const [key, state] of this.pending) {
-      if (state.callId !== undefined || state.session !== this.session || state.tool !== tool) continue;
-      if (facts === undefined || sameCallArgs(facts, state.facts)) return key;
-      oldest ??= key;
-    }
-    return oldest;
+    return this.unnamed.find(callGroup(this.session, tool), args === undefined ? undefined : toolCallFacts(tool ?? '', args, undefined));
   }
 
   private start(rec: EventRecord, callId: string | undefined, entry: ReturnType<typeof toolCallEntry>): void {
@@ -327,7 +340,7 @@ export class ToolsCore implements ToolCore {
       return;
     }
     const tool = entry?.name;
-    this.pending.set(key, {
+    this.addPending(key, {
       session: this.session,
       callId,
       tool,
@@ -351,7 +364,7 @@ export class ToolsCore implements ToolCore {
     const own = entry === undefined ? { args: undefined, error: undefined } : toolCallArgs(entry);
     const key = callId === undefined ? this.anonymousKey(entry?.name, own.args) : `${this.session}\u0000${callId}`;
     const state = key === undefined ? undefined : this.pending.get(key);
-    if (key !== undefined && state !== undefined) this.pending.delete(key);
+    if (key !== undefined && state !== undefined) this.dropPending(key, state);
     const tool = entry?.name ?? state?.tool;
     // A completion without args takes them (and their facts) from its start.
     const facts = toolCallFacts(tool ?? '', own.args, result, own.args === undefined ? state?.facts : undefined);
