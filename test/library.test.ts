@@ -76,6 +76,25 @@ t.test('strict: what was made before the bad line is read before the stream fail
     Array.from({ length: cut }, (_, i) => i + 1),
     'readEvents: the records of the lines before the bad one, all read by the iterator',
   );
+  // An iterator that waits a little after each chunk, on input piped in 16 KiB writes: the stream may fail inside the read
+  // that took its last chunk; the failure still comes, not an end.
+  const said = (i: number) => `{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"line ${i} ${'x'.repeat(250)}"}]},"session_id":"s"}\n`;
+  const long = Buffer.from(`${Array.from({ length: 300 }, (_, i) => said(i)).join('')}not json\n${said(300)}`);
+  const pieces: Buffer[] = [];
+  for (let i = 0; i < long.length; i += 16384) pieces.push(long.subarray(i, i + 16384));
+  for (const [name, make] of Object.entries(makers)) {
+    const stream = make();
+    Readable.from(pieces).pipe(stream);
+    let slowly = 0;
+    const ended = await (async () => {
+      for await (const chunk of stream as AsyncIterable<Buffer>) {
+        slowly += chunk.length;
+        await new Promise((resolve) => setTimeout(resolve, 2));
+      }
+      return 'ended';
+    })().catch((error: Error) => error.name);
+    t.equal(ended, 'StrictError', `${name}: read slowly, the stream fails (${slowly} bytes read)`);
+  }
   // A reader of 'readable' events that asks for 100 bytes at a time: given the rest, less than it asked for, then the failure.
   const sized = dedupe({ strict: true });
   let taken = 0;

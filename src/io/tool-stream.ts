@@ -177,17 +177,26 @@ export function failOnceRead(stream: Transform, fail: () => void): void {
   // Nothing more is pushed: the readable side ends, so that a reader asking for more than is left (`read(n)`) is given
   // the rest.
   stream.push(null);
+  let failed = false;
+  const failOnce = (): void => {
+    if (failed) return;
+    failed = true;
+    stream.read = read;
+    fail();
+  };
   // Pipes, `data` listeners and iterators all take what a stream holds through its read().
   const read = stream.read;
   stream.read = function (this: Transform, size?: number): unknown {
     const chunk: unknown = read.call(this, size);
-    if (this.readableLength === 0) {
-      this.read = read;
-      // Now, before the end the last read has set to come: an `end` would tell the reader that all went well.
-      fail();
-    }
+    // Now, before the end the last read has set to come: an `end` would tell the reader that all went well.
+    if (this.readableLength === 0) failOnce();
     return chunk;
   };
+  // The stream may be failing inside a read() (its reader's read made it transform this chunk): that read, begun
+  // before the one above was put in its place, may take all it holds. Its end comes a tick later, after this.
+  process.nextTick(() => {
+    if (stream.readableLength === 0) failOnce();
+  });
 }
 
 /**
