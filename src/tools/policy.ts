@@ -446,13 +446,12 @@ export class Policy {
     }
   }
 
-  /** Adds a violation for each of `paths` a glob matches (`first`: for the first only). */
   /**
    * Reports each of `paths` (by default the call's) that one of `globs`
-   * names, once. `filter`: the paths are those a search's filter names
-   * (see filterPaths): only the first named is reported, unless the set
-   * holds it, those already reported for the call's other filters: then
-   * none.
+   * names, once. With `filter`, the files already reported for the call's
+   * other filters, `paths` are those one filter of a search names (see
+   * filterPaths): only the first that a glob names counts, reported unless
+   * it is one of those.
    */
   private deny(check: string, globs: readonly Glob[], call: AuditedCall, out: Violation[], paths: readonly string[] = call.allPaths, filter?: Set<string>): void {
     if (globs.length === 0) return;
