@@ -174,24 +174,24 @@ export function failOnceRead(stream: Transform, fail: () => void): void {
     fail();
     return;
   }
-  // Nothing more is pushed: the readable side ends, so that a reader asking for more than is left (`read(n)`) is given
-  // the rest.
-  stream.push(null);
   let failed = false;
+  const read = stream.read;
   const failOnce = (): void => {
     if (failed) return;
     failed = true;
     stream.read = read;
     fail();
   };
-  // Pipes, `data` listeners and iterators all take what a stream holds through its read().
-  const read = stream.read;
+  // Pipes, `data` listeners and iterators all take what a stream holds through its read(): once it holds nothing, it
+  // fails, before the end that read has set to come (an `end` would tell the reader that all went well).
   stream.read = function (this: Transform, size?: number): unknown {
     const chunk: unknown = read.call(this, size);
-    // Now, before the end the last read has set to come: an `end` would tell the reader that all went well.
     if (this.readableLength === 0) failOnce();
     return chunk;
   };
+  // Nothing more is pushed: the readable side ends, so that a reader asking for more than is left (`read(n)`) is given
+  // the rest. (A `readable` listener may read at once, inside this push: through the read above.)
+  stream.push(null);
   // The stream may be failing inside a read() (its reader's read made it transform this chunk): that read, begun
   // before the one above was put in its place, may take all it holds. Its end comes a tick later, after this.
   process.nextTick(() => {
