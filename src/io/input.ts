@@ -936,6 +936,17 @@ interface SlowState {
   skip: number;
 }
 
+/** Of the lines fed to the slow path, keeps only the last (a value starts on it): one splice, however many came before. */
+function dropEarlierLines(slow: SlowState): void {
+  if (slow.lines.length > 1) slow.lines.splice(0, slow.lines.length - 1);
+}
+
+/** After a value closed on line `no`: only that line is kept, its bytes and excerpt, as where what follows starts. */
+function keepLastLine(slow: SlowState, no: number): void {
+  const last = slow.lines[slow.lines.length - 1]!;
+  slow.lines = [{ buf: last.buf, no, shown: last.shown }];
+}
+
 const MAX_STRING = (1 << 29) - 24;
 
 const SHAPES = compileShapes(FREQUENT_SHAPES);
@@ -1801,7 +1812,7 @@ export class EventReader {
         slow.open = true;
         slow.valueLine = no;
         // The value starts on this line: earlier lines are done with.
-        while (slow.lines.length > 1) slow.lines.shift();
+        dropEarlierLines(slow);
         slow.text = compactText();
         slow.parts = [];
         slow.depth = 0;
@@ -1820,7 +1831,7 @@ export class EventReader {
           array.parts = [];
           array.line = no;
           // Read as events, the array needs none of its lines before this element's (a cut is reported where it starts).
-          if (array.events) while (slow.lines.length > 1) slow.lines.shift();
+          if (array.events) dropEarlierLines(slow);
         }
         array.value!.consume(token as never);
         const text = array.text!(token as never);
@@ -1838,7 +1849,7 @@ export class EventReader {
         // An empty array, or one of something else first: one value, not an object (see SlowState.array).
         if (!array.events) this.problem('not an object', slow.lines[0]!.buf, slow.valueLine, Buffer.from(`[${array.texts.join(',')}]`));
         slow.array = null;
-        slow.lines = [{ buf: slow.lines[slow.lines.length - 1]!.buf, no, shown: slow.lines[slow.lines.length - 1]!.shown }];
+        keepLastLine(slow, no);
         continue;
       }
       if (array === null && slow.assembler.done) {
@@ -1857,7 +1868,7 @@ export class EventReader {
           // The excerpt is of the value itself: on its line, an object glued before it would hide it.
           this.problem('not an object', first.buf, slow.valueLine, Buffer.from(exactJsonText(value)));
         }
-        slow.lines = [{ buf: slow.lines[slow.lines.length - 1]!.buf, no, shown: slow.lines[slow.lines.length - 1]!.shown }];
+        keepLastLine(slow, no);
       }
     }
   }
