@@ -321,28 +321,24 @@ export function parseArgs<O extends Record<string, Options>, A>(spec: CommandSpe
     // After `--`, the words are the command's: nothing is offered (the shell offers file names).
     if (argv.slice(2, -1).includes('--')) return { code: answer(spec.name, io, '') };
     // After an option that takes one of a few values, those values; else the options, their documented `--no-` forms too.
+    // The value typed after `=`: zsh asks with `--color=al` as one word, which the values offered replace whole; bash
+    // splits it at the `=` (`--color`, `=`, `al`; with nothing typed yet, `=` is the last word), and replaces only `al`.
     const n = argv.length;
     let current = argv[n - 1] ?? '';
-    let option: string | undefined;
-    // The value typed after `=`: zsh asks with `--color=al` as one word, which the values offered replace whole; bash
-    // splits it at the `=` (`--color`, `=`, `al`), and replaces only `al`.
-    const glued = /^--([^=]+)=(.*)$/s.exec(current);
+    let before = argv[n - 2];
     let prefix = '';
-    const split = glued === null && ((n >= 3 && argv[n - 2] === '=') || (n >= 2 && current === '='));
+    let afterEquals = true;
+    const glued = /^--([^=]+)=(.*)$/s.exec(current);
     if (glued !== null) {
-      option = glued[1];
-      prefix = `--${option}=`;
+      before = `--${glued[1]}`;
+      prefix = `${before}=`;
       current = glued[2]!;
-    } else if (current === '=') {
-      // bash, with nothing typed after the `=` yet: the `=` is the last word.
-      option = /^--([^=]+)$/.exec(argv[n - 2]!)?.[1];
-      current = '';
-    } else {
-      const before = split ? argv[n - 3] : n >= 2 ? argv[n - 2] : undefined;
-      option = before === undefined ? undefined : /^--([^=]+)$/.exec(before)?.[1];
-    }
+    } else if (current === '=') current = '';
+    else if (before === '=') before = argv[n - 3];
+    else afterEquals = false;
+    const option = before === undefined ? undefined : /^--([^=]+)$/.exec(before)?.[1];
     const values =
-      option === undefined ? undefined : (spec.values?.[option] ?? COMMON_VALUES[option] ?? (glued !== null || split ? spec.gluedValues?.[option] : undefined));
+      option === undefined ? undefined : (spec.values?.[option] ?? COMMON_VALUES[option] ?? (afterEquals ? spec.gluedValues?.[option] : undefined));
     const offered =
       values !== undefined
         ? values.filter((v) => v.startsWith(current)).map((v) => prefix + v)

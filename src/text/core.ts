@@ -197,6 +197,12 @@ export function startedCall(name: string, args: JsonObject | undefined): Started
   return { name, facts, firstArg: factsTarget(facts) === undefined ? firstStringArg(args) : '' };
 }
 
+/** A session's run is over: no call of it is waiting any more. */
+function forgetCalls(s: SessionState): void {
+  s.pending = undefined;
+  s.unnamed = undefined;
+}
+
 /** How the keys of pending calls start: those started with an id, and those without, told apart by their order. */
 const WITH_ID = 'i';
 const ANONYMOUS = 'a';
@@ -798,8 +804,7 @@ export class TextCore implements ToolCore {
     s.failed = false;
     s.final = '';
     s.printed = false;
-    s.pending = undefined;
-    s.unnamed = undefined;
+    forgetCalls(s);
     s.ran = false;
     s.said = false;
   }
@@ -945,7 +950,6 @@ export class TextCore implements ToolCore {
       const line: ToolCallLine = { ...toolCallLine(call.name, undefined, undefined, call), status: 'not completed' };
       out.tool(s.session, formatToolLine(line, this.safeLine), false);
     }
-    s.pending = undefined;
-    s.unnamed = undefined;
+    forgetCalls(s);
   }
 }
