@@ -30,6 +30,7 @@ import type { ByteScan } from './byte-scan.js';
 import { makeByteScan, placeAt, walkBytes, walkDepth, walkEscaped, walkInString } from './byte-scan.js';
 import { exactJsonText } from '../json-text.js';
 import { visibleCodes, visibleOneLine } from '../safe-text.js';
+import { SlowLines } from './slow-lines.js';
 
 /** One event read from the input. */
 export interface EventRecord {
@@ -878,14 +879,6 @@ function readsOn(text: string): boolean {
   }
 }
 
-interface PendingLine {
-  buf: Buffer;
-  no: number;
-  unterminated?: boolean;
-  /** What the excerpt of a problem of the whole line shows, when not `buf` (see EventReader.arrayLine). */
-  shown?: Buffer;
-}
-
 /** The elements of a top-level array read by the slow path (see SlowState.array), one at a time. */
 interface ArrayElements {
   /** How many elements have been read whole. */
@@ -910,7 +903,7 @@ interface SlowState {
   tokenize: TokenFn;
   assembler: Assembler;
   /** The lines fed since the current value started (the first is where it started). */
-  lines: PendingLine[];
+  lines: SlowLines;
   /** The line the current value started on. */
   valueLine: number;
   /** A value has begun and not yet closed. */
@@ -934,17 +927,6 @@ interface SlowState {
   parts: string[];
   /** How many elements of the array the first value is were read already (see {@link EventReader.arrayLine}): not handed over again. */
   skip: number;
-}
-
-/** Of the lines fed to the slow path, keeps only the last (a value starts on it): one splice, however many came before. */
-function dropEarlierLines(slow: SlowState): void {
-  if (slow.lines.length > 1) slow.lines.splice(0, slow.lines.length - 1);
-}
-
-/** After a value closed on line `no`: only that line is kept, its bytes and excerpt, as where what follows starts. */
-function keepLastLine(slow: SlowState, no: number): void {
-  const last = slow.lines[slow.lines.length - 1]!;
-  slow.lines = [{ buf: last.buf, no, shown: last.shown }];
 }
 
 const MAX_STRING = (1 << 29) - 24;
@@ -1758,7 +1740,7 @@ export class EventReader {
       skip,
       tokenize: tokenizer(),
       assembler: new Assembler(),
-      lines: [],
+      lines: new SlowLines(),
       valueLine: no,
       open: false,
       depth: 0,
@@ -1774,7 +1756,7 @@ export class EventReader {
   private slowFeed(raw: Buffer, no: number, unterminated = false, shown?: Buffer): void {
     const slow = this.slow!;
     // Kept until the value closes, past the chunk it was read from: a copy.
-    slow.lines.push({ buf: Buffer.from(raw), no, unterminated, shown: shown && Buffer.from(shown) });
+    slow.lines.push(raw, no, unterminated, shown);
     // What the tokenizer refuses fails the value; what the sink throws (a --strict stop) is the sink's.
     const tokens = this.slowTokenize(slow, raw.toString('utf8'));
     if (tokens === null) return;
@@ -1812,7 +1794,7 @@ export class EventReader {
         slow.open = true;
         slow.valueLine = no;
         // The value starts on this line: earlier lines are done with.
-        dropEarlierLines(slow);
+        slow.lines.dropEarlier();
         slow.text = compactText();
         slow.parts = [];
         slow.depth = 0;
@@ -1831,7 +1813,7 @@ export class EventReader {
           array.parts = [];
           array.line = no;
           // Read as events, the array needs none of its lines before this element's (a cut is reported where it starts).
-          if (array.events) dropEarlierLines(slow);
+          if (array.events) slow.lines.dropEarlier();
         }
         array.value!.consume(token as never);
         const text = array.text!(token as never);
@@ -1847,15 +1829,14 @@ export class EventReader {
         slow.open = false;
         slow.skip = 0;
         // An empty array, or one of something else first: one value, not an object (see SlowState.array).
-        if (!array.events) this.problem('not an object', slow.lines[0]!.buf, slow.valueLine, Buffer.from(`[${array.texts.join(',')}]`));
+        if (!array.events) this.problem('not an object', slow.lines.first(), slow.valueLine, Buffer.from(`[${array.texts.join(',')}]`));
         slow.array = null;
-        keepLastLine(slow, no);
+        slow.lines.keepLast(no);
         continue;
       }
       if (array === null && slow.assembler.done) {
         slow.open = false;
         const value = slow.assembler.current;
-        const first = slow.lines[0]!;
         if (isObject(value)) {
           this.sink.record({
             event: value as AgentEvent,
@@ -1866,9 +1847,9 @@ export class EventReader {
           });
         } else {
           // The excerpt is of the value itself: on its line, an object glued before it would hide it.
-          this.problem('not an object', first.buf, slow.valueLine, Buffer.from(exactJsonText(value)));
+          this.problem('not an object', slow.lines.first(), slow.valueLine, Buffer.from(exactJsonText(value)));
         }
-        keepLastLine(slow, no);
+        slow.lines.keepLast(no);
       }
     }
   }
@@ -1888,7 +1869,7 @@ export class EventReader {
     }
     if (index < slow.skip) return;
     if (isObject(value)) this.sink.record({ event: value as AgentEvent, raw: Buffer.from(text), source: this.source, line: array.line });
-    else this.problem('not an object', slow.lines[0]!.buf, array.line, Buffer.from(text));
+    else this.problem('not an object', slow.lines.first(), array.line, Buffer.from(text));
   }
 
   /**
@@ -1908,8 +1889,8 @@ export class EventReader {
         // reported below
       }
     }
-    const [first, ...rest] = slow.lines;
-    if (!first) return;
+    if (slow.lines.length === 0) return;
+    const first = slow.lines.line(0);
     // A value whose first line may go on (see mayGoOn), and could not, was cut where that line began: by a line that
     // cannot go on with it, by its own line end (`"n":-`), or by the end of the input. One broken in that line is not
     // JSON, wherever the tokenizer found out (it judges a line's last few bytes only once more come).
@@ -1917,6 +1898,9 @@ export class EventReader {
     if (mayGoOn(first.buf.toString('utf8'))) this.problem(cut, first.buf, first.no, first.shown);
     // Broken in the line: perhaps a line cut short with the next run's first event glued on.
     else this.problemThenRun(first.buf, first.no, first.unterminated, (head) => (head !== first.buf && mayGoOn(head.toString('utf8')) ? cut : 'not JSON'), first.shown);
-    for (const line of rest) this.line(line.buf, line.no, line.unterminated);
+    for (let i = 1; i < slow.lines.length; i++) {
+      const line = slow.lines.line(i);
+      this.line(line.buf, line.no, line.unterminated);
+    }
   }
 }

@@ -1,0 +1,101 @@
+/**
+ * The lines the input layer's slow path has read since the value it reads
+ * began (see input.ts, SlowState): kept until the value closes, since a value
+ * that fails has its lines after the first read again. A value may span a
+ * million lines (a string with literal line ends), so they are kept compact:
+ * their bytes end to end in one buffer, grown by doubling, and for each line
+ * where it ends and its number, two numbers rather than a Buffer and an
+ * object each (about 16 bytes a line against 230).
+ */
+
+const EMPTY = Buffer.alloc(0);
+
+/** A line as kept: its bytes, its number, and what the excerpt of a problem of the whole line shows, when not its bytes. */
+export interface KeptLine {
+  buf: Buffer;
+  no: number;
+  /** The source ended without a newline after it. */
+  unterminated: boolean;
+  shown: Buffer | undefined;
+}
+
+/** A buffer this much larger than what it holds once lines are dropped is given back. */
+const SHRINK_FACTOR = 4;
+/** Nor is one smaller than this. */
+const SHRINK_FLOOR = 64 * 1024;
+
+export class SlowLines {
+  private bytes: Buffer = EMPTY;
+  private used = 0;
+  /** Where each line ends in {@link bytes} (it starts where the one before ends). */
+  private ends: number[] = [];
+  /** Each line's number, doubled, plus one when it is unterminated. */
+  private marks: number[] = [];
+  /** What the first line's excerpts show, when not its bytes. */
+  private shown: Buffer | undefined;
+
+  get length(): number {
+    return this.ends.length;
+  }
+
+  /** Keeps a copy of `raw`, line `no`; `shown` counts for a first line only. */
+  push(raw: Buffer, no: number, unterminated = false, shown?: Buffer): void {
+    const need = this.used + raw.length;
+    if (need > this.bytes.length) {
+      const grown = Buffer.allocUnsafeSlow(Math.max(need, 2 * this.bytes.length, 256));
+      this.bytes.copy(grown, 0, 0, this.used);
+      this.bytes = grown;
+    }
+    raw.copy(this.bytes, this.used);
+    this.used = need;
+    if (this.ends.length === 0) this.shown = shown && Buffer.from(shown);
+    this.ends.push(need);
+    this.marks.push(2 * no + (unterminated ? 1 : 0));
+  }
+
+  /** The line at `index`, its bytes a copy (they outlive this store when handed on). */
+  line(index: number): KeptLine {
+    const start = index === 0 ? 0 : this.ends[index - 1]!;
+    const mark = this.marks[index]!;
+    return {
+      buf: Buffer.from(this.bytes.subarray(start, this.ends[index]!)),
+      no: Math.floor(mark / 2),
+      unterminated: mark % 2 === 1,
+      shown: index === 0 ? this.shown : undefined,
+    };
+  }
+
+  /** The bytes of the first line, a copy. */
+  first(): Buffer {
+    return Buffer.from(this.bytes.subarray(0, this.ends[0] ?? 0));
+  }
+
+  /** Keeps only the last line (a value starts on it). */
+  dropEarlier(): void {
+    const n = this.ends.length;
+    if (n > 1) this.keepOnly(n - 1, this.marks[n - 1]!);
+  }
+
+  /** Keeps only the last line (a value closed on it), as line `no`, terminated. */
+  keepLast(no: number): void {
+    const n = this.ends.length;
+    if (n > 0) this.keepOnly(n - 1, 2 * no);
+  }
+
+  private keepOnly(index: number, mark: number): void {
+    const start = index === 0 ? 0 : this.ends[index - 1]!;
+    const end = this.ends[index]!;
+    const length = end - start;
+    if (this.bytes.length > SHRINK_FLOOR && this.bytes.length > SHRINK_FACTOR * length) {
+      const smaller = Buffer.allocUnsafeSlow(Math.max(2 * length, 256));
+      this.bytes.copy(smaller, 0, start, end);
+      this.bytes = smaller;
+    } else if (start > 0) {
+      this.bytes.copy(this.bytes, 0, start, end);
+    }
+    this.used = length;
+    if (index > 0) this.shown = undefined;
+    this.ends = [length];
+    this.marks = [mark];
+  }
+}
