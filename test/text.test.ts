@@ -428,6 +428,19 @@ t.test('a flush that differs from the deltas before it: the deltas are shown, th
   t.equal((await run([], lines(init(), delta('Hel'), delta('lo'), flush('Hello'), ok('Hello')))).stderr, '', 'a flush that repeats them is no news');
 });
 
+t.test('--all: another session ending leaves the line of the text still going as it is', async (t) => {
+  // Session a's text goes on after session b's run ends: no line end in the middle of it, no label.
+  const input = lines(init('a'), delta('Hello ', 'a'), init('b'), ok('', 'b'), delta('world', 'a'), ok('Hello world', 'a'));
+  t.equal(await through(input, { all: true }), 'Hello world\n');
+  // The same when b's run failed, and when b's run ends while b has text of its own: a's text is labelled where it switches.
+  const failed = J({ type: 'result', subtype: 'error_during_execution', is_error: true, result: 'x', session_id: 'b' });
+  t.equal(await through(lines(init('a'), delta('Hello ', 'a'), init('b'), failed, delta('world', 'a'), ok('Hello world', 'a')), { all: true }), 'Hello world\n');
+  const both = lines(init('a'), init('b'), delta('Hello ', 'a'), delta('Bonjour ', 'b'), delta('world', 'a'), asst('Hello world', {}, 'a'), delta('le ', 'b'), ok('Hello world', 'a'), delta('monde', 'b'), ok('Bonjour le monde', 'b'));
+  t.equal(await through(both, { all: true }), 'Hello \n\n── session b ──\nBonjour \n\n── session a ──\nworld\n\n── session b ──\nle monde\n');
+  // Its own run's end still ends the line at once (a live reader sees it whole).
+  t.equal(await through(lines(init('a'), delta('Done', 'a'), ok('Done', 'a')), { all: true }), 'Done\n');
+});
+
 t.test('--all: text of nothing but newlines starts no block, so no label stands over nothing', async (t) => {
   const input = lines(init('a'), init('b'), delta('A1.', 'a'), delta('\n\n', 'b'), delta('A2.', 'a'), think('\n', 'b'), delta('B.', 'b'), ok('x', 'a'), ok('y', 'b'));
   t.equal(await through(input, { all: true, thinking: true }), 'A1.A2.\n\n── session b ──\nB.\n');

@@ -491,10 +491,19 @@ export class Transcript {
     this.nl = 1;
   }
 
-  /** Ends the current line, if one was begun (at the end of a session or of the input). */
+  /** Ends the current line, if one was begun (at the end of the input). */
   endLine(): void {
     this.release();
     if (this.started) this.separate(1);
+  }
+
+  /**
+   * At the end of `session`'s run: ends the current line when it is the
+   * session's (or that of a run ended since: the next block starts on a line
+   * of its own anyway), not when it is another session's text, still going.
+   */
+  endLineOf(session: string): void {
+    if (this.blockSession === session || this.blockSession === null) this.endLine();
   }
 }
 
@@ -941,7 +950,8 @@ export class TextCore implements ToolCore {
       }
     }
     out.close(s.session);
-    out.endLine();
+    // Another session's line may be open: it goes on.
+    out.endLineOf(s.session);
   }
 
   private unfinished(s: SessionState, out: Transcript): void {
