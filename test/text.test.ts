@@ -231,7 +231,7 @@ t.test('several sessions: each final message is printed when its run ends, not k
     'a run of a session seen before is printed when it ends; a run that never ends, when the input does',
   );
   const a = stream.core.sessions.find((s) => s.session === 'a');
-  t.equal(a?.written, 'A1.A2.'.length, 'the text written for a session counts each of its runs');
+  t.equal(a?.written, 'A2.'.length, 'the text written for a session counts that of its last run (each run is judged on its own)');
   const interleaved = lines(init('a'), init('b'), delta('B.', 'b'), delta('A.', 'a'), ok('B.', 'b'), ok('A.', 'a'));
   t.equal(await through(interleaved), '── session b ──\nB.\n\n── session a ──\nA.\n', 'interleaved runs: in the order they end');
   const unended = lines(init('a'), delta('A.', 'a'), init('b'), delta('B.', 'b'), ok('B.', 'b'));
@@ -343,11 +343,13 @@ t.test('a session run again (--resume, or a log appended twice): each run printe
     },
     {
       // The agent at work after its result, with no init: a run of its own, which no result answers for.
+      // The second run, judged on its own, ended on a tool call: as a run of the call alone, both notes.
       name: 'a tool call after the result (a lone session): the final message is kept',
       input: lines(init(), asst('First.'), ok('First.'), shell('c9', 'ls')),
       stdout: `${label}\nFirst.\n`,
       code: EXIT.NO_RESULT,
-      stderr: /^ndjson-text: no result event: the agent stopped before finishing \(session sess-1, last event at stdin:4\)\n$/,
+      stderr:
+        /^ndjson-text: no result event: the agent stopped before finishing \(session sess-1, last event at stdin:4\)\nndjson-text: no assistant text after the last tool call; ndjson-text --all shows the whole transcript \(session sess-1, last event at stdin:4\)\n$/,
     },
     {
       name: 'text after the result, with no init',
@@ -387,7 +389,8 @@ t.test('a session run again (--resume, or a log appended twice): each run printe
     else t.match(r.stderr, c.stderr, `${c.name}: the note`);
     const all = await run(['--all'], c.input);
     t.equal(all.code, c.code, `${c.name}: the status with --all`);
-    t.equal(all.stderr, r.stderr, `${c.name}: the notes with --all`);
+    // The same notes, but the one that points to --all.
+    t.equal(all.stderr, r.stderr.replace(/^ndjson-text: no assistant text after the last tool call.*\n/gm, ''), `${c.name}: the notes with --all`);
     const m = memoryIo(c.input);
     t.equal(await resultMain(['--all'], m.io), c.code, `${c.name}: the status ndjson-result --all gives`);
   }
@@ -603,6 +606,21 @@ t.test('exit statuses and notes', async (t) => {
   t.equal(r.stderr.match(/no assistant text after the last tool call/g)?.length, 2, 'a note for each');
   r = await run([], lines(init('a'), asst('A.', {}, 'a'), ok('A.', 'a'), init('b'), shell('d', 'ls', undefined, 'b'), shell('d', 'ls', 0, 'b'), ok('', 'b')));
   t.same([r.code, r.stdout], [EXIT.OK, '── session a ──\nA.\n'], 'only the sessions with a final message, labelled');
+  // One session run twice, each run ending on a tool call: a note for each run.
+  r = await run([], lines(init(), shell('c', 'make', 0), ok(''), init(), shell('d', 'ls', 0), ok('')));
+  t.same([r.code, r.stdout], [EXIT.OK, '']);
+  t.same(r.stderr.match(/no assistant text after the last tool call.*/g), [
+    'no assistant text after the last tool call; ndjson-text --all shows the whole transcript (session sess-1, result at stdin:3)',
+    'no assistant text after the last tool call; ndjson-text --all shows the whole transcript (session sess-1, result at stdin:6)',
+  ]);
+  // A run with a final message, then a run of the same session that dies on a tool call: that run gets both notes, as alone.
+  r = await run([], lines(init(), asst('First.'), ok('First.'), init(), shell('d', 'ls', 0)));
+  t.same([r.code, r.stdout], [EXIT.NO_RESULT, '── session sess-1 ──\nFirst.\n']);
+  t.match(r.stderr, /no result event: the agent stopped before finishing \(session sess-1, last event at stdin:5\)\n.*no assistant text after the last tool call; ndjson-text --all shows the whole transcript \(session sess-1, last event at stdin:5\)\n$/);
+  // A run with a final message after one without: only the first has the note.
+  r = await run([], lines(init(), shell('c', 'make', 0), ok(''), init(), asst('Second.'), ok('Second.')));
+  t.same([r.code, r.stdout], [EXIT.OK, '── session sess-1 ──\nSecond.\n']);
+  t.same(r.stderr.match(/no assistant text after the last tool call.*/g), ['no assistant text after the last tool call; ndjson-text --all shows the whole transcript (session sess-1, result at stdin:3)']);
   r = await run([], lines(init(), asst('Half a sent')));
   t.same([r.code, r.stdout], [EXIT.NO_RESULT, 'Half a sent\n'], 'what text there was');
   r = await run([], lines(init(), asst('Cannot.'), J({ type: 'result', subtype: 'error_during_execution', is_error: true, result: 'Cannot.', session_id: S })));

@@ -7,7 +7,7 @@ import type { Options } from 'yargs';
 import { parseArgs, processIo, warn, EXIT } from './common.js';
 import type { CommandSpec, Io } from './common.js';
 import { describeSessionEnd, judgeSessions, runJudged } from './verdict.js';
-import { TextCore } from '../text/core.js';
+import { TextCore, noFinalMessage } from '../text/core.js';
 import { describeFlushMismatch } from './notes.js';
 import { visibleOneLine } from '../safe-text.js';
 
@@ -125,7 +125,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     return judgeSessions(name, core.sessions, args, run, io, {
       more: (s) => {
         // Nothing on stdout for a session that wrote text or called tools: say why, and where the transcript is.
-        if (!args.all && s.written === 0 && (s.texts > 0 || s.toolCalls > 0) && !s.failed) {
+        if (!args.all && noFinalMessage(s) && !s.failed) {
           warn(io, name, `no assistant text after the last tool call; ndjson-text --all shows the whole transcript (${describeSessionEnd(s)})`);
         }
       },

@@ -73,13 +73,13 @@ export interface SessionText extends SessionEnd {
    * (see `placeOf`), so that a long log's results are not all kept.
    */
   result?: EventRecord;
-  /** How many `assistant` records carried new text (deltas the reader joined count once). */
+  /** How many `assistant` records of the run carried new text (deltas the reader joined count once). */
   texts: number;
-  /** How many tool calls (started or completed events) were seen. */
+  /** How many tool calls (started or completed events) the run made. */
   toolCalls: number;
   /** Default mode: the new assistant text since the session's last tool call, its final message once it has ended. */
   final: string;
-  /** How many characters of text were written for the session (default mode: its final message). */
+  /** How many characters of the run's text were written (default mode: its final message). */
   written: number;
 }
 
@@ -94,8 +94,17 @@ interface SessionState extends SessionText {
   ran: boolean;
   /** The run has written text or made a tool call (see saidNothing). */
   said: boolean;
-  /** Earlier runs of the session that failed, in order: the verdict still speaks of them. */
+  /** Earlier runs of the session the verdict speaks of (failed, without a result, or without a final message), in order. */
   earlier?: SessionText[];
+}
+
+/**
+ * True when a run wrote text or made tool calls, and none of its text was
+ * written out (default mode: it had no final message, as when it ended on a
+ * tool call).
+ */
+export function noFinalMessage(s: SessionText): boolean {
+  return s.written === 0 && (s.texts > 0 || s.toolCalls > 0);
 }
 
 /**
@@ -806,13 +815,16 @@ export class TextCore implements ToolCore {
     } else {
       this.runsApart(s, emit);
     }
-    // Failed, or stopped without a result: the verdict says so.
-    if (s.result === undefined || s.failed) this.keepRun(s);
+    // Failed, stopped without a result, or (default mode) ended with no final message: the verdict says so.
+    if (s.result === undefined || s.failed || (!this.options.all && noFinalMessage(s))) this.keepRun(s);
     this.tracker.result({ session_id: s.session });
     s.result = undefined;
     s.failed = false;
     s.final = '';
     s.printed = false;
+    s.texts = 0;
+    s.toolCalls = 0;
+    s.written = 0;
     forgetCalls(s);
     s.ran = false;
     s.said = false;
