@@ -6,6 +6,7 @@
 //     with the input);
 //   - --strict into a slow reader: all the output made before the bad line arrives,
 //     and the status is 2 whatever the reader does;
+//   - warnings into a stderr read slowly all arrive;
 //   - SIGINT and SIGTERM end a tool promptly with 130 and 143, after it has written
 //     what it owes at the end of its input (pending calls, a summary, the final
 //     message), even when its reader has stopped reading; a command run after --
@@ -237,6 +238,36 @@ t.test('--strict into a reader slower than the tool: what was made before the ba
     { env: PLAIN_ENV },
   );
   t.equal(late.stderr.toString(), `ndjson-dedupe: stdin:402: not JSON: not json\nstatus 2\n`, 'the bad line read while the output waits, the reader gone after: status 2');
+});
+
+t.test('warnings into a stderr read slowly: all of them arrive; a signal while they wait ends the tool promptly', async (t) => {
+  // More warnings than a pipe holds (about 2 MB), then a result.
+  const noisy = path.join(dir, 'noisy.ndjson');
+  const noise = Array.from({ length: 20000 }, (_, i) => `noise line ${i} ${'x'.repeat(80)}\n`).join('');
+  fs.writeFileSync(noisy, `${noise}{"type":"result","subtype":"success","result":"ok","session_id":"s"}\n`);
+  for (const [tool, args] of [
+    ['ndjson-dedupe', []],
+    ['ndjson-result', ['--all']],
+    ['ndjson-text', []],
+    ['ndjson-tools', []],
+  ] as const) {
+    const command = `env -u NODE_OPTIONS ${JSON.stringify(process.execPath)} ${JSON.stringify(path.join(BIN, `${tool}.js`))} ${args.join(' ')}`;
+    const slow = spawnSync('bash', ['-c', `${command} "$1" 2>&1 >/dev/null | (sleep 1; grep -c 'not JSON: noise line'); echo "status \${PIPESTATUS[0]}"`, 'bash', noisy], { env: PLAIN_ENV });
+    t.equal(slow.stdout.toString(), '20000\nstatus 0\n', `${tool}: every warning, status 0`);
+  }
+  // The reader never reads: SIGINT ends the wait, with its status.
+  const run = startBin('ndjson-dedupe', [noisy]);
+  run.child.stderr!.removeAllListeners('data');
+  run.child.stderr!.pause();
+  const exited = new Promise<number | null>((resolve) => run.child.once('exit', resolve));
+  await sleep(1000);
+  t.ok(alive(run.child.pid!), 'waiting for stderr to be read');
+  const t0 = Date.now();
+  run.child.kill('SIGINT');
+  t.equal(await exited, 130, 'status 130');
+  t.ok(Date.now() - t0 < 3000, `ended ${Date.now() - t0} ms after the signal`);
+  run.child.stderr!.resume();
+  await run.exited;
 });
 
 // The partial-output example up to its second tool call's start: two calls started, one completed.

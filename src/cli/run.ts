@@ -5,6 +5,7 @@
  * inlining (see inlining.ts), and its status becomes the process's.
  */
 import { finalStatus, processIo } from './common.js';
+import { drained } from '../io/output.js';
 import type { Io } from './common.js';
 
 /** The commands, by the module that implements each. */
@@ -41,5 +42,28 @@ export async function run(command: CommandName, argv: string[] = process.argv.sl
   // agent's output and reaches the tool at once). Node hands a signal over when its event loop next polls: the turn
   // the run ended in may have polled before the signal came, so two turns are taken.
   for (let turn = 0; turn < 2; turn++) await new Promise((resolve) => setImmediate(resolve));
+  await untilDrained(io);
   process.exit(finalStatus(code, io.signals));
+}
+
+/**
+ * Waits until what was written to stdout and stderr has been handed to the
+ * system: on a pipe, Node writes what its reader has not taken yet later, and
+ * the process's exit would drop it (the warnings of a long input, on a stderr
+ * read slowly). A signal ends the wait, as it ends a run.
+ */
+async function untilDrained(io: Io): Promise<void> {
+  if (io.signals?.received) return;
+  let onSignal: () => void = () => {};
+  const signalled = new Promise<void>((resolve) => {
+    onSignal = resolve;
+  });
+  io.signals?.on('SIGINT', onSignal);
+  io.signals?.on('SIGTERM', onSignal);
+  try {
+    await Promise.race([Promise.all([drained(io.stdout), drained(io.stderr)]), signalled]);
+  } finally {
+    io.signals?.off('SIGINT', onSignal);
+    io.signals?.off('SIGTERM', onSignal);
+  }
 }

@@ -78,6 +78,18 @@ function handedOver(out: NodeJS.WritableStream): Promise<void> {
   });
 }
 
+/**
+ * Resolves once what was written to `out` has been handed to the system, or
+ * `out` has failed (its reader gone): never rejects. Before the process
+ * exits, which drops what a pipe's slow reader has not taken yet.
+ */
+export function drained(out: NodeJS.WritableStream): Promise<void> {
+  if (((out as Partial<Writable>).writableLength ?? 0) === 0) return Promise.resolve();
+  return new Promise<void>((resolve) => {
+    out.write('', () => resolve());
+  });
+}
+
 /** Writes `data` to `out` and waits until it is handed to the system; a reader that went away is `closed`. */
 export function writeAll(out: NodeJS.WritableStream, data: string | Buffer): Promise<OutputOutcome> {
   return new Promise((resolve) => {
