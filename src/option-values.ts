@@ -6,6 +6,7 @@
  * list, a status misspelt keeping no call) or fail only once the input has
  * been read.
  */
+import { pathSteps } from './events.js';
 
 /** An option that lists values: an array of strings, or one string for a list of one; undefined when not given. */
 export function listOption(value: unknown, name: string): readonly string[] | undefined {
@@ -33,6 +34,19 @@ export function namesOption(value: unknown, name: string): readonly string[] | u
   const names = listOption(value, name);
   if (names?.some((n) => n === '')) throw new TypeError(`option ${name} takes non-empty names`);
   return names;
+}
+
+/**
+ * An option that lists dot paths to fields (`uuid`, `.message.id`,
+ * `.a["b.c"]`), each as the commands take it: none empty, nor `.`, the whole
+ * event (a key or a field of it would be none), nor anything else that is no
+ * path, which would name nothing and so keep, or print, nothing right.
+ */
+export function pathsOption(value: unknown, name: string): readonly string[] | undefined {
+  const paths = listOption(value, name);
+  const bad = paths?.find((p) => pathSteps(p) === undefined);
+  if (bad !== undefined) throw new TypeError(`option ${name} takes dot paths to fields (uuid, .message.id, .a["b.c"]), not ${JSON.stringify(bad)}`);
+  return paths;
 }
 
 /** An option that is on or off: a boolean, or undefined when not given (a string such as `'false'` would be taken as on). */

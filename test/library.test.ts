@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import os from 'node:os';
 import { spawnSync } from 'node:child_process';
-import { Readable } from 'node:stream';
+import { PassThrough, Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { dedupe, readEvents, result, text, tools, messageText, EXIT, VERSION, type EventRecord, type InputProblem } from 'ndjson-agent';
 import { ROOT } from './fixtures/lib/run.js';
@@ -215,6 +215,16 @@ t.test('options: a string for a list of one; a value of the wrong shape is a Typ
   t.throws(() => text({ color: 'never' as never }), new TypeError('option color takes true or false, not "never"'));
   t.throws(() => result({ json: 'yes' as never }), TypeError);
   t.throws(() => dedupe({ verify: 1 as never }), TypeError);
+  // The streams' own flag, of every stream and of readEvents().
+  for (const make of [() => text({ strict: 'false' as never }), () => tools({ strict: 1 as never }), () => readEvents({ strict: 'yes' as never })]) {
+    t.throws(make, /^option strict takes true or false, not /);
+  }
+  // Keys and fields that are no paths: they would name nothing (every event the same key, every field empty).
+  t.throws(() => dedupe({ keys: '' }), new TypeError('option keys takes dot paths to fields (uuid, .message.id, .a["b.c"]), not ""'));
+  t.throws(() => dedupe({ keys: ['uuid', '.'] }), /^option keys takes dot paths to fields .*, not "\."$/);
+  t.throws(() => result({ fields: '' }), /^option fields takes dot paths/);
+  t.throws(() => result({ fields: '.content[1]text' }), /^option fields takes dot paths/);
+  t.doesNotThrow(() => dedupe({ keys: ['uuid', '.message.id', '.a["b.c"]'] }));
   // A status in any case, as --status takes it.
   t.same(await lines(tools({ statuses: ['SUCCESS'] })), await lines(tools({ statuses: ['success'] })), 'statuses in any case');
   t.doesNotThrow(() => tools({ statuses: 'SpawnERROR' }));
@@ -237,6 +247,12 @@ t.test('the tool streams take bytes as a stream of bytes does: Buffer, Uint8Arra
   t.equal(await ended((s) => s.end(basic.toString('latin1'), 'latin1')), answer, 'a string in latin1');
   t.equal(await ended((s) => s.end(basic.toString())), answer, 'a string, UTF-8 by default');
   t.match(await ended((s) => s.end(42 as unknown as Buffer)), /^error: a tool stream takes bytes: .*not number$/, 'anything else: an error at its write');
+  // An object shaped as the chunks of the commands' own inputs is not one of them: no input is read from it.
+  const shaped = { source: 'y', data: basic, release() {} } as unknown as Buffer;
+  t.match(await ended((s) => s.end(shaped)), /^error: a tool stream takes bytes: .*not an object$/, 'an object with a source and data: an error at its write');
+  // Nor are the records of readEvents(): piped into a tool stream, the pipeline fails with that error.
+  const piped = pipeline(Readable.from([basic]), readEvents(), result(), new PassThrough().resume());
+  await t.rejects(piped, { name: 'TypeError', message: /^a tool stream takes bytes: a Buffer, a Uint8Array or a string, not an object$/ }, 'records piped into a tool stream');
 });
 
 t.test('readEvents: records with their origin, problems as events', async (t) => {

@@ -14,7 +14,7 @@ import { spawnSync } from 'node:child_process';
 import os from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { ROOT } from './fixtures/lib/run.js';
-import { ReadPool, openSources } from '../src/io/sources.js';
+import { ReadPool, dataChunk, endChunk, openSources } from '../src/io/sources.js';
 import type { SourceChunk } from '../src/io/sources.js';
 import { formatProblem, scanReadBuffers } from '../src/io/input.js';
 import { toolStream } from '../src/io/tool-stream.js';
@@ -80,7 +80,7 @@ t.test('a tool reads a file through a reused buffer exactly as from a buffer of 
     let same = 0;
     let runs = 0;
     for (const file of inputs) {
-      const whole = await run(make(), Readable.from([{ source: file, data: fs.readFileSync(file) }, { source: file, end: true }], { objectMode: true }));
+      const whole = await run(make(), Readable.from([dataChunk(file, fs.readFileSync(file)), endChunk(file)], { objectMode: true }));
       for (const size of sizesOf(file)) {
         // Buffers of the heap, and the byte scan's read buffers, where a chunk is scanned without being copied.
         for (const own of size === 7 ? [false] : [false, true]) {

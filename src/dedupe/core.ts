@@ -18,7 +18,7 @@ import { assistantKind, getPath, hasOtherContent, isClaudeCodeEvent, isRunActivi
 import { TextTracker, firstDifference, flushMismatch } from '../assistant-text.js';
 import type { FlushMismatch } from '../assistant-text.js';
 import { canonicalJsonText } from '../json-text.js';
-import { flagOption, listOption } from '../option-values.js';
+import { flagOption, pathsOption } from '../option-values.js';
 
 export { firstDifference };
 export type { FlushMismatch };
@@ -192,7 +192,7 @@ export class DedupeCore implements ToolCore {
 
   constructor(private readonly options: DedupeOptions = {}) {
     flagOption(options.verify, 'verify');
-    const keys = listOption(options.keys, 'keys');
+    const keys = pathsOption(options.keys, 'keys');
     this.keys = keys && keys.length > 0 ? keys : undefined;
   }
 

@@ -7,6 +7,7 @@ import type { Transform } from 'node:stream';
 import { EventReader } from './input.js';
 import type { EventRecord, InputProblem } from './input.js';
 import { StrictError, failOnceRead } from './tool-stream.js';
+import { flagOption } from '../option-values.js';
 
 /** Options of {@link readEvents}. */
 export interface ReadEventsOptions {
@@ -30,7 +31,8 @@ export interface ReadEventsOptions {
  * @example
  *   createReadStream('run.ndjson').pipe(readEvents()).on('data', ({ event, line }) => …)
  */
-export function readEvents(options: ReadEventsOptions = {}): Transform {
+export function readEvents(given: ReadEventsOptions = {}): Transform {
+  const options: ReadEventsOptions = { ...given, strict: flagOption(given.strict, 'strict') };
   let records: EventRecord[] = [];
   let stream: Transform;
   const reader = new EventReader({

@@ -69,9 +69,28 @@ export function sameFile(a: number, b: number): boolean {
  * {@link openSources}) ends `stopped`: what it ends with may be a line cut by
  * the stop, not by its writer.
  */
-export type SourceChunk =
+export type SourceChunk = (
   | { source: string; data: Buffer; release?: () => void }
-  | { source: string; end: true; error?: NodeJS.ErrnoException; stopped?: true };
+  | { source: string; end: true; error?: NodeJS.ErrnoException; stopped?: true }
+) & { readonly [SOURCE_CHUNK]: true };
+
+/**
+ * The mark of a {@link SourceChunk}: only the chunks made here (by {@link
+ * dataChunk} and {@link endChunk}) are read as such by a tool stream; any
+ * other object written to one is refused, as in a stream of bytes (an event
+ * record of readEvents(), say, is not the input).
+ */
+export const SOURCE_CHUNK: unique symbol = Symbol('ndjson-agent source chunk');
+
+/** A chunk of the input `source`; `release`: see {@link SourceChunk}. */
+export function dataChunk(source: string, data: Buffer, release?: () => void): SourceChunk {
+  return release === undefined ? { source, data, [SOURCE_CHUNK]: true } : { source, data, release, [SOURCE_CHUNK]: true };
+}
+
+/** The end of the input `source`, perhaps with its error, or `stopped`. */
+export function endChunk(source: string, error?: NodeJS.ErrnoException, stopped = false): SourceChunk {
+  return { source, end: true, ...(error === undefined ? {} : { error }), ...(stopped ? { stopped: true as const } : {}), [SOURCE_CHUNK]: true };
+}
 
 /** Shown as the source of standard input in messages (`stdin:12: …`). */
 export const STDIN = 'stdin';
@@ -177,12 +196,7 @@ export function openSources(
         failure.error ??= error;
       };
       // `stopped`: the stop ended the reading of this input before its end.
-      const end = (stopped = false): SourceChunk => ({
-        source,
-        end: true,
-        ...(failure.error === undefined ? {} : { error: failure.error }),
-        ...(stopped ? { stopped: true as const } : {}),
-      });
+      const end = (stopped = false): SourceChunk => endChunk(source, failure.error, stopped);
       let fd: number | undefined;
       if (name === '-' && stdinClosed) {
         yield end();
@@ -232,7 +246,7 @@ export function openSources(
             stopped = true;
             break;
           }
-          yield { source, data: typeof data === 'string' ? Buffer.from(data) : (data as Buffer) };
+          yield dataChunk(source, typeof data === 'string' ? Buffer.from(data) : (data as Buffer));
         }
       } catch (error) {
         if (stop?.aborted) stopped = true;
@@ -348,7 +362,7 @@ async function* pooledChunks(
         pool.give(buf);
         return false;
       }
-      yield { source, data: buf.subarray(0, bytesRead), release: () => pool.give(buf) };
+      yield dataChunk(source, buf.subarray(0, bytesRead), () => pool.give(buf));
     }
   } finally {
     if (file.owned) await closeFd(file.fd);
@@ -390,7 +404,7 @@ async function* socketChunks(
   const handOver = (): void => {
     if (buf === null || filled === 0) return;
     const full = buf;
-    ready.push({ source, data: full.subarray(0, filled), release: () => pool.give(full) });
+    ready.push(dataChunk(source, full.subarray(0, filled), () => pool.give(full)));
     buf = null;
     filled = 0;
   };

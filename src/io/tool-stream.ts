@@ -10,6 +10,8 @@ import type { Transform } from 'node:stream';
 import { EventReader, formatProblem } from './input.js';
 import type { EventRecord, InputProblem } from './input.js';
 import type { SourceChunk } from './sources.js';
+import { SOURCE_CHUNK } from './sources.js';
+import { flagOption } from '../option-values.js';
 import { STDIN } from './sources.js';
 
 /** Emits output: text (UTF-8) or bytes. */
@@ -144,7 +146,7 @@ function withoutLineEnd(out: Buffer): Buffer | null {
 const LINE_END = Buffer.from('\n');
 
 function isSourceChunk(chunk: unknown): chunk is SourceChunk {
-  return typeof chunk === 'object' && chunk !== null && !Buffer.isBuffer(chunk) && typeof (chunk as SourceChunk).source === 'string';
+  return typeof chunk === 'object' && chunk !== null && (chunk as Partial<SourceChunk>)[SOURCE_CHUNK] === true;
 }
 
 /**
@@ -157,7 +159,7 @@ function bytesOf(chunk: unknown, enc: BufferEncoding | 'buffer' | undefined): Bu
   if (Buffer.isBuffer(chunk)) return chunk;
   if (chunk instanceof Uint8Array) return Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
   if (typeof chunk === 'string') return Buffer.from(chunk, enc !== undefined && enc !== 'buffer' && Buffer.isEncoding(enc) ? enc : 'utf8');
-  throw new TypeError(`a tool stream takes bytes: a Buffer, a Uint8Array or a string, not ${chunk === null ? 'null' : typeof chunk}`);
+  throw new TypeError(`a tool stream takes bytes: a Buffer, a Uint8Array or a string, not ${chunk === null ? 'null' : Array.isArray(chunk) ? 'an array' : typeof chunk === 'object' ? 'an object' : typeof chunk}`);
 }
 
 /**
@@ -204,7 +206,9 @@ export function failOnceRead(stream: Transform, fail: () => void): void {
  * `options.source`) or {@link SourceChunk}s (several inputs, as `openSources`
  * makes them), and pushes Buffers.
  */
-export function toolStream(core: ToolCore, options: ToolStreamOptions = {}): ToolTransform {
+export function toolStream(core: ToolCore, given: ToolStreamOptions = {}): ToolTransform {
+  // A flag of another shape (`strict: 'false'`, which is truthy) is refused, as the cores refuse theirs.
+  const options: ToolStreamOptions = { ...given, strict: flagOption(given.strict, 'strict') };
   let parts: Buffer[] = [];
   // Text emitted since the last bytes: joined, and encoded once (a delta is a few words; a chunk holds thousands).
   let text = '';

@@ -10,7 +10,7 @@ import { getPath, isRunActivity, isSystemInit, opensSession, resultFailed, resul
 import { placeOf, placeRecord, recordBroken, recordSessionField, recordSound, recordType, retainRecord, tornSession } from '../io/input.js';
 import { visible, visibleJson } from '../safe-text.js';
 import { exactJsonText } from '../json-text.js';
-import { flagOption, listOption } from '../option-values.js';
+import { flagOption, pathsOption } from '../option-values.js';
 
 /** What ndjson-result found for one session. */
 export type SessionVerdict = SessionEnd;
@@ -122,7 +122,7 @@ export class ResultCore implements ToolCore {
   readonly options: ResultOptions;
 
   constructor(options: ResultOptions = {}) {
-    this.options = { ...options, fields: listOption(options.fields, 'fields') };
+    this.options = { ...options, fields: pathsOption(options.fields, 'fields') };
     for (const flag of ['all', 'json', 'tsv', 'escape'] as const) this.options[flag] = flagOption(options[flag], flag);
   }
 
