@@ -77,7 +77,12 @@ export interface SessionText extends SessionEnd {
   texts: number;
   /** How many tool calls (started or completed events) the run made. */
   toolCalls: number;
-  /** Default mode: the new assistant text since the session's last tool call, its final message once it has ended. */
+  /**
+   * Default mode: the new assistant text since the run's last tool call, not
+   * yet printed. Its final message once it has ended, until it is printed (as
+   * its result is read, or at the end of the input): then empty, for the
+   * message is written out, not kept. Its length in `written`.
+   */
   final: string;
   /** How many characters of the run's text were written (default mode: its final message). */
   written: number;
