@@ -13,6 +13,7 @@ import { main as toolsMain } from '../src/cli/tools.js';
 import { EventReader } from '../src/io/input.js';
 import { canonicalJsonText, exactJsonText, jsonText } from '../src/json-text.js';
 import { runInProcess } from './fixtures/hostile/check.js';
+import { tools } from '../src/index.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ndjson-regressions-'));
 t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -233,6 +234,30 @@ t.test('ndjson-result --json on a terminal: no carriage return or tab between to
   const piped = await runInProcess({ tool: 'ndjson-result', args: ['--json'] }, [Buffer.from(`${result}\r\n`)]);
   t.equal(piped.stdout.toString('utf8'), `${result}\n`, 'to a pipe: the line as read');
 });
+
+t.test('a check given a glob too long or too large to read: a usage error, never a stack trace or a failed run', async (t) => {
+  const input = fs.readFileSync(path.join(ROOT, 'test/fixtures/streams/basic.ndjson'), 'utf8');
+  for (const [what, glob, reason] of [
+    ['a glob over 64 KiB', 'a'.repeat(65537), 'pattern is too long'],
+    // What V8 says of it depends on the stack left when it compiles it.
+    ['a glob whose expression is too large', '*a'.repeat(8000), '(?:regular expression too large|stack overflow)'],
+  ] as const) {
+    for (const flag of ['--deny-read', '--deny-write', '--require-write']) {
+      const m = memoryIo(input);
+      t.equal(await toolsMain([flag, glob], m.io), 1, `${flag}, ${what}: status 1`);
+      // Compared clipped: a glob in a failure's diff would be 64 KiB of it.
+      const shown = glob.slice(0, 60);
+      t.match(m.stderr().slice(0, 300), new RegExp(`^ndjson-tools: ${flag}: the glob cannot be read \\(${reason}\\): '${escaped(shown)}…'\nTry 'ndjson-tools --help' for more information\\.\n$`), `${flag}, ${what}: one line, the reason`);
+      t.equal(m.stdout().length, 0, `${flag}, ${what}: nothing on stdout`);
+    }
+    t.throws(() => tools({ denyWrite: [glob] }), { name: 'TypeError', message: new RegExp(`^option denyWrite: the glob cannot be read \\(${reason}\\): '${escaped(glob.slice(0, 60))}…'$`) }, `${what}: a TypeError in the library`);
+  }
+});
+
+/** `s` as a regular expression that matches it alone. */
+function escaped(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
 
 t.test("a grep's glob too long or too deeply nested to read as a pattern: the calls after it are still read, and --deny-read fails it", async (t) => {
   const S = 's';

@@ -12,7 +12,7 @@ import type { UnderForms } from './paths.js';
 import { callCounts, givenToolName, servedKind, toolNameMatched, FIELD_OF_ACCESS, READ_FIELDS, WRITE_FIELDS, toolNameSet } from './call.js';
 import { MAX_GLOB_ALTERNATIVES, nearToolName, toolNameKey } from '../events.js';
 import type { AuditedCall, PathField } from './call.js';
-import { visibleOneLine } from '../safe-text.js';
+import { clipped, visibleOneLine } from '../safe-text.js';
 import { flagOption, listOption } from '../option-values.js';
 
 /** The checks asked for. */
@@ -81,6 +81,18 @@ const DENY: MinimatchOptions = { ...BASE, nocase: true, matchBase: true };
 // Required writes: the path must be the one asked for.
 const REQUIRE: MinimatchOptions = { ...BASE };
 
+/**
+ * A matcher of `pattern` with its regular expressions compiled now: V8
+ * compiles one on its first use, and one too large for it (a glob of 40,000
+ * characters) would fail the run at the first path tried, rather than the
+ * option where it is given.
+ */
+function matcherOf(pattern: string, options: MinimatchOptions): Minimatch {
+  const matcher = new Minimatch(pattern, options);
+  for (const parts of matcher.set) for (const part of parts) if (part instanceof RegExp) part.test('');
+  return matcher;
+}
+
 // What makes a part of a glob more than a plain name.
 const GLOB_CHARS = /[*?[\]{}()!+@\\]/;
 
@@ -125,9 +137,9 @@ type Reading = Omit<Glob, 'text'>;
 /** One reading of a glob (see {@link compile}). */
 function reading(given: string, options: MinimatchOptions, deny: boolean): Reading {
   const pattern = given.replace(/^(\.\/)+/, '').replace(/(.)\/+$/, '$1/**');
-  const matcher = new Minimatch(pattern === '' ? '.' : pattern, options);
+  const matcher = matcherOf(pattern === '' ? '.' : pattern, options);
   // The directory alone names one place: not a base name to match in any directory.
-  const dir = deny && /.\/\*\*$/.test(pattern) ? new Minimatch(pattern.slice(0, -3), { ...options, matchBase: false }) : undefined;
+  const dir = deny && /.\/\*\*$/.test(pattern) ? matcherOf(pattern.slice(0, -3), { ...options, matchBase: false }) : undefined;
   const name = pattern.slice(pattern.lastIndexOf('/') + 1);
   const parts = pattern.split('/').slice(0, -1);
   // The directory parts of each alternative of its braces (the glob itself, without).
@@ -177,7 +189,7 @@ function underOne(given: string, absolute: boolean, options: MinimatchOptions): 
   const one = base.replace(/^(\*\*\/)+/, '');
   if (!absolute && !one.includes('/') && one !== '') {
     // A name at any depth: each directory of a form tried on its own (`**` on both sides costs as the square of a long path's length).
-    const name = new Minimatch(one, { ...options, matchBase: false });
+    const name = matcherOf(one, { ...options, matchBase: false });
     const seen = new Map<string, boolean>();
     const named = (dir: string): boolean => {
       let yes = seen.get(dir);
@@ -191,9 +203,9 @@ function underOne(given: string, absolute: boolean, options: MinimatchOptions): 
     const dirs = given.endsWith('/') ? (f: string) => f.split('/') : (f: string) => f.split('/').slice(0, -1);
     return (u) => u.relative.some((f) => dirs(f).some(named));
   }
-  const from = new Minimatch(base === '' ? '/**' : `${base}/**`, { ...options, matchBase: false });
+  const from = matcherOf(base === '' ? '/**' : `${base}/**`, { ...options, matchBase: false });
   if (absolute) return (u) => u.absolute.some((f) => from.match(f));
-  const anywhere = new Minimatch(`**/${base}/**`, { ...options, matchBase: false });
+  const anywhere = matcherOf(`**/${base}/**`, { ...options, matchBase: false });
   return (u) => u.relative.some((f) => (u.noCwd ? anywhere : from).match(f));
 }
 
@@ -267,7 +279,7 @@ function filterPaths(filter: string, globs: readonly Glob[]): string[] | undefin
     const dir = filter.slice(0, slash + 1);
     let names: Minimatch;
     try {
-      names = new Minimatch(last, { ...DENY, matchBase: false });
+      names = matcherOf(last, { ...DENY, matchBase: false });
       for (const glob of globs) {
         if (glob.name === undefined || !names.match(glob.name)) continue;
         out.push(`${dir}${glob.name}`);
@@ -307,8 +319,24 @@ export function policyProblem(options: PolicyOptions, asOptions = false): string
     // minimatch would read `!src/**` as "every path but src/**"; these checks read globs without negation, where it would match nothing.
     const negated = key === 'denyTool' ? undefined : list?.find((g) => g.startsWith('!'));
     if (negated !== undefined) return `${name} takes no negated glob ('${negated}'): name the paths the check is about`;
+    if (key === 'denyTool') continue;
+    for (const glob of list ?? []) {
+      try {
+        compile(glob, key === 'requireWrite' ? REQUIRE : DENY, key !== 'requireWrite');
+      } catch (error) {
+        return `${name}: the glob cannot be read (${unreadReason(error)}): '${visibleOneLine(clipped(glob, 60))}'`;
+      }
+    }
   }
   return undefined;
+}
+
+/** Why minimatch or V8 could not read a glob, in a few words: its message, without the expression it quotes. */
+function unreadReason(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  // `Invalid regular expression: /^…$/i: Regular expression too large`: the expression may be the glob's size.
+  const reason = message.startsWith('Invalid regular expression: ') ? message.slice(message.lastIndexOf(': ') + 2) : message;
+  return clipped(reason, 100).toLowerCase();
 }
 
 /** Applies the checks to calls as they complete, then to the run as a whole. */
