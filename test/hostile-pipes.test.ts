@@ -531,6 +531,9 @@ t.test('inputs that cannot be read: one clear line each', async (t) => {
   const missing = path.join(dir, 'missing.ndjson');
   const good = path.join(dir, 'good.ndjson');
   fs.copyFileSync(path.join(ROOT, 'test/fixtures/streams/basic.ndjson'), good);
+  const loop = path.join(dir, 'loop.ndjson');
+  fs.symlinkSync(loop, loop);
+  const long = path.join(dir, 'x'.repeat(300));
   for (const tool of TOOLS) {
     // stdin at its end at once, or not open at all.
     for (const redirect of ['< /dev/null', '<&-']) {
@@ -546,10 +549,14 @@ t.test('inputs that cannot be read: one clear line each', async (t) => {
       ['a missing file', missing, 'No such file or directory'],
       ['a directory', dir, 'Is a directory'],
       ['a path through a file', path.join(good, 'x'), 'Not a directory'],
+      // Errors Node words its own way (`ELOOP: too many symbolic links encountered, open '…'`), in the C library's words.
+      ['a symbolic link to itself', loop, 'Too many levels of symbolic links'],
+      ['a name too long', long, 'File name too long'],
     ] as const) {
       const ran = spawnSync(...plainCommand(tool, [file, good]), { env: PLAIN_ENV, encoding: 'utf8' });
       t.equal(ran.status, 2, `${tool}: ${what}: status 2`);
       t.match(ran.stderr, new RegExp(`^${tool}: ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: ${message}\n`), `${tool}: ${what}: one line, first`);
+      t.notMatch(ran.stderr, /E[A-Z]+: /, "no code of Node's message");
       t.notMatch(ran.stderr, /\n {4}at |Error:/, 'no stack trace');
       // Like cat(1): the next file is still read.
       if (tool === 'ndjson-result') t.match(ran.stdout, /^I'll read package\.json first\./, 'the next file is read');

@@ -14,7 +14,7 @@ import { spawnSync } from 'node:child_process';
 import os from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { ROOT } from './fixtures/lib/run.js';
-import { ReadPool, dataChunk, endChunk, openSources } from '../src/io/sources.js';
+import { ReadPool, dataChunk, describeError, endChunk, openSources } from '../src/io/sources.js';
 import type { SourceChunk } from '../src/io/sources.js';
 import { formatProblem, scanReadBuffers } from '../src/io/input.js';
 import { toolStream } from '../src/io/tool-stream.js';
@@ -190,4 +190,15 @@ t.test('a pipe on standard input named twice is read once, the file between them
   const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], { input: 'x'.repeat(1000), encoding: 'utf8', timeout: 60_000 });
   t.equal(run.status, 0, run.stderr);
   t.equal(run.stdout, `stdin:1000 stdin:end ${file}:${fs.statSync(file).size} ${file}:end stdin:end`);
+});
+
+t.test("a system error in the C library's words, never Node's code, call and path", async (t) => {
+  const error = (code: string, message: string, syscall?: string): NodeJS.ErrnoException => Object.assign(new Error(message), { code, syscall });
+  t.equal(describeError(error('ELOOP', "ELOOP: too many symbolic links encountered, open '/tmp/loop'", 'open')), 'Too many levels of symbolic links');
+  t.equal(describeError(error('EFBIG', 'EFBIG: file too large, write', 'write')), 'File too large');
+  // A code the table does not have: Node's words for it, without the code, the call or the path.
+  t.equal(describeError(error('EHOSTDOWN', "EHOSTDOWN: host is down, open 'x, open'", 'open')), 'Host is down');
+  t.equal(describeError(error('ENOSUCH', 'ENOSUCH: odd', undefined)), 'Odd');
+  // Not a system error's message: as it is, its first line.
+  t.equal(describeError(error('ERR_X', 'something else\nmore')), 'something else');
 });

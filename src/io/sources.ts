@@ -494,28 +494,60 @@ function isDirectoryFd(stream: NodeJS.ReadableStream): boolean {
   }
 }
 
-/** A one-line description of a system error, like the C library's (`No such file or directory`). */
+/** The C library's words for the system errors a tool may meet (strerror, glibc), by code. */
+const SYSTEM_ERRORS: Readonly<Record<string, string>> = {
+  ENOENT: 'No such file or directory',
+  // As the tool sees it: the file is not its to read, whichever of the two the system gave.
+  EACCES: 'Permission denied',
+  EPERM: 'Permission denied',
+  EISDIR: 'Is a directory',
+  ENOTDIR: 'Not a directory',
+  EMFILE: 'Too many open files',
+  ENFILE: 'Too many open files in system',
+  EIO: 'Input/output error',
+  ENOSPC: 'No space left on device',
+  EBADF: 'Bad file descriptor',
+  ELOOP: 'Too many levels of symbolic links',
+  ENAMETOOLONG: 'File name too long',
+  ENXIO: 'No such device or address',
+  ENODEV: 'No such device',
+  EFBIG: 'File too large',
+  EROFS: 'Read-only file system',
+  EDQUOT: 'Disk quota exceeded',
+  ETXTBSY: 'Text file busy',
+  EBUSY: 'Device or resource busy',
+  EINVAL: 'Invalid argument',
+  EAGAIN: 'Resource temporarily unavailable',
+  EINTR: 'Interrupted system call',
+  ENOMEM: 'Cannot allocate memory',
+  EOVERFLOW: 'Value too large for defined data type',
+  ESPIPE: 'Illegal seek',
+  ESTALE: 'Stale file handle',
+  EFAULT: 'Bad address',
+  EPIPE: 'Broken pipe',
+  ECONNRESET: 'Connection reset by peer',
+  ENOTCONN: 'Transport endpoint is not connected',
+  ETIMEDOUT: 'Connection timed out',
+  ENOTSUP: 'Operation not supported',
+  EOPNOTSUPP: 'Operation not supported',
+  ENOTSOCK: 'Socket operation on non-socket',
+  EXDEV: 'Invalid cross-device link',
+};
+
+/**
+ * A one-line description of a system error, like the C library's (`No such
+ * file or directory`): its words, without Node's code, call and path
+ * (`ELOOP: too many symbolic links encountered, open 'x'`), which the
+ * message names already. An error of a code not listed gives the words
+ * of Node's message, its first letter capitalised.
+ */
 export function describeError(error: NodeJS.ErrnoException): string {
-  switch (error.code) {
-    case 'ENOENT':
-      return 'No such file or directory';
-    case 'EACCES':
-    case 'EPERM':
-      return 'Permission denied';
-    case 'EISDIR':
-      return 'Is a directory';
-    case 'ENOTDIR':
-      return 'Not a directory';
-    case 'EMFILE':
-    case 'ENFILE':
-      return 'Too many open files';
-    case 'EIO':
-      return 'Input/output error';
-    case 'ENOSPC':
-      return 'No space left on device';
-    case 'EBADF':
-      return 'Bad file descriptor';
-    default:
-      return error.message.split('\n')[0] ?? String(error);
-  }
+  const known = error.code === undefined ? undefined : SYSTEM_ERRORS[error.code];
+  if (known !== undefined) return known;
+  const first = error.message.split('\n')[0] ?? String(error);
+  const { code, syscall } = error;
+  if (code === undefined || !first.startsWith(`${code}: `)) return first;
+  const call = syscall === undefined ? -1 : first.indexOf(`, ${syscall}`, code.length);
+  const words = first.slice(code.length + 2, call > code.length ? call : undefined);
+  return words.length > 0 ? `${words[0]!.toUpperCase()}${words.slice(1)}` : first;
 }
