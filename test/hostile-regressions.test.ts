@@ -252,6 +252,13 @@ t.test('a check given a glob too long or too large to read: a usage error, never
     }
     t.throws(() => tools({ denyWrite: [glob] }), { name: 'TypeError', message: new RegExp(`^option denyWrite: the glob cannot be read \\(${reason}\\): '${escaped(glob.slice(0, 60))}…'$`) }, `${what}: a TypeError in the library`);
   }
+  // Braces of more alternatives than the checks try (a glob of the log's is bounded so too): at once, not after minutes.
+  const braces = '{a,b}'.repeat(25);
+  const m = memoryIo(input);
+  t.equal(await toolsMain(['--deny-read', braces], m.io), 1, 'braces of 33 million alternatives: status 1');
+  t.equal(m.stderr(), `ndjson-tools: --deny-read: the glob has more alternatives than the checks try (1000): '${braces.slice(0, 60)}…'\nTry 'ndjson-tools --help' for more information.\n`);
+  const most = memoryIo(input);
+  t.equal(await toolsMain(['--deny-read', `{${Array.from({ length: 1000 }, (_, i) => i).join(',')}}`], most.io), 0, '1,000 alternatives: read');
 });
 
 /** `s` as a regular expression that matches it alone. */

@@ -322,6 +322,10 @@ export function policyProblem(options: PolicyOptions, asOptions = false): string
     if (key === 'denyTool') continue;
     for (const glob of list ?? []) {
       try {
+        // Its braces are expanded where it is made, each alternative a pattern: `{a,b}` 25 times over would be 33 million.
+        if (braceExpand(glob, { braceExpandMax: MAX_GLOB_ALTERNATIVES + 1 }).length > MAX_GLOB_ALTERNATIVES) {
+          return `${name}: the glob has more alternatives than the checks try (${MAX_GLOB_ALTERNATIVES}): '${visibleOneLine(clipped(glob, 60))}'`;
+        }
         compile(glob, key === 'requireWrite' ? REQUIRE : DENY, key !== 'requireWrite');
       } catch (error) {
         return `${name}: the glob cannot be read (${unreadReason(error)}): '${visibleOneLine(clipped(glob, 60))}'`;
