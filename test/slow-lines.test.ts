@@ -3,16 +3,7 @@
 import t from 'tap';
 import { SlowLines } from '../src/io/slow-lines.js';
 import type { KeptLine } from '../src/io/slow-lines.js';
-
-/** A small deterministic generator (mulberry32). */
-function random(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let x = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { prng } from './fixtures/ndjson-dedupe/partial.js';
 
 /** Where `store` differs from `model`, described; undefined when they are the same. */
 function difference(store: SlowLines, model: KeptLine[]): string | undefined {
@@ -35,7 +26,7 @@ function sameShown(a: Buffer | undefined, b: Buffer | undefined): boolean {
 
 t.test('gives back what was pushed, through drops, on random steps', (t) => {
   for (let seed = 1; seed <= 30; seed++) {
-    const next = random(seed);
+    const next = prng(seed);
     const store = new SlowLines();
     let model: KeptLine[] = [];
     let no = 1;
