@@ -444,6 +444,19 @@ t.test('--all: another session ending leaves the line of the text still going as
   t.equal(await through(lines(init('a'), delta('Done', 'a'), ok('Done', 'a')), { all: true }), 'Done\n');
 });
 
+t.test('--all: a character or CRLF split between two deltas is written whole, whatever block comes between them', async (t) => {
+  // Another session's text between the halves: the rest of the emoji (the line end) comes with the session's next delta.
+  t.equal(await through(lines(delta('hi \ud83d', 'A'), delta('yo', 'B'), delta('\ude00 bye', 'A')), { all: true }), 'hi \n\n── session B ──\nyo\n\n── session A ──\n😀 bye\n');
+  t.equal(await through(lines(delta('one\r', 'A'), delta('yo', 'B'), delta('\ntwo', 'A')), { all: true }), 'one\n\n── session B ──\nyo\n\n── session A ──\ntwo\n');
+  t.equal(await through(lines(delta('one\r', 'A'), delta('yo', 'B'), delta('\n', 'A'), delta('two', 'B')), { all: true }), 'one\n\n── session B ──\nyotwo\n', "the CRLF alone: no block, B's text goes on");
+  // The session's own thinking between them.
+  const thinking = J({ type: 'thinking', subtype: 'delta', text: 'hmm', session_id: 'A', timestamp_ms: 2 });
+  t.equal(await through(lines(delta('hi \ud83d', 'A'), thinking, delta('\ude00 bye', 'A')), { all: true, thinking: true }), 'hi \n\n│ hmm\n\n😀 bye\n');
+  // Never completed: written as it is, a lone CR before the session's tool line, half a character at the end under its label.
+  t.equal(await through(lines(delta('one\r', 'A'), delta('yo', 'B'), shell('c1', 'ls', undefined, 'A')), { all: true }), 'one\n\n── session B ──\nyo\n\n── session A ──\n\\x0d\n→ shell ls (not completed)\n');
+  t.equal(await through(lines(delta('x \ud83d', 'A'), delta('yo', 'B')), { all: true }), 'x \n\n── session B ──\nyo\n\n── session A ──\n\ufffd\n');
+});
+
 t.test('--all: text of nothing but newlines starts no block, so no label stands over nothing', async (t) => {
   const input = lines(init('a'), init('b'), delta('A1.', 'a'), delta('\n\n', 'b'), delta('A2.', 'a'), think('\n', 'b'), delta('B.', 'b'), ok('x', 'a'), ok('y', 'b'));
   t.equal(await through(input, { all: true, thinking: true }), 'A1.A2.\n\n── session b ──\nB.\n');

@@ -312,6 +312,11 @@ function flatString(s: string): string {
   return Buffer.from(s, 'utf8').toString('utf8');
 }
 
+/** The key of what a block of `kind` of `session` held back (see Transcript.stashed). */
+function stashKey(kind: Block, session: string): string {
+  return `${kind}\u0000${session}`;
+}
+
 /** True when `s` is nothing but newlines. */
 function onlyNewlines(s: string): boolean {
   for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) !== 10) return false;
@@ -350,6 +355,15 @@ export class Transcript {
    * character the next delta ends (a surrogate pair split between deltas).
    */
   private held = '';
+  /**
+   * What a session's text or thinking held back (see {@link held}) when
+   * another session's block, or its own thinking or text, came before its
+   * next delta, by kind and session (see {@link stashKey}): its next block of
+   * that kind starts with it (the rest of the character, or of the line end,
+   * comes there); its tool line or prompt, or the end of its run or of the
+   * input, writes it first, as it is.
+   */
+  private readonly stashed = new Map<string, string>();
 
   constructor(
     private readonly emit: Emit,
@@ -370,6 +384,7 @@ export class Transcript {
 
   /** `session` runs again: its next block starts under its label, as another session's would. */
   newRun(session: string): void {
+    this.writeAllStashed(session);
     if (this.blockSession !== session) return;
     this.blockSession = null;
     this.open = false;
@@ -377,7 +392,16 @@ export class Transcript {
 
   /** Starts a block: a label when the session changed, then the separator the two blocks need. */
   private begin(kind: Block, session: string): void {
+    const prose = kind === 'text' || kind === 'thinking';
+    if (this.held !== '' && this.blockSession !== null && (this.block === 'text' || this.block === 'thinking') && (this.blockSession !== session || (prose && kind !== this.block))) {
+      // Another session's block, or this one's thinking (text), comes first: what was held waits for the block's next delta.
+      this.stashed.set(stashKey(this.block, this.blockSession), this.held);
+      this.held = '';
+    }
     this.release();
+    // A tool line or a prompt: what the session's text or thinking held goes before it.
+    if (!prose) this.writeAllStashed(session);
+    const stash = prose ? this.stashed.get(stashKey(kind, session)) : undefined;
     if (this.started && this.blockSession !== session) {
       this.separate(2);
       const label = sessionLabel(session, this.safeLine);
@@ -395,6 +419,36 @@ export class Transcript {
     this.blockSession = session;
     this.open = kind === 'text' || kind === 'thinking';
     this.fresh = true;
+    if (stash !== undefined) {
+      this.stashed.delete(stashKey(kind, session));
+      this.held = stash;
+    }
+  }
+
+  /** Writes what `session`'s text and thinking held back (see {@link stashed}) as it is, each in a block of its kind. */
+  private writeAllStashed(session: string): void {
+    if (this.stashed.size === 0) return;
+    for (const kind of ['text', 'thinking'] as const) {
+      const key = stashKey(kind, session);
+      const stash = this.stashed.get(key);
+      if (stash === undefined) continue;
+      this.stashed.delete(key);
+      this.begin(kind, session);
+      this.write(kind, stash);
+    }
+  }
+
+  /**
+   * True when `text`, the start of `session`'s next block of `kind`, is only
+   * line ends, with what the block held back: a `\r` held and `\n` are one.
+   * Such a block would be nothing (see {@link write}): what was held goes with it.
+   */
+  private onlyLineEnds(kind: Block, session: string, text: string): boolean {
+    if (!onlyNewlines(text)) return false;
+    const key = stashKey(kind, session);
+    const stash = this.stashed.get(key);
+    if (stash === '\r') this.stashed.delete(key);
+    return stash === undefined || stash === '\r';
   }
 
   /** Writes newlines until `n` of them end the output. */
@@ -439,9 +493,13 @@ export class Transcript {
   private write(kind: Block, text: string): void {
     let s = this.safe(text);
     if (this.fresh) {
-      // The blank line before the block already separates it; leading newlines would only widen the gap.
+      // The blank line before the block already separates it; leading newlines (`\r\n` too) would only widen the gap.
       let i = 0;
-      while (i < s.length && s.charCodeAt(i) === 10) i++;
+      for (;;) {
+        if (s.charCodeAt(i) === 10) i++;
+        else if (s.charCodeAt(i) === 13 && s.charCodeAt(i + 1) === 10) i += 2;
+        else break;
+      }
       if (i === s.length) return;
       s = s.slice(i);
       this.fresh = false;
@@ -473,7 +531,7 @@ export class Transcript {
     if (text.length === 0) return;
     if (!(continues && this.isOpen('text', session))) {
       // Only newlines would be dropped as a new block's leading ones: no block, nor a label with nothing under it.
-      if (onlyNewlines(text)) return;
+      if (this.onlyLineEnds('text', session, text)) return;
       this.begin('text', session);
     }
     this.body('text', text);
@@ -483,7 +541,7 @@ export class Transcript {
   thinking(session: string, text: string): void {
     if (text.length === 0) return;
     if (!this.isOpen('thinking', session)) {
-      if (onlyNewlines(text)) return;
+      if (this.onlyLineEnds('thinking', session, text)) return;
       this.begin('thinking', session);
     }
     this.body('thinking', text);
@@ -505,8 +563,9 @@ export class Transcript {
     this.nl = 1;
   }
 
-  /** Ends the current line, if one was begun (at the end of the input). */
+  /** Ends the current line, if one was begun (at the end of the input), after what any session still held back. */
   endLine(): void {
+    for (const key of [...this.stashed.keys()]) this.writeAllStashed(key.slice(key.indexOf('\u0000') + 1));
     this.release();
     if (this.started) this.separate(1);
   }
@@ -517,7 +576,11 @@ export class Transcript {
    * of its own anyway), not when it is another session's text, still going.
    */
   endLineOf(session: string): void {
-    if (this.blockSession === session || this.blockSession === null) this.endLine();
+    this.writeAllStashed(session);
+    if (this.blockSession === session || this.blockSession === null) {
+      this.release();
+      if (this.started) this.separate(1);
+    }
   }
 }
 
