@@ -455,6 +455,20 @@ t.test('--all: a character or CRLF split between two deltas is written whole, wh
   // Never completed: written as it is, a lone CR before the session's tool line, half a character at the end under its label.
   t.equal(await through(lines(delta('one\r', 'A'), delta('yo', 'B'), shell('c1', 'ls', undefined, 'A')), { all: true }), 'one\n\n── session B ──\nyo\n\n── session A ──\n\\x0d\n→ shell ls (not completed)\n');
   t.equal(await through(lines(delta('x \ud83d', 'A'), delta('yo', 'B')), { all: true }), 'x \n\n── session B ──\nyo\n\n── session A ──\n\ufffd\n');
+  // What two sessions hold at the end of the input: each written, the block written last first.
+  t.equal(await through(lines(delta('one\r', 'A'), delta('two\ud83d', 'B')), { all: true }), 'one\n\n── session B ──\ntwo\ufffd\n\n── session A ──\n\\x0d\n');
+  // At the end of a session's run: before another session's text, not after it.
+  const held = lines(J({ type: 'thinking', subtype: 'delta', text: 'hmm\r', session_id: 'A', timestamp_ms: 1 }), delta('ab\ud83d', 'A'), ok('ab', 'A'), delta('yo', 'B'), ok('yo', 'B'));
+  t.equal(await through(held, { all: true, thinking: true }), '│ hmm\n\nab\ufffd\n\n│ \\x0d\n\n── session B ──\nyo\n');
+  // A delta of nothing but line ends, CRLF ones too, starts no block: no label over nothing, another session's text goes on.
+  t.equal(await through(lines(delta('x', 'A'), delta('y', 'B'), delta('\r\n', 'A'), delta('z', 'B')), { all: true }), 'x\n\n── session B ──\nyz\n');
+  t.equal(await through(lines(delta('x', 'A'), delta('y', 'B'), delta('\r\n\r\n\ud83d', 'A'), delta('z', 'B'), delta('\ude00', 'A')), { all: true }), 'x\n\n── session B ──\nyz\n\n── session A ──\n😀\n');
+  // The session's own call between them (its line written later, or not at all): the same as another session's text.
+  const call = shell('c1', 'ls', undefined, 'A');
+  t.equal(await through(lines(delta('ab\r', 'A'), call, delta('\ncd', 'A')), { all: true, tools: false }), 'ab\n\ncd\n');
+  t.equal(await through(lines(delta('ab\r', 'A'), call, delta('yo', 'B'), delta('\ncd', 'A')), { all: true, tools: false }), 'ab\n\n── session B ──\nyo\n\n── session A ──\ncd\n');
+  // A tool line of the session comes after what its text held, at the end of that text.
+  t.equal(await through(lines(delta('ab\r', 'A'), shell('c1', 'ls', 0, 'A')), { all: true }), 'ab\\x0d\n→ shell ls (exit 0)\n');
 });
 
 t.test('--all: text of nothing but newlines starts no block, so no label stands over nothing', async (t) => {

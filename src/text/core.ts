@@ -312,15 +312,15 @@ function flatString(s: string): string {
   return Buffer.from(s, 'utf8').toString('utf8');
 }
 
-/** The key of what a block of `kind` of `session` held back (see Transcript.stashed). */
-function stashKey(kind: Block, session: string): string {
+/** The key of what a block of `kind` of `session` held back (see Transcript.held). */
+function heldKey(kind: Block, session: string): string {
   return `${kind}\u0000${session}`;
 }
 
-/** True when `s` is nothing but newlines. */
-function onlyNewlines(s: string): boolean {
-  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) !== 10) return false;
-  return true;
+/** True when the last character of `text` is held back (see Transcript.held): a `\r`, or the first half of a surrogate pair. */
+function holdsBack(text: string): boolean {
+  const last = text.charCodeAt(text.length - 1);
+  return last === 13 || (last >= 0xd800 && last <= 0xdbff);
 }
 
 /** Counts the newlines at the end of `s`, up to 2 (all a layout decision needs). */
@@ -349,21 +349,15 @@ export class Transcript {
   /** Nothing but newlines written in the current block yet: leading newlines are dropped. */
   private fresh = true;
   /**
-   * The last character of the text or thinking written last, held back
-   * until what comes next: a `\r` the next delta may end as `\r\n` (a line
-   * end, not a control character to make visible), or the first half of a
-   * character the next delta ends (a surrogate pair split between deltas).
+   * The last character of a session's text, or of its thinking, held back
+   * until its next delta of that text (thinking), whatever comes between: a
+   * `\r` the next delta may end as `\r\n` (a line end, not a control
+   * character to make visible), or the first half of a character the next
+   * delta ends (a surrogate pair split between deltas). By kind and session
+   * (see {@link heldKey}). The session's tool line or prompt, the end of its
+   * run, or the end of the input writes it first, as it is.
    */
-  private held = '';
-  /**
-   * What a session's text or thinking held back (see {@link held}) when
-   * another session's block, or its own thinking or text, came before its
-   * next delta, by kind and session (see {@link stashKey}): its next block of
-   * that kind starts with it (the rest of the character, or of the line end,
-   * comes there); its tool line or prompt, or the end of its run or of the
-   * input, writes it first, as it is.
-   */
-  private readonly stashed = new Map<string, string>();
+  private readonly held = new Map<string, string>();
 
   constructor(
     private readonly emit: Emit,
@@ -384,7 +378,7 @@ export class Transcript {
 
   /** `session` runs again: its next block starts under its label, as another session's would. */
   newRun(session: string): void {
-    this.writeAllStashed(session);
+    this.writeHeld(session);
     if (this.blockSession !== session) return;
     this.blockSession = null;
     this.open = false;
@@ -392,16 +386,8 @@ export class Transcript {
 
   /** Starts a block: a label when the session changed, then the separator the two blocks need. */
   private begin(kind: Block, session: string): void {
-    const prose = kind === 'text' || kind === 'thinking';
-    if (this.held !== '' && this.blockSession !== null && (this.block === 'text' || this.block === 'thinking') && (this.blockSession !== session || (prose && kind !== this.block))) {
-      // Another session's block, or this one's thinking (text), comes first: what was held waits for the block's next delta.
-      this.stashed.set(stashKey(this.block, this.blockSession), this.held);
-      this.held = '';
-    }
-    this.release();
     // A tool line or a prompt: what the session's text or thinking held goes before it.
-    if (!prose) this.writeAllStashed(session);
-    const stash = prose ? this.stashed.get(stashKey(kind, session)) : undefined;
+    if (kind === 'tool' || kind === 'user') this.writeHeld(session);
     if (this.started && this.blockSession !== session) {
       this.separate(2);
       const label = sessionLabel(session, this.safeLine);
@@ -419,36 +405,50 @@ export class Transcript {
     this.blockSession = session;
     this.open = kind === 'text' || kind === 'thinking';
     this.fresh = true;
-    if (stash !== undefined) {
-      this.stashed.delete(stashKey(kind, session));
-      this.held = stash;
-    }
   }
 
-  /** Writes what `session`'s text and thinking held back (see {@link stashed}) as it is, each in a block of its kind. */
-  private writeAllStashed(session: string): void {
-    if (this.stashed.size === 0) return;
-    for (const kind of ['text', 'thinking'] as const) {
-      const key = stashKey(kind, session);
-      const stash = this.stashed.get(key);
-      if (stash === undefined) continue;
-      this.stashed.delete(key);
-      this.begin(kind, session);
-      this.write(kind, stash);
+  /**
+   * Writes what `session`'s text and thinking held back (see {@link held})
+   * as it is: in the block written last when it is the one that held it
+   * (first), else in a block of its own.
+   */
+  private writeHeld(session: string): void {
+    if (this.held.size === 0) return;
+    const kinds = this.block === 'thinking' && this.blockSession === session ? (['thinking', 'text'] as const) : (['text', 'thinking'] as const);
+    for (const kind of kinds) {
+      const key = heldKey(kind, session);
+      const text = this.held.get(key);
+      if (text === undefined) continue;
+      this.held.delete(key);
+      if (this.block !== kind || this.blockSession !== session) this.begin(kind, session);
+      this.write(kind, text);
     }
   }
 
   /**
-   * True when `text`, the start of `session`'s next block of `kind`, is only
-   * line ends, with what the block held back: a `\r` held and `\n` are one.
-   * Such a block would be nothing (see {@link write}): what was held goes with it.
+   * True when `text`, the start of `session`'s next block of `kind`, is, with
+   * what the block held back, only line ends (`\n`, `\r\n`), perhaps with a
+   * last character to hold back: a new block would be nothing (leading line
+   * ends are dropped, see {@link write}), nor a label over nothing. What is
+   * held is then that last character.
    */
   private onlyLineEnds(kind: Block, session: string, text: string): boolean {
-    if (!onlyNewlines(text)) return false;
-    const key = stashKey(kind, session);
-    const stash = this.stashed.get(key);
-    if (stash === '\r') this.stashed.delete(key);
-    return stash === undefined || stash === '\r';
+    const key = heldKey(kind, session);
+    const full = (this.held.get(key) ?? '') + text;
+    const hold = holdsBack(full) ? 1 : 0;
+    const end = full.length - hold;
+    for (let i = 0; i < end; i++) {
+      const c = full.charCodeAt(i);
+      if (c === 10) continue;
+      if (c === 13 && i + 1 < end && full.charCodeAt(i + 1) === 10) {
+        i++;
+        continue;
+      }
+      return false;
+    }
+    if (hold === 1) this.held.set(key, full.slice(-1));
+    else this.held.delete(key);
+    return true;
   }
 
   /** Writes newlines until `n` of them end the output. */
@@ -464,29 +464,24 @@ export class Transcript {
     this.nl = trailingNewlines(s, this.nl);
   }
 
-  /** Writes a piece of a block's text: assistant text, thinking or a prompt (see {@link held}). */
+  /** Writes a piece of the current block's text: assistant text, thinking or a prompt (see {@link held}). */
   private body(kind: Block, text: string): void {
-    if (this.held !== '') {
-      text = this.held + text;
-      this.held = '';
+    if (kind === 'user') {
+      this.write(kind, text);
+      return;
     }
-    if (kind !== 'user') {
-      const last = text.charCodeAt(text.length - 1);
-      if (last === 13 || (last >= 0xd800 && last <= 0xdbff)) {
-        this.held = text.slice(-1);
-        text = text.slice(0, -1);
-        if (text.length === 0) return;
-      }
+    const key = heldKey(kind, this.blockSession!);
+    const before = this.held.get(key);
+    if (before !== undefined) {
+      this.held.delete(key);
+      text = before + text;
+    }
+    if (holdsBack(text)) {
+      this.held.set(key, text.slice(-1));
+      text = text.slice(0, -1);
+      if (text.length === 0) return;
     }
     this.write(kind, text);
-  }
-
-  /** Writes what was held back (see {@link held}) in the block it was held in, as it is. */
-  private release(): void {
-    if (this.held === '' || this.block === null) return;
-    const text = this.held;
-    this.held = '';
-    this.write(this.block, text);
   }
 
   /** Writes a piece of a block's text, made safe. */
@@ -565,8 +560,9 @@ export class Transcript {
 
   /** Ends the current line, if one was begun (at the end of the input), after what any session still held back. */
   endLine(): void {
-    for (const key of [...this.stashed.keys()]) this.writeAllStashed(key.slice(key.indexOf('\u0000') + 1));
-    this.release();
+    // The block written last first: what it held ends it.
+    if (this.blockSession !== null) this.writeHeld(this.blockSession);
+    for (const key of [...this.held.keys()]) this.writeHeld(key.slice(key.indexOf('\u0000') + 1));
     if (this.started) this.separate(1);
   }
 
@@ -576,11 +572,8 @@ export class Transcript {
    * of its own anyway), not when it is another session's text, still going.
    */
   endLineOf(session: string): void {
-    this.writeAllStashed(session);
-    if (this.blockSession === session || this.blockSession === null) {
-      this.release();
-      if (this.started) this.separate(1);
-    }
+    this.writeHeld(session);
+    if ((this.blockSession === session || this.blockSession === null) && this.started) this.separate(1);
   }
 }
 
