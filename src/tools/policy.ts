@@ -301,12 +301,20 @@ const CHANGE_KINDS: ReadonlySet<string> = new Set(['write', 'edit', 'delete']);
 const SEARCH_KINDS: ReadonlySet<string> = new Set(['grep', 'glob', 'ls']);
 const REQUIRED_FIELDS: ReadonlySet<PathField> = new Set(['written', 'edited']);
 
+/** The globs of the checks, read. */
+interface CheckGlobs {
+  denyRead: Glob[];
+  denyWrite: Glob[];
+  requireWrite: Glob[];
+}
+
 /**
- * A usage problem with the checks' arguments, or undefined: named as the
- * command's options (`--deny-read`), or with `asOptions` as the library's
- * (`option denyRead`).
+ * The checks' globs, each read once, or the usage problem with their
+ * arguments: named as the command's options (`--deny-read`), or with
+ * `asOptions` as the library's (`option denyRead`).
  */
-export function policyProblem(options: PolicyOptions, asOptions = false): string | undefined {
+function readChecks(options: PolicyOptions, asOptions: boolean): CheckGlobs | { problem: string } {
+  const globs: CheckGlobs = { denyRead: [], denyWrite: [], requireWrite: [] };
   for (const [flag, key] of [
     ['--deny-read', 'denyRead'],
     ['--deny-write', 'denyWrite'],
@@ -315,24 +323,30 @@ export function policyProblem(options: PolicyOptions, asOptions = false): string
   ] as const) {
     const list = options[key];
     const name = asOptions ? `option ${key}` : flag;
-    if (list?.some((g) => g === '')) return `${name} needs a non-empty value`;
-    // minimatch would read `!src/**` as "every path but src/**"; these checks read globs without negation, where it would match nothing.
-    const negated = key === 'denyTool' ? undefined : list?.find((g) => g.startsWith('!'));
-    if (negated !== undefined) return `${name} takes no negated glob ('${negated}'): name the paths the check is about`;
+    if (list?.some((g) => g === '')) return { problem: `${name} needs a non-empty value` };
     if (key === 'denyTool') continue;
+    // minimatch would read `!src/**` as "every path but src/**"; these checks read globs without negation, where it would match nothing.
+    const negated = list?.find((g) => g.startsWith('!'));
+    if (negated !== undefined) return { problem: `${name} takes no negated glob ('${negated}'): name the paths the check is about` };
     for (const glob of list ?? []) {
       try {
         // Its braces are expanded where it is made, each alternative a pattern: `{a,b}` 25 times over would be 33 million.
         if (braceExpand(glob, { braceExpandMax: MAX_GLOB_ALTERNATIVES + 1 }).length > MAX_GLOB_ALTERNATIVES) {
-          return `${name}: the glob has more alternatives than the checks try (${MAX_GLOB_ALTERNATIVES}): '${visibleOneLine(clipped(glob, 60))}'`;
+          return { problem: `${name}: the glob has more alternatives than the checks try (${MAX_GLOB_ALTERNATIVES}): '${visibleOneLine(clipped(glob, 60))}'` };
         }
-        compile(glob, key === 'requireWrite' ? REQUIRE : DENY, key !== 'requireWrite');
+        globs[key].push(key === 'requireWrite' ? compile(glob, REQUIRE) : compile(glob, DENY, true));
       } catch (error) {
-        return `${name}: the glob cannot be read (${unreadReason(error)}): '${visibleOneLine(clipped(glob, 60))}'`;
+        return { problem: `${name}: the glob cannot be read (${unreadReason(error)}): '${visibleOneLine(clipped(glob, 60))}'` };
       }
     }
   }
-  return undefined;
+  return globs;
+}
+
+/** A usage problem with the checks' arguments (see readChecks), or undefined. */
+export function policyProblem(options: PolicyOptions, asOptions = false): string | undefined {
+  const read = readChecks(options, asOptions);
+  return 'problem' in read ? read.problem : undefined;
 }
 
 /** Why minimatch or V8 could not read a glob, in a few words: its message, without the expression it quotes. */
@@ -367,13 +381,13 @@ export class Policy {
       noPending: flagOption(given.noPending, 'noPending'),
     };
     // What the command refuses as a usage error (an empty value, a negated glob) would otherwise turn a check off.
-    const problem = policyProblem(options, true);
-    if (problem !== undefined) throw new TypeError(problem);
+    const globs = readChecks(options, true);
+    if ('problem' in globs) throw new TypeError(globs.problem);
     this.options = options;
-    this.denyRead = (options.denyRead ?? []).map((g) => compile(g, DENY, true));
-    this.denyWrite = (options.denyWrite ?? []).map((g) => compile(g, DENY, true));
+    this.denyRead = globs.denyRead;
+    this.denyWrite = globs.denyWrite;
     this.denyTool = toolNameSet(options.denyTool);
-    this.require = (options.requireWrite ?? []).map((g) => ({ ...compile(g, REQUIRE), met: false }));
+    this.require = globs.requireWrite.map((g) => ({ ...g, met: false }));
     this.active =
       this.denyRead.length + this.denyWrite.length + this.denyTool.size + this.require.length > 0 || !!options.noWrites || !!options.noPending;
   }
