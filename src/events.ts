@@ -1264,11 +1264,6 @@ export function addArgPaths(facts: ToolCallFacts, more: readonly string[]): void
   facts.path ??= facts.argPaths[0];
 }
 
-/** True when two calls were given the same command and paths (see toolCallFacts): for pairing calls without an id. */
-export function sameCallArgs(a: ToolCallFacts, b: ToolCallFacts): boolean {
-  return a.command === b.command && a.argPaths.length === b.argPaths.length && a.argPaths.every((p, i) => p === b.argPaths[i]);
-}
-
 /**
  * Adds to `facts` what `other` (the facts of another event of the same call)
  * says and `facts` does not: its argument paths (see {@link addArgPaths})

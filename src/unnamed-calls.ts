@@ -2,7 +2,7 @@
  * Calls started without a call id, waiting for their completion, found as
  * ndjson-tools and ndjson-text pair them: of a group (a session's calls of
  * one tool), first the oldest started with the arguments the completion has
- * (its command, its paths: see sameCallArgs), else the oldest. Each is
+ * (the same command and paths: see argsKey), else the oldest. Each is
  * found at once, however many wait: a long run of calls without ids, or
  * many runs that died with calls pending, would otherwise make every
  * completion look through all of them.
@@ -14,7 +14,7 @@ export function callGroup(session: string, tool: string | undefined): string {
   return JSON.stringify([session, tool ?? null]);
 }
 
-/** What sameCallArgs compares, as one string: equal for two calls exactly when it finds them the same. */
+/** A call's command and paths (see toolCallFacts), as one string: equal for two calls given the same ones. */
 function argsKey(facts: ToolCallFacts): string {
   return JSON.stringify([facts.command ?? null, facts.argPaths]);
 }

@@ -2,8 +2,12 @@
 // call gives (the oldest of the session's calls of the tool with the completion's arguments, else the oldest).
 import t from 'tap';
 import { KeySets, UnnamedCalls, callGroup } from '../src/unnamed-calls.js';
-import { sameCallArgs } from '../src/events.js';
 import type { ToolCallFacts } from '../src/events.js';
+
+/** Two calls given the same command and paths, compared field by field: what the index's keys stand for. */
+function sameCallArgs(a: ToolCallFacts, b: ToolCallFacts): boolean {
+  return a.command === b.command && a.argPaths.length === b.argPaths.length && a.argPaths.every((p, i) => p === b.argPaths[i]);
+}
 
 /** A small deterministic generator (mulberry32). */
 function random(seed: number): () => number {
