@@ -463,6 +463,8 @@ t.test('--all: a character or CRLF split between two deltas is written whole, wh
   // A delta of nothing but line ends, CRLF ones too, starts no block: no label over nothing, another session's text goes on.
   t.equal(await through(lines(delta('x', 'A'), delta('y', 'B'), delta('\r\n', 'A'), delta('z', 'B')), { all: true }), 'x\n\n── session B ──\nyz\n');
   t.equal(await through(lines(delta('x', 'A'), delta('y', 'B'), delta('\r\n\r\n\ud83d', 'A'), delta('z', 'B'), delta('\ude00', 'A')), { all: true }), 'x\n\n── session B ──\nyz\n\n── session A ──\n😀\n');
+  // Half a character alone: held, no block (nor label) until the rest comes.
+  t.equal(await through(lines(delta('x', 'A'), delta('\ud83d', 'B'), delta('y', 'A'), delta('\ude00', 'B')), { all: true }), 'xy\n\n── session B ──\n😀\n');
   // The session's own call between them (its line written later, or not at all): the same as another session's text.
   const call = shell('c1', 'ls', undefined, 'A');
   t.equal(await through(lines(delta('ab\r', 'A'), call, delta('\ncd', 'A')), { all: true, tools: false }), 'ab\n\ncd\n');

@@ -433,6 +433,9 @@ export class Transcript {
    * held is then that last character.
    */
   private onlyLineEnds(kind: Block, session: string, text: string): boolean {
+    // Nothing held, and a first character that is no line end nor one to hold alone: text to write.
+    const first = text.charCodeAt(0);
+    if (this.held.size === 0 && first !== 10 && first !== 13 && !(text.length === 1 && holdsBack(text))) return false;
     const key = heldKey(kind, session);
     const full = (this.held.get(key) ?? '') + text;
     const hold = holdsBack(full) ? 1 : 0;
@@ -470,14 +473,17 @@ export class Transcript {
       this.write(kind, text);
       return;
     }
-    const key = heldKey(kind, this.blockSession!);
-    const before = this.held.get(key);
-    if (before !== undefined) {
-      this.held.delete(key);
-      text = before + text;
+    // Most deltas neither find nor leave anything held: no key is made for them.
+    if (this.held.size > 0) {
+      const key = heldKey(kind, this.blockSession!);
+      const before = this.held.get(key);
+      if (before !== undefined) {
+        this.held.delete(key);
+        text = before + text;
+      }
     }
     if (holdsBack(text)) {
-      this.held.set(key, text.slice(-1));
+      this.held.set(heldKey(kind, this.blockSession!), text.slice(-1));
       text = text.slice(0, -1);
       if (text.length === 0) return;
     }
