@@ -84,10 +84,7 @@ function handedOver(out: NodeJS.WritableStream): Promise<void> {
  * exits, which drops what a pipe's slow reader has not taken yet.
  */
 export function drained(out: NodeJS.WritableStream): Promise<void> {
-  if (((out as Partial<Writable>).writableLength ?? 0) === 0) return Promise.resolve();
-  return new Promise<void>((resolve) => {
-    out.write('', () => resolve());
-  });
+  return handedOver(out).catch(() => {});
 }
 
 /** Writes `data` to `out` and waits until it is handed to the system; a reader that went away is `closed`. */
