@@ -284,18 +284,55 @@ t.test('the build wrote the module as its code assembles it, and the commands lo
   t.notMatch(fs.readFileSync(path.join(ROOT, 'dist/bundle/ndjson-agent.cjs'), 'utf8'), /808464432|0x30303030/, 'nor does the bundle hold the code');
 });
 
-t.test('run: only lines the reader would let by, and nearly all of them', { skip: scan ? false : 'no byte scan' }, async (t) => {
-  const { peekSession, peekType, typeIsCertain } = await import('../src/io/input.js');
+// Twice: every type passing as such, then `assistant` and `user` passing only when their lines are plain.
+for (const plain of [[], ['assistant', 'user']]) {
+const marked = plain.length > 0 ? `, ${plain.join(' and ')} only when plain` : '';
+t.test(`run: only lines the reader would let by, and nearly all of them${marked}`, { skip: scan ? false : 'no byte scan' }, async (t) => {
+  const { plainLine, peekSession, peekType, typeIsCertain } = await import('../src/io/input.js');
+  const { PREFIX_PLAIN } = await import('../src/io/byte-scan.js');
   const { generate } = await import('../bench/generate.mjs');
   const { damage } = await import('./fixtures/lib/json-text.js');
   const names = ['thinking', 'assistant', 'user', 'tool_call'];
-  const prefixes = Buffer.concat(names.map((n) => Buffer.from(`{"type":"${n}",`)).flatMap((b) => [Buffer.of(b.length), b]));
-  /** What the reader judges by the line's bytes (see EventReader.passOver): the type, the session, and that the type is certain. */
+  const prefixes = Buffer.concat(
+    names.map((n) => {
+      const b = Buffer.from(`{"type":"${n}",`);
+      return Buffer.concat([Buffer.of(b.length | (plain.includes(n) ? PREFIX_PLAIN : 0)), b]);
+    }),
+  );
+  /**
+   * What the reader judges by the line's bytes (see EventReader.passOver): the type, the session, that the type is
+   * certain, and for a type passing only when plain, that the line is (see plainLine).
+   */
   const lets = (line: Buffer, session: string): boolean => {
     const type = peekType(line);
-    return type !== undefined && names.includes(type) && peekSession(line) === session && typeIsCertain(line, false);
+    return (
+      type !== undefined &&
+      names.includes(type) &&
+      peekSession(line) === session &&
+      typeIsCertain(line, false) &&
+      !(plain.includes(type) && !plainLine(line))
+    );
   };
   const rng = new Rng('run');
+  /** Values that hold a tool block, or may spell one (`\\u`), or a run's first event, or their bytes but for one. */
+  const TOOLISH = [
+    '{"type":"tool_use","id":"toolu_1"}',
+    '{"type":"tool_result","tool_use_id":"toolu_1"}',
+    '{"type":"tool\\u005fuse"}',
+    '"\\u0041"',
+    '"\\\\u"',
+    '"\\"tool_"',
+    '{"tool_":1}',
+    '"tool_"',
+    '"tool"',
+    '"x_tool_"',
+    '"a_b\\n_c\\\\"',
+    '{"type":"system","subtype":"init"}',
+    '[{"type":"system"}]',
+    '{"type":"systems"}',
+    '{"type": "system"}',
+    '{"type":"sys"}',
+  ];
   const parts: string[] = [];
   generate({ seed: 'run', size: 300_000, maxPayload: 3000, hugeEvery: 0, write: (text: string) => parts.push(text) });
   const corpus = parts.join('').split('\n').slice(0, -1);
@@ -330,6 +367,17 @@ t.test('run: only lines the reader would let by, and nearly all of them', { skip
     `{"type":"thinking","session_id":"${s}" }`,
     `{"type":"thinking","session_id":"${s}",}`,
     `{"type":"thinking","session_id":["${s}"]}`,
+    // Tool blocks and what may spell one, and runs' first events (and what is none of these), at every offset from the line's start and end (the scan
+    // reads 16 bytes at a time), in the types that pass only without them and in one that passes whatever it holds.
+    ...['assistant', 'user', 'thinking'].flatMap((type) =>
+      Array.from({ length: 32 }, (_, k) => [
+        ...TOOLISH.map((v) => e(type, undefined, s, `,"x":"${'y'.repeat(k)}","v":${v}`)),
+        e(type, `,"tool_":${k}}`, s, `,"x":"${'y'.repeat(k)}"`),
+        e(type, `,"a":1,"tool_x":true}`, s, `,"x":"${'y'.repeat(k)}"`),
+        // A run's first event glued on a message cut short, as an agent killed mid-write leaves it.
+        `${e(type, undefined, s, `,"x":"${'y'.repeat(k)}`).slice(0, -40)}{"type":"system","subtype":"init","session_id":"${s}"}`,
+      ]).flat(),
+    ),
   ];
   let letBy = 0;
   let could = 0;
@@ -393,6 +441,7 @@ t.test('run: only lines the reader would let by, and nearly all of them', { skip
   }
   t.equal(lines, big.length / line.length, 'every line of a chunk of 1.5 windows, a window at a time');
 });
+}
 
 t.test('deltas: only lines the reader would join, read as it reads them, and nearly all of them', { skip: scan ? false : 'no byte scan' }, async (t) => {
   const { compileShapes, matchShape, slotEnd, slotStart, slotValue, stringValue } = await import('../src/io/shapes.js');

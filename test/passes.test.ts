@@ -30,6 +30,7 @@ function drive(core: ToolCore, input: Buffer, chunk: number, passes: boolean): {
     passes: passes && core.passes ? (type) => core.passes!(type) : undefined,
     joinDeltas: passes && core.joinsDeltas === true,
     passDeltas: passes && core.passesDeltas === true,
+    passesPlain: passes && core.passesPlain ? (type) => core.passesPlain!(type) : undefined,
     reuseLines: true,
   };
   const reader = new EventReader(
@@ -122,6 +123,20 @@ function streams(): Array<[string, Buffer]> {
   const thinking = '{"type":"thinking","subtype":"delta","text":"hm","session_id":"T","timestamp_ms":1}';
   out.push(['a prompt between two lines of a wrapper, after a result', Buffer.from(`${[ended, log('T'), '{"type":"user","session_id":"T"}', log('T')].join('\n')}\n`)]);
   out.push(['thinking between two lines of a wrapper, after a result', Buffer.from(`${[ended, log('T'), thinking, log('T')].join('\n')}\n`)]);
+  // Claude Code's tool blocks (which ndjson-tools reports, not audits) first seen in the middle of a run, in a message
+  // or an answer, as they are or spelt with an escape; and messages that only look like them.
+  const message = (role: string, content: string): string => `{"type":"${role}","message":{"role":"${role}","content":[${content}]},"session_id":"T"}`;
+  const blocks = [
+    message('assistant', '{"type":"tool_use","id":"toolu_1","name":"Read","input":{"file_path":"a"}}'),
+    message('assistant', '{"type":"tool\\u005fuse","id":"toolu_1","name":"Read","input":{}}'),
+    message('user', '{"type":"tool_result","tool_use_id":"toolu_1","content":"x"}'),
+    message('user', '{"type":"tool\\u005fresult","tool_use_id":"toolu_1","content":"x"}'),
+  ];
+  const lookalikes = [message('assistant', '{"type":"text","text":"a \\"tool_use\\" block, \\\\u and tool_result"}'), message('user', '{"type":"text","text":"\\u0041"}')];
+  blocks.forEach((block, k) => {
+    const run = [thinking, ...lookalikes, thinking, message('assistant', '{"type":"text","text":"hm"}'), thinking, block, thinking, block, thinking];
+    out.push([`a tool block (${k}) in the middle of a run`, Buffer.from(`${run.join('\n')}\n`)]);
+  });
   return out;
 }
 
@@ -157,6 +172,36 @@ t.test('the runs are let by: on a long stream, few records are handed over', asy
   t.ok(result.handed < lines / 10, `ndjson-result: ${result.handed} of ${lines} lines handed over`);
   const text = drive(new TextCore({ all: true }), input, 0, true);
   t.ok(text.handed < lines, `ndjson-text --all: ${text.handed} of ${lines}`);
+  // ndjson-tools: messages without tool blocks pass too.
+  const tools = drive(new ToolsCore({}), input, 0, true);
+  const searched = new ToolsCore({});
+  Object.assign(searched, { passesPlain: undefined });
+  const withMessages = drive(searched, input, 0, true);
+  t.equal(tools.out, withMessages.out, 'ndjson-tools: the same records');
+  t.ok(tools.handed < withMessages.handed * 0.9, `ndjson-tools: ${tools.handed} lines handed over, ${withMessages.handed} with every message searched`);
+});
+
+t.test("ndjson-tools: a run's first event glued on a message cut short is read, in a run as out of one", async (t) => {
+  // ndjson-result and ndjson-text let such a message by in a run, unread (see the README's table of input); ndjson-tools
+  // lets by only the messages that hold no such event, nor a tool block.
+  const thinking = '{"type":"thinking","subtype":"delta","text":"hm","session_id":"T","timestamp_ms":1}';
+  const message = (text: string): string => `{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"${text}"}]},"session_id":"T"}`;
+  const init = '{"type":"system","subtype":"init","session_id":"U","cwd":"/work/app"}';
+  const read = (subtype: string): string =>
+    `{"type":"tool_call","subtype":"${subtype}","call_id":"c1","tool_call":{"readToolCall":{"args":{"path":"config/.env"}${subtype === 'completed' ? ',"result":{"success":{}}' : ''}}},"session_id":"U"}`;
+  const lines = [thinking, message('hm'), thinking, `${message('The tests pass').slice(0, -40)}${init}`, thinking, read('started'), read('completed'), thinking];
+  const input = Buffer.from(`${lines.join('\n')}\n`);
+  for (const chunk of [0, 1, 7, 100]) {
+    const seen: unknown[] = [];
+    const every = drive(new ToolsCore({ absolute: true, denyRead: ['/work/app/config/**'], onViolation: (v) => seen.push(v) }), input, chunk, false);
+    const found = seen.length;
+    const runs = drive(new ToolsCore({ absolute: true, denyRead: ['/work/app/config/**'], onViolation: (v) => seen.push(v) }), input, chunk, true);
+    t.same(runs.problems, ['in.ndjson:4: truncated: {"type":"assistant","message":{"role":"assistant","content":…'], `chunks of ${chunk}: the cut message reported`);
+    t.same(every.problems, runs.problems, `chunks of ${chunk}: as without runs`);
+    t.equal(runs.out, every.out, `chunks of ${chunk}: the same records`);
+    t.match(runs.out, /"cwd":"\/work\/app"/, `chunks of ${chunk}: the glued event's cwd read`);
+    t.same([found, seen.length], [1, 2], `chunks of ${chunk}: the check broken either way`);
+  }
 });
 
 t.test('which lines of a run are handed over', async (t) => {

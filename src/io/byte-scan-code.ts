@@ -23,6 +23,8 @@ import {
   MAX_PLACES,
   MAX_SPANS,
   MORE,
+  PREFIX_LENGTH,
+  PREFIX_PLAIN,
   RUN_AREA,
   RUN_PREFIXES,
   RUN_TAIL,
@@ -658,6 +660,7 @@ const TAIL_FUNC = 9;
 const SAME_TAIL_FUNC = 10;
 const CONCERN_FUNC = 11;
 const SAME_BYTES_FUNC = 13;
+const PLAIN_FUNC = 15;
 /** How many members `tail` reads back from a line's end, as peekSession (input.ts). */
 const MAX_MEMBERS = 16;
 /** What `lineEnd` gives when a place comes before the newline, and when no newline comes before the end. */
@@ -665,24 +668,26 @@ const PLACE_BEFORE = -1;
 const NO_NEWLINE = -2;
 
 /**
- * The body of `prefix(p, end) -> length`: the length of the prefix at
- * RUN_PREFIXES the bytes at `p` start with, before `end`; 0 when none.
+ * The body of `prefix(p, end) -> entry`: the length byte of the prefix at
+ * RUN_PREFIXES the bytes at `p` start with, before `end` (its length, with
+ * PREFIX_PLAIN set for the types that pass only when `plain`); 0 when
+ * none.
  */
 const PREFIX_BODY = (() => {
-  const [P, E, T, TEND, LEN, K] = [0, 1, 2, 3, 4, 5];
+  const [P, E, T, TEND, LEN, K, ENTRY] = [0, 1, 2, 3, 4, 5, 6];
   return [
-    // (local $t $tEnd $len $k i32)
-    [1, 4, I32],
+    // (local $t $tEnd $len $k $entry i32)
+    [1, 5, I32],
     [i32Const(RUN_PREFIXES), localSet(T)],
     [i32Const(RUN_PREFIXES), RUN_WORD(RUN_WORDS.prefixes), i32Add, localSet(TEND)],
     loop, // $entries
     [localGet(T), localGet(TEND), i32GeU, if_, i32Const(0), return_, end],
-    [localGet(T), i32Load8U, localSet(LEN)],
+    [localGet(T), i32Load8U, localTee(ENTRY), i32Const(PREFIX_LENGTH), i32And, localSet(LEN)],
     [localGet(P), localGet(LEN), i32Add, localGet(E), i32LeU, if_],
     [i32Const(0), localSet(K)],
     block, // $differ
     loop, // $bytes
-    [localGet(K), localGet(LEN), i32Eq, if_, localGet(LEN), return_, end],
+    [localGet(K), localGet(LEN), i32Eq, if_, localGet(ENTRY), return_, end],
     [localGet(P), localGet(K), i32Add, i32Load8U, localGet(T), localGet(K), i32Add, i32Load8UAt(1), i32Ne, brIf(1)],
     [localGet(K), i32Const(1), i32Add, localSet(K), br(0)],
     end, // $bytes
@@ -691,6 +696,66 @@ const PREFIX_BODY = (() => {
     [localGet(T), localGet(LEN), i32Add, i32Const(1), i32Add, localSet(T), br(0)],
     end, // $entries
     i32Const(0),
+    end,
+  ];
+})();
+
+/**
+ * The body of `plain(p, nl) -> bool`: whether the line `[p, nl)` holds none
+ * of `"tool_` (the start of `"tool_use"`, `"tool_result"`), `\u` (an escape
+ * that may spell one of them) and `{"type":"system"` (a run's first event
+ * glued on, which the reader reads): for the types whose lines a reader
+ * lets by only then (see ReaderOptions.passesPlain in input.ts).
+ */
+const PLAIN_BODY = (() => {
+  const [P, NL, START, M, Q, B, R, V] = [0, 1, 2, 3, 4, 5, 6, 7];
+  const TOOL = [...Buffer.from('"tool')];
+  const RUN_START = [...Buffer.from('{"type":"system"')];
+  /** Returns false when the byte `b` at `q` (a `{`, a backslash or a `_`) starts `{"type":"system"` or `\u`, or ends `"tool_`, in the line. */
+  const judge: Code = [
+    [localGet(B), i32Const(0x7b), i32Eq, if_],
+    [localGet(Q), i32Const(RUN_START.length), i32Add, localGet(NL), i32LeU, if_],
+    [localGet(Q), v128Load, [0xfd, 0x0c, RUN_START], i8x16Eq, i8x16AllTrue, if_, i32Const(0), return_, end],
+    end,
+    0x05, // else
+    [localGet(B), i32Const(0x5c), i32Eq, if_],
+    [localGet(Q), i32Const(1), i32Add, localGet(NL), i32LtU, if_, localGet(Q), i32Load8UAt(1), i32Const(0x75), i32Eq, if_, i32Const(0), return_, end, end],
+    0x05, // else: a `_`
+    [localGet(Q), localGet(START), i32Sub, i32Const(TOOL.length), i32GeU, if_],
+    [localGet(Q), i32Const(TOOL.length), i32Sub, localSet(R)],
+    [TOOL.map((b, k) => [localGet(R), i32Load8UAt(k), i32Const(b), i32Eq, k > 0 ? i32And : []]), if_, i32Const(0), return_, end],
+    end,
+    end,
+    end,
+  ];
+  /** True on the stack when the byte in `b` is one `judge` judges. */
+  const candidate: Code = [[0x7b, 0x5c, 0x5f].map((c, k) => [localGet(B), i32Const(c), i32Eq, k > 0 ? i32Or : []])];
+  return [
+    // (local $start $m $q $b $r i32) (local $v v128)
+    [2, 5, I32, 1, V128],
+    [localGet(P), localSet(START)],
+    block, // $tail
+    loop, // $simd: the `{`, backslashes and `_` of 16 bytes, each judged
+    [localGet(P), i32Const(16), i32Add, localGet(NL), i32GtU, brIf(1)],
+    [localGet(P), v128Load, localSet(V)],
+    [[0x7b, 0x5c, 0x5f].map((c, k) => [localGet(V), v128Const(c), i8x16Eq, k > 0 ? v128Or : []]), i8x16Bitmask, localSet(M)],
+    block, // $judged
+    loop, // $bits
+    [localGet(M), i32Eqz, brIf(1)],
+    [localGet(P), localGet(M), i32Ctz, i32Add, localTee(Q), i32Load8U, localSet(B)],
+    judge,
+    [localGet(M), localGet(M), i32Const(1), i32Sub, i32And, localSet(M), br(0)],
+    end, // $bits
+    end, // $judged
+    [localGet(P), i32Const(16), i32Add, localSet(P), br(0)],
+    end, // $simd
+    end, // $tail
+    loop, // $bytes: the last ones one at a time
+    [localGet(P), localGet(NL), i32GeU, if_, i32Const(1), return_, end],
+    [localGet(P), localTee(Q), i32Load8U, localSet(B), candidate, if_, judge, end],
+    [localGet(P), i32Const(1), i32Add, localSet(P), br(0)],
+    end, // $bytes
+    i32Const(1),
     end,
   ];
 })();
@@ -893,17 +958,18 @@ const TAIL_BODY = (() => {
  * RUN_AREA (RUN_WORDS).
  */
 const RUN_BODY = (() => {
-  const [F, E, P, NL, COUNT, LAST, LEN] = [0, 1, 2, 3, 4, 5, 6];
+  const [F, E, P, NL, COUNT, LAST, ENTRY] = [0, 1, 2, 3, 4, 5, 6];
   return [
-    // (local $p $nl $count $last $len i32)
+    // (local $p $nl $count $last $entry i32)
     [1, 5, I32],
     [localGet(F), localSet(P), i32Const(-1), localSet(LAST)],
     block, // $stop
     loop, // $lines
-    [localGet(P), localGet(E), call(PREFIX_FUNC), localTee(LEN), i32Eqz, brIf(1)],
+    [localGet(P), localGet(E), call(PREFIX_FUNC), localTee(ENTRY), i32Eqz, brIf(1)],
     // The prefix holds no place (its `"type"` follows `{`, its name `:`): the search starts after it.
-    [localGet(P), localGet(LEN), i32Add, localGet(E), call(LINE_END_FUNC), localTee(NL), i32BelowZero, brIf(1)],
+    [localGet(P), localGet(ENTRY), i32Const(PREFIX_LENGTH), i32And, i32Add, localGet(E), call(LINE_END_FUNC), localTee(NL), i32BelowZero, brIf(1)],
     [localGet(P), localGet(NL), call(TAIL_FUNC), i32Eqz, brIf(1)],
+    [localGet(ENTRY), i32Const(PREFIX_PLAIN), i32And, if_, localGet(P), localGet(NL), call(PLAIN_FUNC), i32Eqz, brIf(2), end],
     [localGet(COUNT), i32Const(1), i32Add, localSet(COUNT), localGet(P), localSet(LAST)],
     [localGet(NL), i32Const(1), i32Add, localSet(P), br(0)],
     end, // $lines
@@ -1042,15 +1108,15 @@ export function moduleBytes(): Uint8Array<ArrayBuffer> {
       section(1, [2, 0x60, 2, I32, I32, 1, I32, 0x60, 3, I32, I32, I32, 1, I32]),
       // (func $string (type 0)) (func $places (type 1)) (func $walk (type 1)) (func $large (type 1)) (func $quote (type 1)) (func $number (type 1))
       // (func $run (type 0)) (func $prefix (type 0)) (func $lineEnd (type 0)) (func $tail (type 0)) (func $sameTail (type 0)) (func $concern (type 0))
-      // (func $deltas (type 0)) (func $sameBytes (type 1)) (func $textFlags (type 0))
-      section(3, [15, 0, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 1, 0]),
+      // (func $deltas (type 0)) (func $sameBytes (type 1)) (func $textFlags (type 0)) (func $plain (type 0))
+      section(3, [16, 0, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0]),
       // (memory 1): grown to one window and more when made
       section(5, [1, 0x00, 1]),
       // (export "memory" (memory 0)) (export "string" (func $string)) (export "places" (func $places)) (export "walk" (func $walk)) (export "large" (func $large)) (export "run" (func $run))
       // (export "deltas" (func $deltas))
       section(7, [7, name('memory'), 0x02, 0, name('string'), 0x00, 0, name('places'), 0x00, 1, name('walk'), 0x00, 2, name('large'), 0x00, 3, name('run'), 0x00, 6, name('deltas'), 0x00, DELTAS_FUNC]),
       section(10, [
-        15,
+        16,
         [
           STRING_BODY,
           PLACES_BODY,
@@ -1067,6 +1133,7 @@ export function moduleBytes(): Uint8Array<ArrayBuffer> {
           DELTAS_BODY,
           SAME_BYTES_BODY,
           TEXT_FLAGS_BODY,
+          PLAIN_BODY,
         ]
           .map((body) => bytesOf(body))
           .map((body) => [uleb(body.length), body]),

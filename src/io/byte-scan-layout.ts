@@ -25,9 +25,17 @@ export const RUN_WORDS = { last: 0, next: 1, cut: 2, tail: 3, prefixes: 4 } as c
 /** Where `run` reads the tail every line of the run ends with (`,"session_id":"…"`), and how long it may be. */
 export const RUN_TAIL = RUN_AREA + 32;
 export const MAX_TAIL = 1024;
-/** Where `run` reads the prefixes a line of the run may start with, each its length (a byte) then its bytes; how many bytes they may take. */
+/**
+ * Where `run` reads the prefixes a line of the run may start with, each its
+ * length (a byte, {@link PREFIX_PLAIN} set in it for a type whose lines
+ * pass only when plain) then its bytes; how many bytes they may take.
+ */
 export const RUN_PREFIXES = RUN_TAIL + MAX_TAIL;
 export const MAX_PREFIXES = 4096;
+/** The bits of a prefix's length byte that are its length (a prefix is at most 127 bytes). */
+export const PREFIX_LENGTH = 0x7f;
+/** The bit of a prefix's length byte set for a type whose lines pass only when plain: holding none of `"tool_`, `\u` and `{"type":"system"`. */
+export const PREFIX_PLAIN = 0x80;
 /**
  * What `deltas` reads and writes, after the run's prefixes in the same page:
  * the words of {@link DELTA_WORDS}, then what a delta starts with, then what

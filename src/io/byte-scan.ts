@@ -61,7 +61,7 @@ import {
 } from './byte-scan-layout.js';
 import { MODULE } from './byte-scan-module.js';
 
-export { LARGE_INVALID, LARGE_UNSURE, MAX_DEPTH, MAX_SPANS, WINDOW } from './byte-scan-layout.js';
+export { LARGE_INVALID, LARGE_UNSURE, MAX_DEPTH, MAX_SPANS, PREFIX_PLAIN, WINDOW } from './byte-scan-layout.js';
 
 /** The scan: {@link load} a line's bytes, then ask where each string ends. */
 export interface ByteScan {
@@ -122,7 +122,9 @@ export interface ByteScan {
    * How many lines of the loaded bytes, from the one that starts at `from`,
    * a reader may let by in a run (see ReaderOptions.passes in input.ts):
    * lines each of which starts with one of `prefixes` (each its length, a
-   * byte, then its bytes: `{"type":"thinking",` …), holds no place (see
+   * byte, then its bytes: `{"type":"thinking",` …; {@link PREFIX_PLAIN} set
+   * in the length byte: the line must also hold none of `"tool_`, `\u` and
+   * `{"type":"system"`), holds no place (see
    * {@link places}) that may make its first key not its type (a `}` then a
    * space, a `\u0` of no letter of `type`, are none), and ends with `}`
    * after members of plain keys and plain strings, numbers or literals, the

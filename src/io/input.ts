@@ -27,7 +27,7 @@ import { compileShapes, matchShape, numberValue, parseShape, slotEnd, slotStart,
 import type { CompiledShape } from './shapes.js';
 import { isDigit, literalAt, sameBytes } from './json-bytes.js';
 import type { ByteScan } from './byte-scan.js';
-import { makeByteScan, placeAt, walkBytes, walkDepth, walkEscaped, walkInString } from './byte-scan.js';
+import { PREFIX_PLAIN, makeByteScan, placeAt, walkBytes, walkDepth, walkEscaped, walkInString } from './byte-scan.js';
 import { exactJsonText } from '../json-text.js';
 import { visibleCodes, visibleOneLine } from '../safe-text.js';
 import { SlowLines } from './slow-lines.js';
@@ -293,6 +293,30 @@ export interface ReaderOptions {
    * for tool calls, which a delta never holds). Default false.
    */
   passDeltas?: boolean;
+  /**
+   * With `passes`: which of the types `needs` and `passes` say no to pass as
+   * those `passes` says yes to, line by line, when the line is plain (see
+   * {@link plainLine}): for a sink that reads such a line only for a tool
+   * block (`"tool_use"`, `"tool_result"`, spelt with or without escapes),
+   * which a plain line cannot hold. A line with a run's first event glued on
+   * is not plain: it is read as any line the reader must parse, and the
+   * event recovered (see RUN_START). Without it, none.
+   */
+  passesPlain?: (type: string) => boolean;
+}
+
+const TOOL_KEY = Buffer.from('"tool_');
+const ESCAPE_U = Buffer.from('\\u');
+
+/**
+ * True when `raw` holds none of `"tool_` (where a tool block's type may be:
+ * `"tool_use"`, `"tool_result"`), `\u` (an escape that may spell one) and
+ * {@link RUN_START} (a run's first event glued on). The byte scan's `plain`
+ * is the same test.
+ */
+export function plainLine(raw: Buffer): boolean {
+  // Each searched for by a byte rare in messages: `_`, the backslash, `{`.
+  return !holdsBytes(raw, TOOL_KEY, 5) && !holdsBytes(raw, ESCAPE_U, 0) && !holdsBytes(raw, RUN_START, 0);
 }
 
 /**
@@ -1133,6 +1157,7 @@ export class EventReader {
   private readonly checkUnread: boolean;
   private readonly skim: ((type: string) => boolean) | undefined;
   private readonly passes: ((type: string) => boolean) | undefined;
+  private readonly passesPlain: ((type: string) => boolean) | undefined;
   /** The session of the last line handed over, when it was of a type `passes` says yes to (see {@link passOver}). */
   private runSession: string | undefined;
   /**
@@ -1173,6 +1198,7 @@ export class EventReader {
     this.reuseLines = options.reuseLines === true;
     this.joinDeltas = options.joinDeltas === true;
     this.passDeltas = this.passes !== undefined && options.passDeltas === true;
+    this.passesPlain = this.passes === undefined ? undefined : options.passesPlain;
     this.sink = !this.joinDeltas
       ? target
       : {
@@ -1344,11 +1370,22 @@ export class EventReader {
     return this.deltaMiddle;
   }
 
-  /** The prefixes of the lines of the types a run may hold, for the byte scan: the known types `passes` says yes to. */
+  /**
+   * The prefixes of the lines of the types a run may hold, for the byte scan:
+   * the known types `passes` says yes to, and those `passesPlain` does,
+   * marked as such (see ByteScan.run).
+   */
   private prefixes(): Buffer {
     if (this.passPrefixes === null) {
-      const parts = KNOWN_TYPES.filter(({ name }) => !this.needs!(name) && this.passes!(name)).map(({ name }) => Buffer.from(`{"type":"${name}",`, 'latin1'));
-      this.passPrefixes = Buffer.concat(parts.flatMap((prefix) => [Buffer.of(prefix.length), prefix]));
+      const parts: Buffer[] = [];
+      for (const { name } of KNOWN_TYPES) {
+        if (this.needs!(name)) continue;
+        const mark = this.passes!(name) ? 0 : this.passesPlain?.(name) ? PREFIX_PLAIN : -1;
+        if (mark === -1) continue;
+        const prefix = Buffer.from(`{"type":"${name}",`, 'latin1');
+        parts.push(Buffer.of(prefix.length | mark), prefix);
+      }
+      this.passPrefixes = Buffer.concat(parts);
     }
     return this.passPrefixes;
   }
@@ -1379,7 +1416,7 @@ export class EventReader {
     this.passType = type;
     if (type === undefined || this.needs!(type)) return PASS_NO;
     let session: string | undefined;
-    if (this.passes!(type)) {
+    if (this.passes!(type) || (this.passesPlain?.(type) === true && plainLine(chunk.subarray(start, end)))) {
       session = peekSession(chunk, start, end);
       if (session === undefined || !scan.typeIsCertain(start, end)) return PASS_NO;
     } else {

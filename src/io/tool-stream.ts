@@ -70,6 +70,15 @@ export interface ToolCore {
    */
   readonly passesDeltas?: boolean;
   /**
+   * Which of the types neither {@link needs} nor {@link passes} says yes to
+   * change nothing in the core but where their session was last seen when
+   * their line holds no tool block: such lines pass as the types {@link
+   * passes} says yes to when their bytes show it (see
+   * ReaderOptions.passesPlain). Ignored under `strict`, and without
+   * `passes`.
+   */
+  passesPlain?(type: string): boolean;
+  /**
    * True when the core copies out the lines of the types it does not read
    * (see {@link needs}): such a line is handed over only once checked as
    * strictly as `JSON.parse` checks it, and one that fails the check is
@@ -240,6 +249,7 @@ export function toolStream(core: ToolCore, given: ToolStreamOptions = {}): ToolT
       passes: options.strict || !core.passes ? undefined : (type) => core.passes!(type),
       joinDeltas: !options.strict && core.joinsDeltas === true,
       passDeltas: !options.strict && core.passesDeltas === true,
+      passesPlain: options.strict || !core.passesPlain ? undefined : (type) => core.passesPlain!(type),
       checkUnread: !options.strict && core.copiesUnread === true,
       // A core keeps copies of what it keeps (retainRecord), or what it reads of it: lines read across chunks can share one buffer.
       reuseLines: true,

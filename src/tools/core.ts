@@ -188,7 +188,8 @@ export class ToolsCore implements ToolCore {
   /**
    * The events read in full: `tool_call`, and `system` (for `cwd`). Other lines
    * are handed over unparsed; an `assistant` line is parsed only when its bytes
-   * hold `"tool_use"` (Claude Code's dialect), until the first such block.
+   * hold `"tool_use"` (Claude Code's dialect), until the first such block,
+   * and a `user` line only when they hold `"tool_result"`.
    */
   needs(type: string): boolean {
     return type === 'tool_call' || type === 'system';
@@ -206,6 +207,11 @@ export class ToolsCore implements ToolCore {
 
   /** Nor do text deltas: a message of one text block holds no tool call. */
   readonly passesDeltas = true;
+
+  /** Nor do assistant and user messages whose bytes show they hold no tool block (see ReaderOptions.passesPlain). */
+  passesPlain(type: string): boolean {
+    return type === 'assistant' || type === 'user';
+  }
 
   record(rec: EventRecord, emit: Emit): void {
     this.sawEvents = true;
