@@ -188,8 +188,8 @@ export class ToolsCore implements ToolCore {
   /**
    * The events read in full: `tool_call`, and `system` (for `cwd`). Other lines
    * are handed over unparsed; an `assistant` line is parsed only when its bytes
-   * hold `"tool_use"` (Claude Code's dialect), until the first such block,
-   * and a `user` line only when they hold `"tool_result"`.
+   * may hold a `"tool_use"` block (Claude Code's dialect), and a `user` line
+   * only when they may hold a `"tool_result"` (see mayHold).
    */
   needs(type: string): boolean {
     return type === 'tool_call' || type === 'system';
