@@ -866,18 +866,23 @@ function editDistance(a: string, b: string, limit: number): number {
   return Math.min(row[b.length]!, limit);
 }
 
-/** A line that starts a tool call event, or holds one's `tool_call` object. */
-const TOOL_CALL_LINE = /"type"\s*:\s*"tool_call"|"tool_call"\s*:\s*\{/;
+/** A tool call event's type, or the key of its `tool_call` object. */
+const TOOL_CALL_NAME = /"tool_call"/;
 /** The key of a `tool_call` object that names its tool (`readToolCall`). */
 const TOOL_CALL_KEY = /"(\w+ToolCall)"\s*:/;
+/** A `\u` escape, which may spell any letter of those. */
+const ESCAPE_U = /\\u([0-9a-fA-F]{4})/g;
 
 /**
  * What a line that could not be read shows of tool calls: undefined when it
- * holds none (no `"type":"tool_call"`, no `"tool_call":{`; inside a string
- * these would be escaped, `\"tool_call\"`, and are not found); else the keys
- * naming their tools (`readToolCall`), as many as it shows, the line's own
- * and those of events glued after it or of calls inside it (a sub-agent's).
- * The whole line is searched, read as Latin-1 (every byte one character), a
+ * holds none (no `"tool_call"`, as a type or as a key, and no key naming a
+ * tool, `"readToolCall":`; inside a string these would be escaped,
+ * `\"tool_call\"`, and are not found); else the keys naming their tools
+ * (`readToolCall`), as many as it shows, the line's own and those of events
+ * glued after it or of calls inside it (a sub-agent's). A line of an event
+ * written over several lines is such a line when it shows either. The
+ * line's `\u` escapes are read as what they spell (`"tool\u005fcall"`). The
+ * whole line is searched, read as Latin-1 (every byte one character), a
  * piece at a time: a line may be longer than a string can be.
  */
 export function unreadToolCalls(raw: Buffer): { keys: string[] } | undefined {
@@ -885,9 +890,13 @@ export function unreadToolCalls(raw: Buffer): { keys: string[] } | undefined {
   let found = false;
   for (let start = 0; ; start += UNREAD_PIECE) {
     // Pieces overlap, so that what is cut at one's end is whole in the next.
-    const text = raw.toString('latin1', start, Math.min(raw.length, start + UNREAD_PIECE + UNREAD_OVERLAP));
-    if (TOOL_CALL_LINE.test(text)) found = true;
-    for (const m of text.matchAll(TOOL_CALL_KEYS)) keys.add(m[1]!);
+    let text = raw.toString('latin1', start, Math.min(raw.length, start + UNREAD_PIECE + UNREAD_OVERLAP));
+    if (text.includes('\\u')) text = text.replace(ESCAPE_U, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+    if (TOOL_CALL_NAME.test(text)) found = true;
+    for (const m of text.matchAll(TOOL_CALL_KEYS)) {
+      keys.add(m[1]!);
+      found = true;
+    }
     if (start + UNREAD_PIECE + UNREAD_OVERLAP >= raw.length) break;
   }
   return found ? { keys: [...keys] } : undefined;

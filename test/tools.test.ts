@@ -958,6 +958,17 @@ t.test('with a check asked for, a tool call the audit cannot read, or an input o
   // Its bytes name a write: --tool leaves it out as it would a write read whole, or keeps it.
   t.equal((await runMain(['--tool', 'read', '--no-pending'], cut)).code, 0, '--tool read');
   t.equal((await runMain(['--tool', 'write', '--no-pending'], cut)).code, 3, '--tool write');
+  // Spelt with escapes, which JSON.parse reads as the letters they spell; behind noise; or an event written over several
+  // lines, each read as one (the first as a complete event of another type, so the others are noise), its type on one
+  // and its tool on another: each is a tool call the audit cannot read.
+  const spelt = `${initLine}\n${callLine.replace('"type":"tool_call"', '"type":"tool\\u005fcall"').replace('"tool_call":{', '"tool_c\\u0061ll":{').slice(0, 120)}`;
+  const glued = `${initLine}\nUpdate available: 1.2${callLine.replace('"type"', '"typ\\u0065"').replace('"tool_call":{', '"tool\\u005fcall":{')}\n`;
+  const split = `${initLine}\n{"type":"thinking","a":{"b":1}\n,"type"\n:"tool_call","subtype":"completed","call_id":"c1","tool_call"\n:{"writeToolCall":{"args":{"path":".github/x"},"result":{"success":{}}}},"session_id":"s"}\n`;
+  for (const [what, input] of [['spelt with escapes, cut short', spelt], ['spelt with escapes, behind noise', glued], ['over several lines', split]]) {
+    const r = await runMain(['--deny-write', '.github/**'], input!);
+    t.equal(r.code, 3, what!);
+    t.match(r.stderr, /a tool call the audit cannot read \((truncated|not JSON)\): the checks cannot pass\n/, what!);
+  }
   // A line of noise is no tool call: the checks pass.
   t.equal((await runMain(['--no-pending'], `Update available\n${initLine}\n`)).code, 0);
   // Empty input: nothing audited.
@@ -991,6 +1002,14 @@ t.test('a copy touches both its paths; the files of a list of changes are the ca
   // An MCP call's list of changes names its files too.
   const mcp = [init, JSON.stringify({ type: 'tool_call', subtype: 'completed', call_id: 'm', tool_call: { mcpToolCall: { args: { toolName: 'edit_files', args: { edits: [{ path: '.github/workflows/ci.yml' }] } }, result: { success: {} } } }, session_id: 's' })].join('\n');
   t.same(runCore(mcp, { denyWrite: ['.github/**'] }).violations.map((v) => v.call!.callId), ['m']);
+  // An MCP call to a server's write, delete or read that names no path the audit can read fails the checks of its kind.
+  const served = (toolName: string, args: unknown) =>
+    [init, JSON.stringify({ type: 'tool_call', subtype: 'completed', call_id: 'm', tool_call: { mcpToolCall: { args: { name: 'fs', toolName, args }, result: { success: {} } } }, session_id: 's' })].join('\n');
+  t.same(runCore(served('write_file', { filename: '.github/ci.yml' }), { denyWrite: ['.github/**'] }).violations.map((v) => [v.check, v.noPath]), [['--deny-write', true]]);
+  t.same(runCore(served('write_file', { filename: '.github/ci.yml' }), { noWrites: true }).violations.map((v) => [v.check, v.noPath]), [['--no-writes', true]]);
+  t.same(runCore(served('delete_directory', { target: '.github' }), { denyWrite: ['.github/**'] }).violations.map((v) => v.check), ['--deny-write']);
+  t.same(runCore(served('read_file', { filename: '.env' }), { denyRead: ['**/.env'] }).violations.map((v) => v.check), ['--deny-read']);
+  t.same(runCore(served('get_weather', { city: 'Oslo' }), { denyRead: ['**/.env'], denyWrite: ['**'], noWrites: true }).violations, [], 'a tool of no known kind, no path: nothing');
   // A tool of unknown name given a command as a list of anything may run it.
   for (const command of [[], ['rm', { flags: '-rf' }]]) {
     const unk = [init, fn('u', 'sandbox', { command })].join('\n');
@@ -1132,4 +1151,8 @@ t.test("unreadToolCalls: the whole line, a piece at a time, what is cut at a pie
   }
   t.equal(unreadToolCalls(Buffer.from('{"type":"thinking","text":"\\"tool_call\\":{"}')), undefined, 'escaped in a string: none');
   t.same(unreadToolCalls(Buffer.from('{"type":"tool_call","tool_call":{"function":{"name":"w"')), { keys: [] }, 'a call that shows no key');
+  t.same(unreadToolCalls(Buffer.from('{"type":"tool\\u005fcall","tool_c\\u0061ll":{"wr\\u0069teToolCall":{"args":{')), { keys: ['writeToolCall'] }, 'spelt with escapes');
+  t.same(unreadToolCalls(Buffer.from(':"tool_call","subtype":"started"')), { keys: [] }, 'its type alone, on a line of its own');
+  t.same(unreadToolCalls(Buffer.from(':{"writeToolCall":{"args":{"path":"x"}}}')), { keys: ['writeToolCall'] }, 'its tool alone, on a line of its own');
+  t.equal(unreadToolCalls(Buffer.from('{"type":"assistant","text":"a \\"writeToolCall\\": b \\\\u0041"')), undefined, 'escaped in a string: none');
 });
