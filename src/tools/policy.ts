@@ -438,12 +438,14 @@ export class Policy {
     // A call that names no path the audit can read (under argument keys it does not know, in a patch of another format)
     // cannot be cleared by a check that asks which files: it fails it.
     if (field === undefined) {
-      if (CHANGE_KINDS.has(call.kind)) {
+      // An MCP call does what the tool it calls on its server does (`write_file`, `delete_directory`).
+      const kind = call.kind === 'mcp' ? servedKind(call) : call.kind;
+      if (CHANGE_KINDS.has(kind)) {
         if (this.options.noWrites) out.push({ check: '--no-writes', call, noPath: true });
         for (const glob of this.denyWrite) out.push({ check: '--deny-write', pattern: glob.text, call, noPath: true });
-      } else if (call.kind === 'read' && !call.facts.wholeWorkspace) {
+      } else if (kind === 'read' && !call.facts.wholeWorkspace) {
         for (const glob of this.denyRead) out.push({ check: '--deny-read', pattern: glob.text, call, noPath: true });
-      } else if (SEARCH_KINDS.has(call.kind)) {
+      } else if (SEARCH_KINDS.has(kind)) {
         // A search that names no directory searches the project: checked as a search of `.` is.
         this.deny('--deny-read', this.denyRead, call, out, ['.']);
       }
