@@ -530,6 +530,22 @@ export function toolCallEntry(e: unknown): ToolCallEntry | undefined {
 }
 
 /**
+ * The other tools the `tool_call` object of `entry` names: keys ending in
+ * `ToolCall` whose values are objects, beside the one `entry` found. An event
+ * names one tool; one that names more is read as a call of each.
+ */
+export function otherToolEntries(entry: ToolCallEntry): ToolCallEntry[] {
+  const out: ToolCallEntry[] = [];
+  const toolCall = entry.toolCall;
+  for (const key in toolCall) {
+    if (key === entry.key || TOOL_CALL_METADATA_KEYS.has(key) || !key.endsWith('ToolCall') || key.length === 'ToolCall'.length) continue;
+    const value = toolCall[key];
+    if (isObject(value)) out.push({ key, name: key.slice(0, -'ToolCall'.length), body: value, toolCall });
+  }
+  return out;
+}
+
+/**
  * The call id of a `tool_call` event: its `call_id`, else the `toolCallId`
  * beside the tool or in its args. An empty id is none: calls that all say
  * `""` are not one call. Ids may hold newlines: print them with

@@ -1156,3 +1156,29 @@ t.test("unreadToolCalls: the whole line, a piece at a time, what is cut at a pie
   t.same(unreadToolCalls(Buffer.from(':{"writeToolCall":{"args":{"path":"x"}}}')), { keys: ['writeToolCall'] }, 'its tool alone, on a line of its own');
   t.equal(unreadToolCalls(Buffer.from('{"type":"assistant","text":"a \\"writeToolCall\\": b \\\\u0041"')), undefined, 'escaped in a string: none');
 });
+
+t.test('a call seen as two tools: each is checked, and its paths listed as each', async (t) => {
+  const init = JSON.stringify({ type: 'system', subtype: 'init', cwd: '/p', session_id: 's' });
+  const ev = (subtype: string, toolCall: Record<string, unknown>) => JSON.stringify({ type: 'tool_call', subtype, call_id: 'c1', tool_call: toolCall, session_id: 's' });
+  const read = { readToolCall: { args: { path: 'a.txt' }, result: { success: {} } } };
+  const write = { writeToolCall: { args: { path: '.github/x' }, result: { success: {} } } };
+  // One event naming two tools, completed or started (and left pending): checked as each.
+  for (const [what, lines] of [
+    ['one completion, two tools', [init, ev('completed', { ...read, ...write })]],
+    ['one start, two tools', [init, ev('started', { ...read, ...write })]],
+    ['one start, two tools, then completed as one', [init, ev('started', { ...read, ...write }), ev('completed', read)]],
+  ] as const) {
+    const input = `${lines.join('\n')}\n`;
+    t.same(runCore(input, { denyWrite: ['.github/**'] }).violations.map((v) => [v.check, v.path]), [['--deny-write', '.github/x']], `${what}: --deny-write`);
+    t.equal(records(runCore(input).out).length, 1, `${what}: one record`);
+    t.same(runCore(input, { paths: 'written' }).out, '.github/x\n', `${what}: --paths=written`);
+    const summary = runCore(input, { summary: true, json: true }).out;
+    t.same((JSON.parse(summary) as { written: string[] }).written, ['.github/x'], `${what}: the summary's files written`);
+    t.equal((JSON.parse(summary) as { calls: number }).calls, 1, `${what}: one call counted`);
+  }
+  // Started as a write, completed as a read: the write's path is a written one, as the checks have it.
+  const moved = `${[init, ev('started', { writeToolCall: { args: { path: '.github/x' } } }), ev('completed', read)].join('\n')}\n`;
+  t.same(runCore(moved, { noWrites: true }).violations.map((v) => v.path), ['.github/x']);
+  t.same(runCore(moved, { paths: 'written' }).out, '.github/x\n');
+  t.same(runCore(moved, { paths: 'written', tools: ['read'] }).out, '', '--tool read: the write view is left out, as by the checks');
+});

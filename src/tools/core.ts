@@ -16,6 +16,7 @@ import {
   hasToolUseBlock,
   nearToolName,
   isRunEvent,
+  otherToolEntries,
   isSystemInit,
   str,
   MAX_SUBAGENT_DEPTH,
@@ -32,7 +33,7 @@ import {
   toolNameKey,
   unreadToolCalls,
 } from '../events.js';
-import type { JsonObject, ToolCallFacts, ToolCallResult } from '../events.js';
+import type { JsonObject, ToolCallEntry, ToolCallFacts, ToolCallResult } from '../events.js';
 import type { AuditedCall, CallStatus } from './call.js';
 import { CALL_STATUSES, callIsTool, toolNameMatched, toolNameSet } from './call.js';
 import { choiceList, choiceOption, namesOption } from '../option-values.js';
@@ -129,6 +130,13 @@ interface CallView {
   tool: string | undefined;
   facts: ToolCallFacts;
 }
+
+/** The calls an event names beside its tool (see otherToolEntries), as views: with their results when `completed`. */
+function viewsOf(entries: readonly ToolCallEntry[], completed: boolean): CallView[] {
+  return entries.map((e) => ({ tool: e.name, facts: toolCallFacts(e.name, toolCallArgs(e).args, completed ? toolCallResult(e) : undefined) }));
+}
+
+const NO_ENTRIES: readonly ToolCallEntry[] = [];
 
 /** True when `a` and `b` name different tools (neither unknown). */
 function otherTool(a: string | undefined, b: string | undefined): boolean {
@@ -245,9 +253,11 @@ export class ToolsCore implements ToolCore {
     const callId = toolCallId(event, entry);
     const result = entry === undefined ? undefined : toolCallResult(entry);
     const phase = toolCallPhase(event);
+    // Other tools the event names beside it (one event, two tools): the call is checked as each.
+    const others = entry === undefined ? NO_ENTRIES : otherToolEntries(entry);
     // An event of another subtype (or none) completes the call when it carries a result, else starts it.
-    if (phase === 'completed' || (phase === 'other' && result !== undefined)) this.complete(rec, callId, entry, result, emit);
-    else this.start(rec, callId, entry);
+    if (phase === 'completed' || (phase === 'other' && result !== undefined)) this.complete(rec, callId, entry, result, others, emit);
+    else this.start(rec, callId, entry, others);
   }
 
   /**
@@ -325,7 +335,7 @@ export class ToolsCore implements ToolCore {
     return this.unnamed.find(callGroup(this.session, tool), args === undefined ? undefined : toolCallFacts(tool ?? '', args, undefined));
   }
 
-  private start(rec: EventRecord, callId: string | undefined, entry: ReturnType<typeof toolCallEntry>): void {
+  private start(rec: EventRecord, callId: string | undefined, entry: ReturnType<typeof toolCallEntry>, others: readonly ToolCallEntry[]): void {
     const { args, error } = entry === undefined ? { args: undefined, error: undefined } : toolCallArgs(entry);
     const times = toolCallTimes(rec.event);
     const key = this.key(callId);
@@ -335,6 +345,7 @@ export class ToolsCore implements ToolCore {
       known.events++;
       // Started again as another tool: the checks still see the call as the one it was started as.
       if (entry !== undefined && otherTool(known.tool, entry.name)) (known.earlier ??= []).push({ tool: known.tool, facts: known.facts });
+      if (others.length > 0) (known.earlier ??= []).push(...viewsOf(others, false));
       if (entry !== undefined) known.tool = entry.name;
       if (args !== undefined) {
         const before = known.facts;
@@ -357,6 +368,7 @@ export class ToolsCore implements ToolCore {
       startMs: times.startedAtMs ?? times.eventMs,
       argsError: error,
       args: this.options.full ? args : undefined,
+      ...(others.length > 0 ? { earlier: viewsOf(others, false) } : {}),
     });
   }
 
@@ -365,6 +377,7 @@ export class ToolsCore implements ToolCore {
     callId: string | undefined,
     entry: ReturnType<typeof toolCallEntry>,
     result: ToolCallResult | undefined,
+    others: readonly ToolCallEntry[],
     emit: Emit,
   ): void {
     const own = entry === undefined ? { args: undefined, error: undefined } : toolCallArgs(entry);
@@ -392,10 +405,12 @@ export class ToolsCore implements ToolCore {
     // What a sub-agent it ran did, done before it completed.
     if (ranSubagent(result)) this.subagent(rec, callId, result, emit, 1);
     this.finish(call, emit);
-    // Completed as another tool than it was started as: the checks see it as each (a write started, a read completed).
-    if (state !== undefined && (state.earlier !== undefined || otherTool(state.tool, tool))) {
-      this.checkViews(state, [...(state.earlier ?? []), { tool: state.tool, facts: state.facts }], call);
-    }
+    // Completed as another tool than it was started as: the checks see it as each (a write started, a read completed); so
+    // do they a call its event names as two tools.
+    const views: CallView[] = [];
+    if (state !== undefined && (state.earlier !== undefined || otherTool(state.tool, tool))) views.push(...(state.earlier ?? []), { tool: state.tool, facts: state.facts });
+    if (others.length > 0) views.push(...viewsOf(others, true));
+    if (views.length > 0) this.checkViews(base, views, call, emit);
   }
 
   /**
@@ -450,7 +465,7 @@ export class ToolsCore implements ToolCore {
   private finishPending(state: PendingState, emit: Emit): void {
     const call = this.callOf(state, 'pending', state.facts, undefined, undefined);
     this.finish(call, emit);
-    if (state.earlier !== undefined) this.checkViews(state, state.earlier, call);
+    if (state.earlier !== undefined) this.checkViews(state, state.earlier, call, emit);
   }
 
   /**
@@ -458,18 +473,24 @@ export class ToolsCore implements ToolCore {
    * tool: as its last view of that tool, whose facts hold the paths of those
    * before it (as `call`'s hold every path), and not as the tool `call` is.
    */
-  private checkViews(state: PendingState, views: readonly CallView[], call: AuditedCall): void {
+  private checkViews(state: PendingState, views: readonly CallView[], call: AuditedCall, emit: Emit): void {
     const last = new Map<string, CallView>();
     for (const view of views) if (otherTool(view.tool, call.tool)) last.set(toolNameKey(view.tool!), view);
-    for (const view of last.values()) this.checkView(state, view, call);
+    for (const view of last.values()) this.checkView(state, view, call, emit);
   }
 
-  /** Checks the call `call` audits as it was when `view` named it, with no record of its own. */
-  private checkView(state: PendingState, view: CallView, call: AuditedCall): void {
+  /**
+   * Checks the call `call` audits as it was when `view` named it, with no
+   * record of its own; `--paths` and the summary's lists of paths list its
+   * paths as that tool's, as the checks count them.
+   */
+  private checkView(state: PendingState, view: CallView, call: AuditedCall, emit: Emit): void {
     const seen = this.callOf({ ...state, tool: view.tool }, call.status, view.facts, undefined, undefined);
     if (this.tools.size > 0 && !callIsTool(seen, this.tools)) return;
     if (this.statuses !== undefined && !this.statuses.has(seen.status)) return;
     for (const v of this.policy.check(seen, true)) this.violate(v);
+    if (this.summary) this.summary.addPaths(seen);
+    else if (this.pathSet) this.listPaths(seen, emit);
   }
 
   private callOf(
@@ -526,12 +547,17 @@ export class ToolsCore implements ToolCore {
     if (this.summary) {
       this.summary.add(call);
     } else if (this.pathSet) {
-      for (const p of listedPaths(call, this.options.paths!)) {
-        const shown = this.pathSet.add(call, p);
-        if (shown !== undefined) emit(`${visibleOneLine(shown)}\n`);
-      }
+      this.listPaths(call, emit);
     } else {
       emit(safeJsonLine(auditRecord(call, this.options)));
+    }
+  }
+
+  /** `--paths`: the paths of `call` not listed before. */
+  private listPaths(call: AuditedCall, emit: Emit): void {
+    for (const p of listedPaths(call, this.options.paths!)) {
+      const shown = this.pathSet!.add(call, p);
+      if (shown !== undefined) emit(`${visibleOneLine(shown)}\n`);
     }
   }
 

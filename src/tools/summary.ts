@@ -106,8 +106,7 @@ export class Summary {
       this.pending.push({ session_id: call.session, call_id: call.callId ?? null, tool: call.tool ?? null, source: call.source, line: call.line });
     }
     if (!callCounts(call)) return;
-    const field = pathField(call);
-    if (field !== undefined) for (const p of call.paths) this.paths.get(field)!.add(call, p);
+    this.addPaths(call);
     if (call.facts.command !== undefined) {
       const run: CommandRun = { command: call.facts.command };
       if (call.facts.exitCode !== undefined) run.exit_code = call.facts.exitCode;
@@ -115,6 +114,13 @@ export class Summary {
       run.status = call.status;
       this.commands.push(run);
     }
+  }
+
+  /** Lists the paths of `call` (a call that did not act has none), counting nothing else of it: a call seen as another tool. */
+  addPaths(call: AuditedCall): void {
+    if (!callCounts(call)) return;
+    const field = pathField(call);
+    if (field !== undefined) for (const p of call.paths) this.paths.get(field)!.add(call, p);
   }
 
   /** The summary as one JSON object (see the man page for its fields). */
