@@ -709,8 +709,9 @@ export function ranSubagent(result: ToolCallResult | undefined): boolean {
  * `toolCall`, a `tool_call` object of its own): each as an event that holds
  * it, `{tool_call: …}`, to be read as a `tool_call` event is. None when the
  * result lists no steps. A step of another shape (a `toolCall` that is not an
- * object, a step that is an array, or steps that are not an array) is a call
- * that names no tool, `{tool_call: {}}`: it may hold one. These calls are
+ * object, a step that is an array, steps that are not an array, or a step
+ * that names a call under another key) is a call that names no tool,
+ * `{tool_call: {}}`: it may hold one. These calls are
  * printed nowhere else in the stream.
  */
 export function subagentCalls(result: ToolCallResult | undefined): JsonObject[] {
@@ -722,10 +723,36 @@ export function subagentCalls(result: ToolCallResult | undefined): JsonObject[] 
   const calls: JsonObject[] = [];
   for (const step of steps) {
     if (Array.isArray(step)) calls.push(UNKNOWN_CALL);
-    if (!isObject(step) || step.toolCall === undefined || step.toolCall === null) continue;
+    if (!isObject(step)) continue;
+    if (step.toolCall === undefined || step.toolCall === null) {
+      // A step that names a call under another key (`{tool_call: …}`, a message's `toolCalls`) may hold one.
+      if (namesCall(step)) calls.push(UNKNOWN_CALL);
+      continue;
+    }
     calls.push(isObject(step.toolCall) ? { tool_call: step.toolCall } : UNKNOWN_CALL);
   }
   return calls;
+}
+
+/** A key that names a call or calls, in any case: `tool_call`, `toolCalls`, `writeToolCall`. */
+const CALL_KEY = /tool_?calls?$/i;
+
+/** True when `value` holds, at any depth, a key that names a call (see {@link CALL_KEY}). */
+function namesCall(value: unknown): boolean {
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (Array.isArray(v)) {
+      for (const x of v) if (typeof x === 'object' && x !== null) stack.push(x);
+    } else if (isObject(v)) {
+      for (const key in v) {
+        if (CALL_KEY.test(key)) return true;
+        const x = v[key];
+        if (typeof x === 'object' && x !== null) stack.push(x);
+      }
+    }
+  }
+  return false;
 }
 
 /** A call that names no tool the audit can find (see subagentCalls). */

@@ -1104,6 +1104,15 @@ t.test("a sub-agent's calls, listed in the result of the call that ran it, are a
   // Steps without a tool call, or no steps at all, add no call.
   const plain = runCore(`${init}\n{"type":"tool_call","subtype":"completed","call_id":"t1","tool_call":{"taskToolCall":{"args":{},"result":{"success":{"conversationSteps":[{"assistantMessage":{"text":"a"}},42,null]}}}},"session_id":"s"}\n`);
   t.same(records(plain.out).map((r) => r.tool), ['task']);
+  // A step that names a call under another key may hold one: a call that names no tool, which fails any check.
+  for (const step of [
+    '{"tool_call":{"writeToolCall":{"args":{"path":".github/x"},"result":{"success":{}}}}}',
+    '{"assistantMessage":{"text":"a","toolCalls":[{"writeToolCall":{"args":{"path":".github/x"}}}]}}',
+  ]) {
+    const other = runCore(`${init}\n{"type":"tool_call","subtype":"completed","call_id":"t1","tool_call":{"taskToolCall":{"args":{},"result":{"success":{"conversationSteps":[${step}]}}}},"session_id":"s"}\n`);
+    t.same(records(other.out).map((r) => [r.tool, r.kind]), [[null, 'other'], ['task', 'other']], step);
+    t.equal(other.core.unknownCalls, true, `${step}: which the command reports, failing any check`);
+  }
 });
 
 t.test('a file URL is checked as the path it names', async (t) => {
