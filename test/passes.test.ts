@@ -86,7 +86,8 @@ const CORES: Record<string, () => Made> = {
   'tools --summary --deny-read': () => {
     const seen: unknown[] = [];
     const core = new ToolsCore({ summary: true, denyRead: ['**/.env'], onViolation: (v) => seen.push(v), onForeignCalls: (source, line) => seen.push({ source, line }) });
-    return { core, state: () => seen };
+    // What the command makes of an input of results alone (see sawStream) too.
+    return { core, state: () => ({ seen, sawEvents: core.sawEvents, sawStream: core.sawStream }) };
   },
 };
 
@@ -123,6 +124,14 @@ function streams(): Array<[string, Buffer]> {
   const thinking = '{"type":"thinking","subtype":"delta","text":"hm","session_id":"T","timestamp_ms":1}';
   out.push(['a prompt between two lines of a wrapper, after a result', Buffer.from(`${[ended, log('T'), '{"type":"user","session_id":"T"}', log('T')].join('\n')}\n`)]);
   out.push(['thinking between two lines of a wrapper, after a result', Buffer.from(`${[ended, log('T'), thinking, log('T')].join('\n')}\n`)]);
+  // The agent at work between lines that are not (results, a wrapper's): the run that holds them must not hide it.
+  const prompt = '{"type":"user","message":{"content":"hi"},"session_id":"T"}';
+  const said = '{"type":"assistant","message":{"content":[{"type":"text","text":"done"}]},"session_id":"T"}';
+  const result = '{"type":"result","session_id":"T"}';
+  for (const middle of [prompt, said, thinking]) {
+    out.push([`${JSON.parse(middle).type} between results`, Buffer.from(`${[result, result, middle, result].join('\n')}\n`)]);
+    out.push([`${JSON.parse(middle).type} between lines of a wrapper`, Buffer.from(`${[log('T'), log('T'), middle, log('T')].join('\n')}\n`)]);
+  }
   // Claude Code's tool blocks (which ndjson-tools reports, not audits) first seen in the middle of a run, in a message
   // or an answer, as they are or spelt with an escape; and messages that only look like them.
   const message = (role: string, content: string): string => `{"type":"${role}","message":{"role":"${role}","content":[${content}]},"session_id":"T"}`;

@@ -208,9 +208,15 @@ export class ToolsCore implements ToolCore {
     return type === 'tool_call' && !this.options.full;
   }
 
-  /** Events it does not read but assistant and user messages (searched for foreign tool calls and their answers) change nothing. */
+  /**
+   * Events it does not read of the agent at work (see sawStream) change
+   * nothing else, but for assistant and user messages, searched for foreign
+   * tool calls and their answers. Results and lines of other types (a
+   * wrapper's) tell less, so pass in no run with them: such a run, made of
+   * them at its ends, would hide the agent at work in it.
+   */
   passes(type: string): boolean {
-    return !this.needs(type) && type !== 'assistant' && type !== 'user';
+    return !this.needs(type) && type !== 'assistant' && type !== 'user' && type !== 'result' && isRunEvent(type);
   }
 
   /** Nor do text deltas: a message of one text block holds no tool call. */
