@@ -6,7 +6,6 @@
 import yargs from 'yargs';
 import type { Argv, Options } from 'yargs';
 import { spawn } from 'node:child_process';
-import { Transform, pipeline } from 'node:stream';
 import { formatProblem, scanReadBuffers } from '../io/input.js';
 import type { InputProblem } from '../io/input.js';
 import { ReadPool, openSources, describeError, isFile, pathExists, sameFile } from '../io/sources.js';
@@ -635,27 +634,18 @@ export interface StartedCommand {
 /**
  * Starts `argv` (the words after `--`) with stdin inherited, its stderr passed
  * through to ours, placed as a warning is (see {@link toStderr}), and its
- * stdout piped to us. Each piece of its stdout is handed on only once the
- * event loop has read what else was waiting: what the command wrote on its
- * stderr before it, found in its pipe in the same turn, comes first (libuv
- * reads its stdout's pipe before).
+ * stdout piped to us.
  */
 export function startCommand(argv: string[], io: Io): StartedCommand {
   const child = spawn(argv[0]!, argv.slice(1), { stdio: ['inherit', 'pipe', 'pipe'], env: io.env });
   child.stderr!.on('data', (chunk: Buffer) => toStderr(io, chunk, true));
-  const stdout = new Transform({
-    transform(chunk: Buffer, _encoding, done) {
-      setImmediate(done, null, chunk);
-    },
-  });
-  pipeline(child.stdout!, stdout, () => {});
   const exited = new Promise<CommandExit>((resolve) => {
     child.once('error', (error: NodeJS.ErrnoException) => resolve({ code: null, signal: null, error }));
     child.once('close', (code, signal) => resolve({ code, signal }));
   });
   return {
     name: argv[0]!,
-    stdout,
+    stdout: child.stdout!,
     exited,
     kill: (signal) => void child.kill(signal),
     running: () => child.exitCode === null && child.signalCode === null,
