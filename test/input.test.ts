@@ -936,32 +936,3 @@ t.test("a line cut short with the next run's first event glued on: the cut line,
     [2],
   );
 });
-
-t.test('a line past the longest a string can be is reported as it passes it, and let go of to its end', async (t) => {
-  // An endless line (`ndjson-tool /dev/zero`) no longer grows until memory runs out.
-  const problems: InputProblem[] = [];
-  const records: EventRecord[] = [];
-  const reader = new EventReader({ record: (r) => records.push(r), problem: (p) => problems.push(p) }, { reuseLines: true });
-  reader.startSource('zero');
-  const zeros = Buffer.alloc(1024 * 1024);
-  const limit = 512 * 1024 * 1024;
-  let written = 0;
-  while (written <= limit + zeros.length) {
-    reader.write(zeros);
-    written += zeros.length;
-  }
-  t.same(
-    problems.map((p) => [p.line, p.reason]),
-    [[1, 'line too long']],
-    'reported once it passed the limit, before its end',
-  );
-  // Its rest is let go as it comes, then the line after it is read.
-  for (let k = 0; k < 64; k++) reader.write(zeros);
-  reader.write(Buffer.from('\u0000\n{"type":"result","subtype":"success","result":"ok","session_id":"s"}\n'));
-  reader.endSource();
-  t.equal(problems.length, 1, 'the line is reported once');
-  t.same(
-    records.map((r) => [r.line, r.event.type]),
-    [[2, 'result']],
-  );
-});

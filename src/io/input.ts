@@ -1151,8 +1151,6 @@ export class EventReader {
   private lentBusy = false;
   private readonly reuseLines: boolean;
   private slow: SlowState | null = null;
-  /** The rest of a line reported `line too long` before its end is let go, up to its newline (see cutTooLong). */
-  private skipping = false;
   /** The array line being assembled, whose elements are read as its bytes come (see streamArray); null when none. */
   private arrayRead: ArrayProgress | null = null;
   private readonly needs: ((type: string) => boolean) | undefined;
@@ -1302,19 +1300,11 @@ export class EventReader {
     let start = 0;
     for (;;) {
       const nl = chunk.indexOf(10, start);
-      if (this.skipping) {
-        // The rest of a line already reported too long.
-        if (nl === -1) return;
-        this.skipping = false;
-        start = nl + 1;
-        continue;
-      }
       if (nl === -1) {
         if (held >= 0) this.line(chunk.subarray(held, heldEnd), heldNo, false, scan, held);
         // Kept past this call: copied, since the chunk's memory may be read into again once written.
         if (start < chunk.length) this.keep(chunk, start, chunk.length);
         if (this.carryLength > 0 && this.slow === null) this.streamArray();
-        if (this.carryLength > MAX_STRING) this.cutTooLong();
         // Deltas read are shown as they arrive: none waits for the next write.
         if (this.joined !== null) this.handJoined();
         return;
@@ -1451,7 +1441,6 @@ export class EventReader {
    * not by its writer).
    */
   endSource(stopped = false): void {
-    this.skipping = false;
     if (this.carryLength > 0) {
       this.line(this.takeCarry(), ++this.lineNo, true);
     }
@@ -1485,28 +1474,6 @@ export class EventReader {
     }
     chunk.copy(this.carry, this.carryLength, from, to);
     this.carryLength = need;
-  }
-
-  /**
-   * Reports the line being assembled, already longer than any line that can
-   * be read (MAX_STRING), `line too long` now, and lets go of it and of the
-   * rest of it as it comes, rather than keep an endless line (`/dev/zero`)
-   * until memory runs out. Not a line of the slow path, nor one read as an
-   * array as it comes, nor one that may be read so at its end (an array
-   * after white space): those keep what they need.
-   */
-  private cutTooLong(): void {
-    if (this.slow !== null || (this.arrayRead !== null && !this.arrayRead.failed)) return;
-    const line = this.carry.subarray(0, this.carryLength);
-    if (this.arrayRead === null && line[spaceEnd(line, bomLength(line, line.length))] === 0x5b) return;
-    this.arrayRead = null;
-    // A line of the full path ends any run (as in line).
-    this.runSession = undefined;
-    this.problem('line too long', this.takeCarry(), ++this.lineNo);
-    this.carry = EMPTY;
-    this.lent = EMPTY;
-    this.lentNow = false;
-    this.skipping = true;
   }
 
   /** The line assembled so far, handed over whole: its buffer is reused for the next only when the options allow. */
