@@ -280,7 +280,7 @@ export class ToolsCore implements ToolCore {
     const calls = unreadToolCalls(p.raw);
     if (calls === undefined) {
       // Or a message of Claude Code's dialect whose `tool_use` block can no longer be read: its call is not seen either.
-      return ASSISTANT_LINE.test(p.raw.toString('latin1', 0, ASSISTANT_HEAD)) && holdsBytes(p.raw, TOOL_USE, TOOL_USE_PIVOT);
+      return ASSISTANT_LINE.test(p.raw.toString('latin1', 0, ASSISTANT_HEAD)) && mayHold(p.raw, TOOL_USE, TOOL_USE_PIVOT);
     }
     if (this.tools.size === 0 || calls.keys.length === 0) return true;
     // Any of them the filters keep (or may keep: of a kind not known) is reason enough.
