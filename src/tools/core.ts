@@ -209,11 +209,12 @@ export class ToolsCore implements ToolCore {
   }
 
   /**
-   * Events it does not read of the agent at work (see sawStream) change
-   * nothing else, but for assistant and user messages, searched for foreign
-   * tool calls and their answers. Results and lines of other types (a
-   * wrapper's) tell less, so pass in no run with them: such a run, made of
-   * them at its ends, would hide the agent at work in it.
+   * The agent's own events it does not read (thinking, `stream_event`)
+   * change nothing but where their session was last seen, and sawStream,
+   * which each of them sets. Results and lines of other types (a wrapper's)
+   * set less, so they pass in no run with them: a run with them at its ends
+   * would hide the agent at work between. Messages and prompts are searched
+   * for foreign tool calls and their answers (see passesPlain).
    */
   passes(type: string): boolean {
     return !this.needs(type) && type !== 'assistant' && type !== 'user' && type !== 'result' && isRunEvent(type);
