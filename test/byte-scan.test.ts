@@ -367,8 +367,9 @@ t.test(`run: only lines the reader would let by, and nearly all of them${marked}
     `{"type":"thinking","session_id":"${s}" }`,
     `{"type":"thinking","session_id":"${s}",}`,
     `{"type":"thinking","session_id":["${s}"]}`,
-    // Tool blocks and what may spell one, and runs' first events (and what is none of these), at every offset from the line's start and end (the scan
-    // reads 16 bytes at a time), in the types that pass only without them and in one that passes whatever it holds.
+    // Tool blocks and what may spell one, and runs' first events (and what is none of these), at every offset from the
+    // line's start and end (the scan reads 16 bytes at a time), in the types that pass only without them and in one that
+    // passes whatever it holds.
     ...['assistant', 'user', 'thinking'].flatMap((type) =>
       Array.from({ length: 32 }, (_, k) => [
         ...TOOLISH.map((v) => e(type, undefined, s, `,"x":"${'y'.repeat(k)}","v":${v}`)),
