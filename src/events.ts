@@ -531,16 +531,22 @@ export function toolCallEntry(e: unknown): ToolCallEntry | undefined {
 
 /**
  * The other tools the `tool_call` object of `entry` names: keys ending in
- * `ToolCall` whose values are objects, beside the one `entry` found. An event
- * names one tool; one that names more is read as a call of each.
+ * `ToolCall` whose values are objects, and `function`, beside the one `entry`
+ * found. An event names one tool; one that names more is read as a call of
+ * each.
  */
 export function otherToolEntries(entry: ToolCallEntry): ToolCallEntry[] {
   const out: ToolCallEntry[] = [];
   const toolCall = entry.toolCall;
   for (const key in toolCall) {
-    if (key === entry.key || TOOL_CALL_METADATA_KEYS.has(key) || !key.endsWith('ToolCall') || key.length === 'ToolCall'.length) continue;
+    if (key === entry.key || TOOL_CALL_METADATA_KEYS.has(key)) continue;
     const value = toolCall[key];
-    if (isObject(value)) out.push({ key, name: key.slice(0, -'ToolCall'.length), body: value, toolCall });
+    if (!isObject(value)) continue;
+    if (key.endsWith('ToolCall') && key.length > 'ToolCall'.length) out.push({ key, name: key.slice(0, -'ToolCall'.length), body: value, toolCall });
+    else if (key === 'function') {
+      const name = str(value, 'name');
+      out.push({ key, name: name !== undefined && name !== '' ? name : 'function', body: value, toolCall });
+    }
   }
   return out;
 }
@@ -683,14 +689,22 @@ export function toolCallResult(entry: ToolCallEntry): ToolCallResult | undefined
   if (result === undefined || result === null) return undefined;
   if (!isObject(result)) return { status: 'unknown', body: result, result };
   let other: string | undefined;
+  let refused: string | undefined;
   for (const key in result) {
     const value = result[key];
-    if (value === undefined || value === null) continue;
+    // A variant said not to be (`"rejected": false`) is none.
+    if (value === undefined || value === null || value === false) continue;
     if ((TOOL_RESULT_VARIANTS as readonly string[]).includes(key)) {
+      // A refusal beside a variant of a call that acted (`rejected` and `success` both) does not hide the latter.
+      if (key === 'rejected' || key === 'spawnError') {
+        refused ??= key;
+        continue;
+      }
       return { status: key as ToolResultStatus, variant: key, body: value, result };
     }
     if (other === undefined && isObject(value)) other = key;
   }
+  if (refused !== undefined) return { status: refused as ToolResultStatus, variant: refused, body: result[refused], result };
   return { status: 'unknown', variant: other, body: other === undefined ? undefined : result[other], result };
 }
 
@@ -699,8 +713,24 @@ export const MAX_SUBAGENT_DEPTH = 16;
 
 /** True when a call's result lists the steps of a sub-agent it ran (see {@link subagentCalls}). */
 export function ranSubagent(result: ToolCallResult | undefined): boolean {
-  const body = result?.body;
-  return isObject(body) && 'conversationSteps' in body;
+  return stepLists(result).length > 0;
+}
+
+/**
+ * The lists of a sub-agent's steps a result holds: under its variant
+ * (`success.conversationSteps`), under any other of its keys (a failed task's
+ * `error` beside it, a key not known), or at its top.
+ */
+function stepLists(result: ToolCallResult | undefined): unknown[] {
+  const whole = result?.result;
+  if (!isObject(whole)) return [];
+  const lists: unknown[] = [];
+  if ('conversationSteps' in whole) lists.push(whole.conversationSteps);
+  for (const key in whole) {
+    const value = whole[key];
+    if (isObject(value) && 'conversationSteps' in value) lists.push(value.conversationSteps);
+  }
+  return lists;
 }
 
 /**
@@ -711,15 +741,26 @@ export function ranSubagent(result: ToolCallResult | undefined): boolean {
  * result lists no steps. A step of another shape (a `toolCall` that is not an
  * object, a step that is an array, steps that are not an array, or a step
  * that names a call under another key) is a call that names no tool,
- * `{tool_call: {}}`: it may hold one. These calls are
- * printed nowhere else in the stream.
+ * `{tool_call: {}}`: it may hold one. Steps are read wherever the result
+ * holds them (see stepLists). These calls are printed nowhere else in the
+ * stream.
  */
 export function subagentCalls(result: ToolCallResult | undefined): JsonObject[] {
-  if (!ranSubagent(result)) return [];
-  const steps = (result!.body as JsonObject).conversationSteps;
-  if (steps === null) return [];
-  // Steps of another shape may hold calls all the same: each stands for a call that names no tool (`{tool_call: {}}`).
-  if (!Array.isArray(steps)) return [UNKNOWN_CALL];
+  const calls: JsonObject[] = [];
+  for (const steps of stepLists(result)) {
+    if (steps === null) continue;
+    // Steps of another shape may hold calls all the same: each stands for a call that names no tool (`{tool_call: {}}`).
+    if (!Array.isArray(steps)) {
+      calls.push(UNKNOWN_CALL);
+      continue;
+    }
+    calls.push(...stepCalls(steps));
+  }
+  return calls;
+}
+
+/** The calls of one list of steps (see {@link subagentCalls}). */
+function stepCalls(steps: unknown[]): JsonObject[] {
   const calls: JsonObject[] = [];
   for (const step of steps) {
     if (Array.isArray(step)) calls.push(UNKNOWN_CALL);

@@ -1195,3 +1195,37 @@ t.test('a call seen as two tools: each is checked, and its paths listed as each'
   t.same(runCore(moved, { paths: 'written' }).out, '.github/x\n');
   t.same(runCore(moved, { paths: 'written', tools: ['read'] }).out, '', '--tool read: the write view is left out, as by the checks');
 });
+
+t.test('what a result, a second tool or an init says is not lost', async (t) => {
+  const init = JSON.stringify({ type: 'system', subtype: 'init', cwd: '/repo', session_id: 's' });
+  const ev = (toolCall: Record<string, unknown>, subtype = 'completed') => JSON.stringify({ type: 'tool_call', subtype, call_id: 'c1', tool_call: toolCall, session_id: 's' });
+  const write = (result: unknown, path = '.github/ci.yml') => ({ writeToolCall: { args: { path }, result } });
+  const checked = (lines: string[], options: ToolsOptions) => runCore(`${lines.join('\n')}\n`, options);
+  // A variant said not to be is none; a refusal beside a variant of a call that acted does not hide it.
+  t.same(records(checked([init, ev(write({ rejected: false, success: {} }))], {}).out)[0]!.status, 'success');
+  t.same(checked([init, ev(write({ rejected: false, success: {} }))], { denyWrite: ['.github/**'] }).violations.map((v) => v.path), ['.github/ci.yml']);
+  t.same(records(checked([init, ev(write({ rejected: {}, success: {} }))], {}).out)[0]!.status, 'success', 'rejected and success: it acted');
+  t.same(records(checked([init, ev(write({ success: false, error: { error: 'EACCES' } }, 'CHANGELOG.md'))], {}).out)[0]!.status, 'error');
+  t.same(checked([init, ev(write({ success: false, error: { error: 'EACCES' } }, 'CHANGELOG.md'))], { requireWrite: ['CHANGELOG.md'] }).violations.map((v) => v.check), ['--require-write']);
+  t.same(records(checked([init, ev(write({ rejected: {} }))], {}).out)[0]!.status, 'rejected', 'a refusal alone is one');
+  // A sub-agent's steps wherever its task's result holds them.
+  const steps = [{ toolCall: write({ success: {} }) }];
+  for (const [what, result] of [
+    ['at its top', { conversationSteps: steps }],
+    ['under a variant after another', { error: { message: 'aborted' }, success: { conversationSteps: steps } }],
+    ['under a key not known', { meta: {}, partial: { conversationSteps: steps } }],
+  ] as const) {
+    const run = checked([init, ev({ taskToolCall: { args: {}, result } })], { denyWrite: ['.github/**'] });
+    t.same(records(run.out).map((r) => r.tool), ['write', 'task'], what);
+    t.same(run.violations.map((v) => v.path), ['.github/ci.yml'], what);
+  }
+  // A function beside a tool key: checked as each.
+  const both = ev({ readToolCall: { args: { path: 'a.txt' }, result: { success: {} } }, function: { name: 'write_file', arguments: JSON.stringify({ path: '.github/ci.yml' }) } });
+  t.same(checked([init, both], { denyWrite: ['.github/**'] }).violations.map((v) => v.path), ['.github/ci.yml']);
+  // A run whose init names no cwd has none: not the run's before it.
+  const read = ev({ readToolCall: { args: { path: '/home/u/p/secrets/k.pem' }, result: { success: {} } } });
+  const inits = [JSON.stringify({ type: 'system', subtype: 'init', cwd: '/home/u/other', session_id: 's' }), JSON.stringify({ type: 'system', subtype: 'init', session_id: 's' })];
+  const second = checked([...inits, read], { denyRead: ['secrets/**'] });
+  t.equal(records(second.out)[0]!.cwd, undefined);
+  t.same(second.violations.map((v) => v.check), ['--deny-read'], 'checked as in a session with no cwd');
+});

@@ -252,7 +252,9 @@ export class ToolsCore implements ToolCore {
         // A new run of the session: the calls its last run left pending never complete (an id may come again).
         this.endRun(this.session, emit);
         const cwd = str(event, 'cwd');
+        // A run that names no cwd has none known: not the run's before it.
         if (cwd) this.cwds.set(this.session, cwd);
+        else this.cwds.delete(this.session);
       }
       return;
     }
