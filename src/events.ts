@@ -638,6 +638,16 @@ export function toolCallArgs(entry: ToolCallEntry): ToolCallArgs {
 }
 
 /**
+ * A function call's arguments given under `args` too, beside the
+ * `arguments` that {@link toolCallArgs} reads: the object there, else
+ * undefined. Both count: one does not hide the other.
+ */
+export function secondArgs(entry: ToolCallEntry): JsonObject | undefined {
+  if (entry.key !== 'function' || !has(entry.body, 'arguments')) return undefined;
+  return obj(entry.body, 'args');
+}
+
+/**
  * An MCP call's own arguments, each place it gives them: an object under
  * `args` and under `arguments`, or, as a function call's are, JSON text
  * there (what of it can be read when it is not JSON, as for a function

@@ -1222,6 +1222,11 @@ t.test('what a result, a second tool or an init says is not lost', async (t) => 
   // A function beside a tool key: checked as each.
   const both = ev({ readToolCall: { args: { path: 'a.txt' }, result: { success: {} } }, function: { name: 'write_file', arguments: JSON.stringify({ path: '.github/ci.yml' }) } });
   t.same(checked([init, both], { denyWrite: ['.github/**'] }).violations.map((v) => v.path), ['.github/ci.yml']);
+  // A function call's arguments under `args` beside `arguments`: both count, started or completed.
+  const twice = { function: { name: 'write_file', arguments: JSON.stringify({ path: 'ok.txt' }), args: { path: '.github/ci.yml' } } };
+  t.same(checked([init, ev(twice)], { denyWrite: ['.github/**'] }).violations.map((v) => v.path), ['.github/ci.yml'], 'completed');
+  t.same(checked([init, ev(twice, 'started')], { denyWrite: ['.github/**'] }).violations.map((v) => v.path), ['.github/ci.yml'], 'started, never completed');
+  t.same(records(checked([init, ev(twice)], {}).out)[0]!.written, ['ok.txt', '.github/ci.yml']);
   // A run whose init names no cwd has none: not the run's before it.
   const read = ev({ readToolCall: { args: { path: '/home/u/p/secrets/k.pem' }, result: { success: {} } } });
   const inits = [JSON.stringify({ type: 'system', subtype: 'init', cwd: '/home/u/other', session_id: 's' }), JSON.stringify({ type: 'system', subtype: 'init', session_id: 's' })];

@@ -17,6 +17,7 @@ import {
   nearToolName,
   isRunEvent,
   otherToolEntries,
+  secondArgs,
   isSystemInit,
   str,
   MAX_SUBAGENT_DEPTH,
@@ -308,6 +309,14 @@ export class ToolsCore implements ToolCore {
     if (this.summary) emit(this.options.json ? safeJsonLine(this.summary.toJson()) : this.summary.toText());
   }
 
+  /** The facts of a call's arguments, `args` as toolCallArgs read them and those given beside them (see secondArgs). */
+  private factsOf(tool: string | undefined, entry: ToolCallEntry, args: JsonObject | undefined, result: ToolCallResult | undefined): ToolCallFacts {
+    const facts = toolCallFacts(tool ?? '', args, result);
+    const second = secondArgs(entry);
+    if (second !== undefined) addOtherFacts(facts, toolCallFacts(tool ?? '', second, undefined));
+    return facts;
+  }
+
   /** Hands over, as pending, the calls `session` left pending. */
   private endRun(session: string, emit: Emit): void {
     for (const key of [...this.sessionCalls.keys(session)]) {
@@ -358,7 +367,7 @@ export class ToolsCore implements ToolCore {
       if (entry !== undefined) known.tool = entry.name;
       if (args !== undefined) {
         const before = known.facts;
-        known.facts = toolCallFacts(known.tool ?? '', args, undefined);
+        known.facts = this.factsOf(known.tool, entry!, args, undefined);
         addOtherFacts(known.facts, before);
         known.argsError = error;
         if (this.options.full) known.args = args;
@@ -373,7 +382,7 @@ export class ToolsCore implements ToolCore {
       source: rec.source,
       line: rec.line,
       events: 1,
-      facts: toolCallFacts(tool ?? '', args, undefined),
+      facts: entry === undefined ? toolCallFacts('', undefined, undefined) : this.factsOf(tool, entry, args, undefined),
       startMs: times.startedAtMs ?? times.eventMs,
       argsError: error,
       args: this.options.full ? args : undefined,
@@ -396,6 +405,8 @@ export class ToolsCore implements ToolCore {
     const tool = entry?.name ?? state?.tool;
     // A completion without args takes them (and their facts) from its start.
     const facts = toolCallFacts(tool ?? '', own.args, result, own.args === undefined ? state?.facts : undefined);
+    const second = entry === undefined ? undefined : secondArgs(entry);
+    if (second !== undefined) addOtherFacts(facts, toolCallFacts(tool ?? '', second, undefined));
     // Arguments of its own do not hide those it started with from the checks.
     if (own.args !== undefined && state !== undefined) addOtherFacts(facts, state.facts);
     const times = toolCallTimes(rec.event);
