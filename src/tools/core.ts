@@ -309,10 +309,19 @@ export class ToolsCore implements ToolCore {
     if (this.summary) emit(this.options.json ? safeJsonLine(this.summary.toJson()) : this.summary.toText());
   }
 
-  /** The facts of a call's arguments, `args` as toolCallArgs read them and those given beside them (see secondArgs). */
-  private factsOf(tool: string | undefined, entry: ToolCallEntry, args: JsonObject | undefined, result: ToolCallResult | undefined): ToolCallFacts {
-    const facts = toolCallFacts(tool ?? '', args, result);
-    const second = secondArgs(entry);
+  /**
+   * The facts of a call (see toolCallFacts), from `args` as toolCallArgs
+   * read them in `entry` and from those given beside them (see secondArgs).
+   */
+  private factsOf(
+    tool: string | undefined,
+    entry: ToolCallEntry | undefined,
+    args: JsonObject | undefined,
+    result: ToolCallResult | undefined,
+    fromStart?: ToolCallFacts,
+  ): ToolCallFacts {
+    const facts = toolCallFacts(tool ?? '', args, result, fromStart);
+    const second = entry === undefined ? undefined : secondArgs(entry);
     if (second !== undefined) addOtherFacts(facts, toolCallFacts(tool ?? '', second, undefined));
     return facts;
   }
@@ -367,7 +376,7 @@ export class ToolsCore implements ToolCore {
       if (entry !== undefined) known.tool = entry.name;
       if (args !== undefined) {
         const before = known.facts;
-        known.facts = this.factsOf(known.tool, entry!, args, undefined);
+        known.facts = this.factsOf(known.tool, entry, args, undefined);
         addOtherFacts(known.facts, before);
         known.argsError = error;
         if (this.options.full) known.args = args;
@@ -382,7 +391,7 @@ export class ToolsCore implements ToolCore {
       source: rec.source,
       line: rec.line,
       events: 1,
-      facts: entry === undefined ? toolCallFacts('', undefined, undefined) : this.factsOf(tool, entry, args, undefined),
+      facts: this.factsOf(tool, entry, args, undefined),
       startMs: times.startedAtMs ?? times.eventMs,
       argsError: error,
       args: this.options.full ? args : undefined,
@@ -404,9 +413,7 @@ export class ToolsCore implements ToolCore {
     if (key !== undefined && state !== undefined) this.dropPending(key, state);
     const tool = entry?.name ?? state?.tool;
     // A completion without args takes them (and their facts) from its start.
-    const facts = toolCallFacts(tool ?? '', own.args, result, own.args === undefined ? state?.facts : undefined);
-    const second = entry === undefined ? undefined : secondArgs(entry);
-    if (second !== undefined) addOtherFacts(facts, toolCallFacts(tool ?? '', second, undefined));
+    const facts = this.factsOf(tool, entry, own.args, result, own.args === undefined ? state?.facts : undefined);
     // Arguments of its own do not hide those it started with from the checks.
     if (own.args !== undefined && state !== undefined) addOtherFacts(facts, state.facts);
     const times = toolCallTimes(rec.event);
