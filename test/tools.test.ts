@@ -3,6 +3,7 @@
 // agreement of --help and the man page with the options and the record.
 import t from 'tap';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { ROOT, memoryIo } from './fixtures/lib/run.js';
@@ -1233,4 +1234,38 @@ t.test('what a result, a second tool or an init says is not lost', async (t) => 
   const second = checked([...inits, read], { denyRead: ['secrets/**'] });
   t.equal(records(second.out)[0]!.cwd, undefined);
   t.same(second.violations.map((v) => v.check), ['--deny-read'], 'checked as in a session with no cwd');
+});
+
+t.test("a task's result carried on its start: its sub-agent's calls audited once, unless its completion lists them", async (t) => {
+  const init = JSON.stringify({ type: 'system', subtype: 'init', cwd: '/repo', session_id: 's' });
+  const steps = (path: string) => ({ success: { conversationSteps: [{ toolCall: { writeToolCall: { args: { path }, result: { success: {} } } } }] } });
+  const task = (subtype: string, result: unknown) => JSON.stringify({ type: 'tool_call', subtype, call_id: 't1', tool_call: { taskToolCall: { args: {}, result } }, session_id: 's' });
+  // Its start lists them, its completion none: audited at the completion, before its record.
+  const early = runCore(`${[init, task('started', steps('.github/ci.yml')), task('completed', { success: {} })].join('\n')}\n`, { denyWrite: ['.github/**'] });
+  t.same(records(early.out).map((r) => [r.tool, r.line]), [['write', 2], ['task', 2]]);
+  t.same(early.violations.map((v) => v.path), ['.github/ci.yml']);
+  // Both list them: the completion's alone, once.
+  const both = runCore(`${[init, task('started', steps('a.txt')), task('completed', steps('.github/ci.yml'))].join('\n')}\n`, { denyWrite: ['.github/**'] });
+  t.same(records(both.out).map((r) => [r.tool, r.written ?? null]), [['write', ['.github/ci.yml']], ['task', null]]);
+  // Never completed: audited with the pending call, at the end.
+  const pending = runCore(`${[init, task('started', steps('.github/ci.yml'))].join('\n')}\n`, { denyWrite: ['.github/**'] });
+  t.same(records(pending.out).map((r) => [r.tool, r.status]), [['write', 'success'], ['task', 'pending']]);
+  t.same(pending.violations.map((v) => v.path), ['.github/ci.yml']);
+  // Its steps skimmed (large values read from the buffer they were read into, as they are needed), and megabytes read
+  // into the same buffers before its completion: kept whole.
+  const write = (p: string) => ({ toolCall: { writeToolCall: { args: { path: p }, result: { success: {} } } } });
+  // An edit by a patch too long to be read with its line (read when its files are looked for), a file of `.github` in it.
+  const patch = `*** Begin Patch\n*** Update File: .github/deploy.yml\n${'+x\n'.repeat(3000)}*** End Patch\n`;
+  const edit = { toolCall: { editToolCall: { args: { path: 'README.md', patch }, result: { success: {} } } } };
+  const big = { success: { conversationSteps: [write('.github/ci.yml'), edit] } };
+  const filler = JSON.stringify({ type: 'thinking', subtype: 'delta', text: 'y'.repeat(4000), session_id: 's' });
+  const file = path.join(os.tmpdir(), `ndjson-tools-early-steps-${process.pid}.ndjson`);
+  t.teardown(() => fs.rmSync(file, { force: true }));
+  fs.writeFileSync(file, `${[init, task('started', big), ...Array(3000).fill(filler), task('completed', { success: {} })].join('\n')}\n`);
+  const m = memoryIo('');
+  const code = await main(['--deny-write', '.github/**', file], m.io);
+  t.equal(code, 3);
+  t.match(m.stderr(), /--deny-write '\.github\/\*\*': write \.github\/ci\.yml/);
+  t.match(m.stderr(), /--deny-write '\.github\/\*\*': edit \.github\/deploy\.yml/);
+  t.same(records(m.stdout()).map((r) => r.tool), ['write', 'edit', 'task']);
 });

@@ -16,6 +16,7 @@ import {
   hasToolUseBlock,
   nearToolName,
   isRunEvent,
+  isObject,
   otherToolEntries,
   secondArgs,
   isSystemInit,
@@ -46,6 +47,7 @@ import { PATHS_CHOICES, PathSet, Summary, listedPaths } from './summary.js';
 import type { PathsChoice } from './summary.js';
 import { visibleOneLine } from '../safe-text.js';
 import { KeySets, UnnamedCalls, callGroup } from '../unnamed-calls.js';
+import { jsonText } from '../json-text.js';
 
 /** Options of the tools core. */
 export interface ToolsOptions extends PolicyOptions {
@@ -124,6 +126,20 @@ interface PendingState {
   args: JsonObject | undefined;
   /** Other tools the call's events named before (`writeToolCall` started, `readToolCall` started again), with their facts. */
   earlier?: CallView[];
+  /** A result its start carried that lists a sub-agent's steps, and where that start was: audited unless its completion lists some. */
+  startSteps?: { result: ToolCallResult; at: Place };
+}
+
+/** Where an event was read. */
+interface Place {
+  source: string;
+  line: number;
+}
+
+/** A copy of `result` that holds nothing of the event it was read from (its values parsed whole, in new objects). */
+function keptResult(result: ToolCallResult): ToolCallResult {
+  const copy = JSON.parse(jsonText(result.result)) as unknown;
+  return { ...result, body: isObject(copy) && result.variant !== undefined ? copy[result.variant] : undefined, result: copy };
 }
 
 /** A call as one of its events names it: its tool, and the facts its arguments give. */
@@ -267,7 +283,7 @@ export class ToolsCore implements ToolCore {
     const others = entry === undefined ? NO_ENTRIES : otherToolEntries(entry);
     // An event of another subtype (or none) completes the call when it carries a result, else starts it.
     if (phase === 'completed' || (phase === 'other' && result !== undefined)) this.complete(rec, callId, entry, result, others, emit);
-    else this.start(rec, callId, entry, others);
+    else this.start(rec, callId, entry, result, others);
   }
 
   /**
@@ -362,12 +378,22 @@ export class ToolsCore implements ToolCore {
     return this.unnamed.find(callGroup(this.session, tool), args === undefined ? undefined : toolCallFacts(tool ?? '', args, undefined));
   }
 
-  private start(rec: EventRecord, callId: string | undefined, entry: ReturnType<typeof toolCallEntry>, others: readonly ToolCallEntry[]): void {
+  private start(
+    rec: EventRecord,
+    callId: string | undefined,
+    entry: ReturnType<typeof toolCallEntry>,
+    result: ToolCallResult | undefined,
+    others: readonly ToolCallEntry[],
+  ): void {
     const { args, error } = entry === undefined ? { args: undefined, error: undefined } : toolCallArgs(entry);
     const times = toolCallTimes(rec.event);
     const key = this.key(callId);
     const known = this.pending.get(key);
+    // A sub-agent's steps its start lists (a task's result carried early): kept, the last start's, for its end; as a copy,
+    // read whole now, since the event's large values are read from a buffer that is reused (see skimParse).
+    const startSteps = ranSubagent(result) ? { result: keptResult(result!), at: { source: rec.source, line: rec.line } } : undefined;
     if (known !== undefined) {
+      if (startSteps !== undefined) known.startSteps = startSteps;
       // The same call started again: one call, with the newest arguments it was given, and the paths of those before.
       known.events++;
       // Started again as another tool: the checks still see the call as the one it was started as.
@@ -396,6 +422,7 @@ export class ToolsCore implements ToolCore {
       argsError: error,
       args: this.options.full ? args : undefined,
       ...(others.length > 0 ? { earlier: viewsOf(others, false) } : {}),
+      ...(startSteps !== undefined ? { startSteps } : {}),
     });
   }
 
@@ -429,8 +456,9 @@ export class ToolsCore implements ToolCore {
     );
     call.started = state !== undefined;
     if (this.options.full) call.args = own.args ?? state?.args;
-    // What a sub-agent it ran did, done before it completed.
+    // What a sub-agent it ran did, done before it completed: as its completion lists it, else as its start did.
     if (ranSubagent(result)) this.subagent(rec, callId, result, emit, 1);
+    else if (state?.startSteps !== undefined) this.subagent(state.startSteps.at, callId, state.startSteps.result, emit, 1);
     this.finish(call, emit);
     // Completed as another tool than it was started as: the checks see it as each (a write started, a read completed); so
     // do they a call its event names as two tools.
@@ -447,7 +475,7 @@ export class ToolsCore implements ToolCore {
    * it ran in turn before it, down to {@link MAX_SUBAGENT_DEPTH} levels; a
    * sub-agent deeper than that is reported (onDeepSubagent), not followed.
    */
-  private subagent(rec: EventRecord, parent: string | undefined, result: ToolCallResult | undefined, emit: Emit, depth: number): void {
+  private subagent(rec: Place, parent: string | undefined, result: ToolCallResult | undefined, emit: Emit, depth: number): void {
     for (const event of subagentCalls(result)) {
       const entry = toolCallEntry(event);
       const { args, error } = entry === undefined ? { args: undefined, error: undefined } : toolCallArgs(entry);
@@ -473,7 +501,7 @@ export class ToolsCore implements ToolCore {
   }
 
   /** The state of a call no event of its own has been read for yet, read where `rec` was. */
-  private eventless(rec: EventRecord, callId: string | undefined, tool: string | undefined, facts: ToolCallFacts): PendingState {
+  private eventless(rec: Place, callId: string | undefined, tool: string | undefined, facts: ToolCallFacts): PendingState {
     return {
       session: this.session,
       callId,
@@ -490,6 +518,7 @@ export class ToolsCore implements ToolCore {
 
   /** Hands over a call that never completed, checked also as each other tool its events named. */
   private finishPending(state: PendingState, emit: Emit): void {
+    if (state.startSteps !== undefined) this.subagent(state.startSteps.at, state.callId, state.startSteps.result, emit, 1);
     const call = this.callOf(state, 'pending', state.facts, undefined, undefined);
     this.finish(call, emit);
     if (state.earlier !== undefined) this.checkViews(state, state.earlier, call, emit);
