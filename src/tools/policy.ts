@@ -314,6 +314,9 @@ interface CheckGlobs {
  * `asOptions` as the library's (`option denyRead`).
  */
 function readChecks(options: PolicyOptions, asOptions: boolean): CheckGlobs | { problem: string } {
+  // The command checks its options, then makes the policy of the same ones: the globs are read once.
+  const key = JSON.stringify([options.denyRead, options.denyWrite, options.denyTool, options.requireWrite]);
+  if (lastChecks?.key === key) return lastChecks.globs;
   const globs: CheckGlobs = { denyRead: [], denyWrite: [], requireWrite: [] };
   for (const [flag, key] of [
     ['--deny-read', 'denyRead'],
@@ -340,8 +343,12 @@ function readChecks(options: PolicyOptions, asOptions: boolean): CheckGlobs | { 
       }
     }
   }
+  lastChecks = { key, globs };
   return globs;
 }
+
+/** The globs {@link readChecks} read last, and of which options (no policy changes its globs: they are shared). */
+let lastChecks: { key: string; globs: CheckGlobs } | undefined;
 
 /** A usage problem with the checks' arguments (see readChecks), or undefined. */
 export function policyProblem(options: PolicyOptions, asOptions = false): string | undefined {
