@@ -535,21 +535,24 @@ export function toolCallEntry(e: unknown): ToolCallEntry | undefined {
  * found. An event names one tool; one that names more is read as a call of
  * each.
  */
-export function otherToolEntries(entry: ToolCallEntry): ToolCallEntry[] {
-  const out: ToolCallEntry[] = [];
+export function otherToolEntries(entry: ToolCallEntry): readonly ToolCallEntry[] {
+  // Asked of every tool call event, which names one tool: nothing is made for it.
+  let out: ToolCallEntry[] | undefined;
   const toolCall = entry.toolCall;
   for (const key in toolCall) {
     if (key === entry.key || TOOL_CALL_METADATA_KEYS.has(key)) continue;
     const value = toolCall[key];
     if (!isObject(value)) continue;
-    if (key.endsWith('ToolCall') && key.length > 'ToolCall'.length) out.push({ key, name: key.slice(0, -'ToolCall'.length), body: value, toolCall });
+    if (key.endsWith('ToolCall') && key.length > 'ToolCall'.length) (out ??= []).push({ key, name: key.slice(0, -'ToolCall'.length), body: value, toolCall });
     else if (key === 'function') {
       const name = str(value, 'name');
-      out.push({ key, name: name !== undefined && name !== '' ? name : 'function', body: value, toolCall });
+      (out ??= []).push({ key, name: name !== undefined && name !== '' ? name : 'function', body: value, toolCall });
     }
   }
-  return out;
+  return out ?? NO_ENTRIES;
 }
+
+const NO_ENTRIES: readonly ToolCallEntry[] = Object.freeze([]);
 
 /**
  * The call id of a `tool_call` event: its `call_id`, else the `toolCallId`
@@ -723,7 +726,15 @@ export const MAX_SUBAGENT_DEPTH = 16;
 
 /** True when a call's result lists the steps of a sub-agent it ran (see {@link subagentCalls}). */
 export function ranSubagent(result: ToolCallResult | undefined): boolean {
-  return stepLists(result).length > 0;
+  // Asked of every completion: answered without making the lists.
+  const whole = result?.result;
+  if (!isObject(whole)) return false;
+  if ('conversationSteps' in whole) return true;
+  for (const key in whole) {
+    const value = whole[key];
+    if (isObject(value) && 'conversationSteps' in value) return true;
+  }
+  return false;
 }
 
 /**

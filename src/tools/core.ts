@@ -462,10 +462,12 @@ export class ToolsCore implements ToolCore {
     this.finish(call, emit);
     // Completed as another tool than it was started as: the checks see it as each (a write started, a read completed); so
     // do they a call its event names as two tools.
-    const views: CallView[] = [];
-    if (state !== undefined && (state.earlier !== undefined || otherTool(state.tool, tool))) views.push(...(state.earlier ?? []), { tool: state.tool, facts: state.facts });
-    if (others.length > 0) views.push(...viewsOf(others, true));
-    if (views.length > 0) this.checkViews(base, views, call, emit);
+    const asStarted = state !== undefined && (state.earlier !== undefined || otherTool(state.tool, tool));
+    if (asStarted || others.length > 0) {
+      const views: CallView[] = asStarted ? [...(state.earlier ?? []), { tool: state.tool, facts: state.facts }] : [];
+      if (others.length > 0) views.push(...viewsOf(others, true));
+      this.checkViews(base, views, call, emit);
+    }
   }
 
   /**
