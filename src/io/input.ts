@@ -306,7 +306,8 @@ export interface ReaderOptions {
 }
 
 const TOOL_KEY = Buffer.from('"tool_');
-const ESCAPE_U = Buffer.from('\\u');
+/** The bytes `\u`, the start of an escape that may spell any character. */
+export const ESCAPE_U = Buffer.from('\\u');
 
 /**
  * True when `raw` holds none of `"tool_` (where a tool block's type may be:

@@ -8,7 +8,7 @@
  * each session's `cwd`, and for `--summary` what the summary shows.
  */
 import type { EventRecord, InputProblem } from '../io/input.js';
-import { holdsBytes, recordType } from '../io/input.js';
+import { ESCAPE_U, holdsBytes, recordType } from '../io/input.js';
 import type { ToolCore, Emit } from '../io/tool-stream.js';
 import {
   addOtherFacts,
@@ -95,8 +95,6 @@ export interface ToolsOptions extends PolicyOptions {
 const TOOL_USE = Buffer.from('"tool_use"');
 // Its `_`: rare in assistant lines, so each is a cheap place to look.
 const TOOL_USE_PIVOT = 5;
-// An escape may spell any of its letters (`"tool\u005fuse"` is "tool_use" to JSON.parse): a line with one is parsed to be sure.
-const ESCAPE_U = Buffer.from('\\u');
 
 // The start of an `assistant` event's line.
 const ASSISTANT_LINE = /"type"\s*:\s*"assistant"/;
@@ -107,7 +105,11 @@ const TOOL_RESULT = Buffer.from('"tool_result"');
 // Its `_`, as in TOOL_USE.
 const TOOL_RESULT_PIVOT = 5;
 
-/** True when a line may hold the string `name` (searched from its byte `pivot`): as it is, or spelt with an escape. */
+/**
+ * True when a line may hold the string `name` (searched from its byte
+ * `pivot`): as it is, or spelt with an escape (`"tool\u005fuse"` is
+ * "tool_use" to JSON.parse), which a line with any is taken to be.
+ */
 function mayHold(raw: Buffer, name: Buffer, pivot: number): boolean {
   return holdsBytes(raw, name, pivot) || holdsBytes(raw, ESCAPE_U, 0);
 }
