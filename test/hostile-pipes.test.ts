@@ -564,6 +564,41 @@ t.test('inputs that cannot be read: one clear line each', async (t) => {
   }
 });
 
+t.test('an input that is the file the output goes to (`f >> f`): not read, as cat(1) has it', async (t) => {
+  const good = path.join(dir, 'good-out.ndjson');
+  const stream = fs.readFileSync(path.join(ROOT, 'test/fixtures/streams/basic.ndjson'));
+  fs.writeFileSync(good, stream);
+  const out = path.join(dir, 'out.ndjson');
+  const run = (tool: string, redirect: string): { status: number | null; stderr: string; file: Buffer; good: string } => {
+    // A file size limit, should the output be read back after all (ndjson-dedupe would fill the disk).
+    const command = `ulimit -f 10240; exec env -u NODE_OPTIONS ${JSON.stringify(process.execPath)} ${JSON.stringify(path.join(BIN, `${tool}.js`))} ${redirect}`;
+    const ran = spawnSync('bash', ['-c', command], { env: PLAIN_ENV, encoding: 'utf8', timeout: 20_000 });
+    const alone = spawnSync(...plainCommand(tool, [good]), { env: PLAIN_ENV, encoding: 'utf8' });
+    return { status: ran.status, stderr: ran.stderr, file: fs.readFileSync(out), good: alone.stdout };
+  };
+  for (const tool of TOOLS) {
+    // Appended to: without the check, ndjson-dedupe would copy its own output back in until the disk is full.
+    fs.writeFileSync(out, stream);
+    let ran = run(tool, `${JSON.stringify(out)} >> ${JSON.stringify(out)}`);
+    t.same({ status: ran.status, stderr: ran.stderr }, { status: 2, stderr: `${tool}: ${out}: input file is output file\n` }, `${tool} f >> f: one line, status 2`);
+    t.ok(ran.file.equals(stream), `${tool} f >> f: the file is left as it was`);
+    fs.writeFileSync(out, stream);
+    ran = run(tool, `< ${JSON.stringify(out)} >> ${JSON.stringify(out)}`);
+    t.same({ status: ran.status, stderr: ran.stderr }, { status: 2, stderr: `${tool}: stdin: input file is output file\n` }, `${tool} < f >> f`);
+    t.ok(ran.file.equals(stream), `${tool} < f >> f: the file is left as it was`);
+    // The other inputs are read, as they would be alone.
+    fs.writeFileSync(out, stream);
+    ran = run(tool, `${JSON.stringify(good)} ${JSON.stringify(out)} >> ${JSON.stringify(out)}`);
+    t.same({ status: ran.status, stderr: ran.stderr }, { status: 2, stderr: `${tool}: ${out}: input file is output file\n` }, `${tool} g f >> f`);
+    t.equal(ran.file.toString(), `${stream}${ran.good}`, `${tool} g f >> f: g read as alone, its output after what f held`);
+    // Emptied by the shell first: nothing to read back, read as an empty file is.
+    fs.writeFileSync(out, stream);
+    ran = run(tool, `${JSON.stringify(out)} > ${JSON.stringify(out)}`);
+    const empty = spawnSync(...plainCommand(tool, ['/dev/null']), { env: PLAIN_ENV, encoding: 'utf8' });
+    t.same({ status: ran.status, stderr: ran.stderr.split(out).join('/dev/null'), file: ran.file.toString() }, { status: empty.status, stderr: empty.stderr, file: empty.stdout }, `${tool} f > f: f read as empty`);
+  }
+});
+
 t.test('a named pipe as a file: read once, as its writer writes it', { skip: process.platform === 'win32' ? 'no mkfifo' : false }, async (t) => {
   const fifo = path.join(dir, 'fifo');
   const stream = path.join(ROOT, 'test/fixtures/streams/basic.ndjson');

@@ -8,7 +8,7 @@ import type { Argv, Options } from 'yargs';
 import { spawn } from 'node:child_process';
 import { formatProblem, scanReadBuffers } from '../io/input.js';
 import type { InputProblem } from '../io/input.js';
-import { ReadPool, openSources, describeError, isFile, pathExists, sameFile } from '../io/sources.js';
+import { ReadPool, openSources, describeError, isFile, outputFile, pathExists, sameFile } from '../io/sources.js';
 import { toolStream, StrictError } from '../io/tool-stream.js';
 import type { ToolCore, ToolTransform } from '../io/tool-stream.js';
 import { runOutput, guardOutput, untilClosed, writeAll } from '../io/output.js';
@@ -106,6 +106,8 @@ export interface Io {
    */
   stdinFd?: number;
   stdout: NodeJS.WritableStream & { isTTY?: boolean };
+  /** The file descriptor `stdout` writes to, when it is the process's own: an input that is the file it writes to is not read. */
+  stdoutFd?: number;
   stderr: NodeJS.WritableStream & { isTTY?: boolean };
   /**
    * True when stdout and stderr are one file, pipe or terminal (`2>&1`).
@@ -142,6 +144,7 @@ export function processIo(): Io {
     },
     stdinFd: 0,
     stdout: process.stdout,
+    stdoutFd: 1,
     stderr: process.stderr,
     get sharedOutput() {
       return sameFile(1, 2);
@@ -834,7 +837,7 @@ export async function runTool(
     command ? command.stdout : () => io.stdin,
     command ? visibleOneLine(command.name) : undefined,
     stop.signal,
-    { pool: readPool(), stdinFd: command ? undefined : io.stdinFd },
+    { pool: readPool(), stdinFd: command ? undefined : io.stdinFd, output: io.stdoutFd === undefined ? undefined : outputFile(io.stdoutFd) },
   );
   // Where stdout and stderr are one place, a warning written while the output is mid-line (live text) would land inside that line: the line is ended first.
   const shared = io.sharedOutput ?? (io.stdout.isTTY === true && io.stderr.isTTY === true);

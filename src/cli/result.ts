@@ -10,7 +10,7 @@ import { fstatSync, statSync } from 'node:fs';
 import { ResultCore, formatVerdict } from '../result/core.js';
 import { lineNumberAt, verdictFromEnd } from '../result/seek.js';
 import { guardOutput, writeAll } from '../io/output.js';
-import { STDIN, closeFd, descriptorOffset, fstatFd, openFd } from '../io/sources.js';
+import { STDIN, closeFd, descriptorOffset, fstatFd, openFd, outputFile } from '../io/sources.js';
 import type { SessionVerdict } from '../result/core.js';
 import { pathSteps, resultFailed } from '../events.js';
 import { visibleOneLine } from '../safe-text.js';
@@ -164,6 +164,9 @@ async function fromEnd(args: ResultArgs & CommonArgs, core: ResultCore, io: Io, 
 /** The input as a regular file to read at any offset, when it is one: a single file argument, or standard input redirected from a file. */
 async function openSeekable(files: string[], io: Io): Promise<Seekable | undefined> {
   if (files.length > 1) return undefined;
+  // The file the output goes to: the full read reports it (see openSources), and reads none of it.
+  const output = io.stdoutFd === undefined ? undefined : outputFile(io.stdoutFd);
+  const isOutput = (stat: { dev: number; ino: number }): boolean => output !== undefined && stat.dev === output.dev && stat.ino === output.ino;
   if (files.length === 1 && files[0] !== '-') {
     // Only a regular file is opened here. A named pipe opened and closed again before it is read loses what its writer wrote, and the read after waits for a writer that has gone.
     try {
@@ -175,7 +178,7 @@ async function openSeekable(files: string[], io: Io): Promise<Seekable | undefin
     try {
       fd = await openFd(files[0]!, 'r');
       const stat = await fstatFd(fd);
-      if (stat.isFile()) {
+      if (stat.isFile() && !isOutput(stat)) {
         const opened = fd;
         return { fd: opened, size: stat.size, source: files[0]!, close: () => closeFd(opened) };
       }
@@ -190,7 +193,7 @@ async function openSeekable(files: string[], io: Io): Promise<Seekable | undefin
   try {
     const stat = fstatSync(fd);
     // Only from its start: what was read of it before is no longer the input (where that cannot be known, it is read as it comes).
-    if (stat.isFile() && descriptorOffset(fd) === 0) return { fd, size: stat.size, source: STDIN, close: async () => {} };
+    if (stat.isFile() && !isOutput(stat) && descriptorOffset(fd) === 0) return { fd, size: stat.size, source: STDIN, close: async () => {} };
   } catch {
     // not a file
   }

@@ -59,6 +59,35 @@ export function sameFile(a: number, b: number): boolean {
   }
 }
 
+/** A regular file, by its device and inode. */
+export interface FileIdentity {
+  dev: number;
+  ino: number;
+}
+
+/**
+ * The regular file the file descriptor `fd` writes to (stdout redirected to
+ * a file: `> out`, `>> out`); undefined for anything else.
+ */
+export function outputFile(fd: number): FileIdentity | undefined {
+  try {
+    const stat = fstatSync(fd);
+    return stat.isFile() ? { dev: stat.dev, ino: stat.ino } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The error of an input that is the file the output is written to, with
+ * bytes left to read: reading it would read the output back, and a tool that
+ * copies lines (`ndjson-dedupe f >> f`) would read on until the disk is
+ * full. As cat(1), the input is not read.
+ */
+function inputIsOutput(): NodeJS.ErrnoException {
+  return new Error('input file is output file');
+}
+
 /**
  * A chunk of one input, or the end of one input. A chunk with `release` was
  * read into a buffer that is read into again once `release` is called: the
@@ -163,6 +192,12 @@ export interface SourceOptions {
    * the `stdin` stream is made only for anything else (a terminal).
    */
   stdinFd?: number;
+  /**
+   * The regular file the output is written to: an input that is that file,
+   * with bytes left to read, ends at once with an error (see
+   * inputIsOutput). Only inputs read with a pool are checked.
+   */
+  output?: FileIdentity;
 }
 
 /**
@@ -205,6 +240,12 @@ export function openSources(
       if (pool !== undefined) {
         const file = await openInput(name === '-' ? (options.stdinFd ?? (stdinStream() as { fd?: unknown }).fd) : name, source, onError);
         if (file === 'error') {
+          yield end();
+          continue;
+        }
+        if (file?.regular && options.output !== undefined && readsOutput(file, options.output)) {
+          onError(source, inputIsOutput());
+          if (file.owned) await closeFd(file.fd);
           yield end();
           continue;
         }
@@ -268,6 +309,10 @@ interface OpenInput {
   fd: number;
   owned: boolean;
   regular: boolean;
+  /** The file's identity and size, when it is a regular file. */
+  dev?: number;
+  ino?: number;
+  size?: number;
   /** A pipe or a socket. */
   pipe?: boolean;
 }
@@ -287,7 +332,7 @@ async function openInput(
   if (typeof what === 'number') {
     try {
       const stat = fstatSync(what);
-      if (stat.isFile()) return { fd: what, owned: false, regular: true };
+      if (stat.isFile()) return { fd: what, owned: false, regular: true, dev: stat.dev, ino: stat.ino, size: stat.size };
       if (stat.isFIFO() || stat.isSocket()) return { fd: what, owned: false, regular: false, pipe: true };
       return undefined;
     } catch {
@@ -304,9 +349,11 @@ async function openInput(
   }
   let regular = false;
   let pipe = false;
+  let identity: Pick<OpenInput, 'dev' | 'ino' | 'size'> = {};
   try {
     const stat = await fstatFd(fd);
     regular = stat.isFile();
+    if (regular) identity = { dev: stat.dev, ino: stat.ino, size: stat.size };
     // A named pipe (`mkfifo`, or `<(command)`, /dev/fd/63): read as standard input's pipe is, so that a stop ends a read
     // that waits for the writer (a read stream's read, in libuv's thread pool, would hold the run until the writer wrote
     // or closed).
@@ -314,7 +361,18 @@ async function openInput(
   } catch {
     // Not known to be a regular file: read as a stream, which reports what goes wrong.
   }
-  return { fd, owned: true, regular, pipe };
+  return { fd, owned: true, regular, pipe, ...identity };
+}
+
+/**
+ * True when the regular file `file` is `output`, with bytes left to read
+ * after where its descriptor is: an empty file (`f > f` emptied it) reads
+ * nothing back, as cat(1) has it.
+ */
+function readsOutput(file: OpenInput, output: FileIdentity): boolean {
+  if (file.dev !== output.dev || file.ino !== output.ino) return false;
+  const at = file.owned ? 0 : (descriptorOffset(file.fd) ?? 0);
+  return (file.size ?? 0) > at;
 }
 
 /** How long, at most, a regular file is read without the event loop running (see pooledChunks). */
