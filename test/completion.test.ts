@@ -77,5 +77,15 @@ for (const tool of tools) {
     // zsh asks with `--completion=z` as one word, and replaces it whole.
     const zshAsks = await runBin(tool, ['--get-yargs-completions', tool, '--completion=z']);
     t.equal(zshAsks.stdout, '--completion=zsh\n', '--completion=z, as zsh asks');
+    // A word not begun with `-` is a file's: nothing offered, so that bash (`-o default`) and zsh (`_default`) offer file
+    // names, as for cat(1); `-` asks for the options.
+    for (const words of [[''], ['al'], ['--strict', ''], ['--', '']]) {
+      const asked = await runBin(tool, ['--get-yargs-completions', tool, ...words]);
+      t.same([asked.code, asked.stdout], [0, ''], `${JSON.stringify(words)}: nothing offered, the shell's file names instead`);
+    }
+    const dash = await runBin(tool, ['--get-yargs-completions', tool, '-']);
+    t.match(dash.stdout, /^--strict$/m, '-: the options');
+    t.match(dash.stdout, /^--help$/m, '-: the options');
+    t.equal(complete(''), '\n', 'bash, no word typed: nothing offered (bash then offers file names)');
   });
 }

@@ -342,10 +342,14 @@ export function parseArgs<O extends Record<string, Options>, A>(spec: CommandSpe
     const option = before === undefined ? undefined : /^--([^=]+)$/.exec(before)?.[1];
     const values =
       option === undefined ? undefined : (spec.values?.[option] ?? COMMON_VALUES[option] ?? (afterEquals ? spec.gluedValues?.[option] : undefined));
+    // A word that does not start with `-` (none typed yet, too) is a file's: nothing is offered, and the shell offers file
+    // names, as it does for cat(1); the options are offered once `-` is typed.
     const offered =
       values !== undefined
         ? values.filter((v) => v.startsWith(current)).map((v) => prefix + v)
-        : [...words, ...(spec.negations ?? []).map((n) => `--no-${n}`)];
+        : current.startsWith('-')
+          ? [...words, ...(spec.negations ?? []).map((n) => `--no-${n}`)]
+          : [];
     return { code: answer(spec.name, io, offered.map((word) => `${word}\n`).join('')) };
   }
   if (failure === null && (parsed.help || parsed.version)) {
