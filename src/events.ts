@@ -378,6 +378,16 @@ function hasBlock(e: unknown, type: string): boolean {
 }
 
 /**
+ * True for a message of a sub-agent in Claude Code's dialect: an event whose
+ * `parent_tool_use_id` names the call (`Task`) that runs it. Its text is the
+ * sub-agent's, handed back to the agent as that call's result, not the
+ * agent's own answer.
+ */
+export function isSubagentMessage(e: unknown): boolean {
+  return isObject(e) && typeof e.parent_tool_use_id === 'string';
+}
+
+/**
  * True for an event only Claude Code's dialect has: an `assistant` message
  * with `parent_tool_use_id` or a `tool_use` block, or a `result` with
  * `total_cost_usd` or `num_turns`. `type` is the event's type.

@@ -21,6 +21,7 @@ import type { FlushMismatch } from '../assistant-text.js';
 import {
   eventSubtype,
   hasToolUseBlock,
+  isSubagentMessage,
   isRunActivity,
   isSystemInit,
   opensSession,
@@ -694,7 +695,9 @@ export class TextCore implements ToolCore {
             out.close(id);
           }
         }
-        if ((verdict === 'delta' || verdict === 'only-copy') && text.length > 0) {
+        // A sub-agent's text (Claude Code's) is shown in the transcript, but is no part of the final message: the agent's own
+        // answer follows the call that ran it.
+        if ((verdict === 'delta' || verdict === 'only-copy') && text.length > 0 && (out !== null || !isSubagentMessage(event))) {
           s.texts++;
           s.said = true;
           if (out) {
