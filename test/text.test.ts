@@ -469,6 +469,10 @@ t.test('--all: a character or CRLF split between two deltas is written whole, wh
   const call = shell('c1', 'ls', undefined, 'A');
   t.equal(await through(lines(delta('ab\r', 'A'), call, delta('\ncd', 'A')), { all: true, tools: false }), 'ab\n\ncd\n');
   t.equal(await through(lines(delta('ab\r', 'A'), call, delta('yo', 'B'), delta('\ncd', 'A')), { all: true, tools: false }), 'ab\n\n── session B ──\nyo\n\n── session A ──\ncd\n');
+  // A lone CR (the next delta does not start with `\n`) ends the paragraph it was held back from, as before a tool line.
+  t.equal(await through(lines(delta('ab\r', 'A'), call, delta('cd', 'A')), { all: true, tools: false }), 'ab\\x0d\n\ncd\n', 'a lone CR, the call not shown');
+  t.equal(await through(lines(delta('ab\r', 'A'), call, delta('cd', 'A')), { all: true, tools: false, raw: true }), 'ab\r\n\ncd\n', 'a lone CR, the call not shown, raw');
+  t.equal(await through(lines(delta('ab\r', 'A'), call, delta('yo', 'B'), delta('cd', 'A')), { all: true, tools: false }), 'ab\n\n── session B ──\nyo\n\n── session A ──\n\\x0dcd\n', 'another session between: where it goes on');
   // A tool line of the session comes after what its text held, at the end of that text.
   t.equal(await through(lines(delta('ab\r', 'A'), shell('c1', 'ls', 0, 'A')), { all: true }), 'ab\\x0d\n→ shell ls (exit 0)\n');
 });

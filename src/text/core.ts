@@ -356,7 +356,9 @@ export class Transcript {
    * character to make visible), or the first half of a character the next
    * delta ends (a surrogate pair split between deltas). By kind and session
    * (see {@link heldKey}). The session's tool line or prompt, the end of its
-   * run, or the end of the input writes it first, as it is.
+   * run, or the end of the input writes it first, as it is; so does a next
+   * block of it, in the block it was held back from, when that is still the
+   * last written and the `\r` is made no line end (see endHeldCr).
    */
   private readonly held = new Map<string, string>();
 
@@ -455,6 +457,21 @@ export class Transcript {
     return true;
   }
 
+  /**
+   * Before `text` starts a new block of `kind` for `session`: a `\r` the
+   * block before it held back, that `text` does not make a line end of
+   * (`\r\n`), is written where it was held back from when that block is
+   * still the last one written (a tool call came between, its line not
+   * shown): it ends that paragraph, not the next.
+   */
+  private endHeldCr(kind: Block, session: string, text: string): void {
+    if (this.held.size === 0 || text.charCodeAt(0) === 10 || this.block !== kind || this.blockSession !== session) return;
+    const key = heldKey(kind, session);
+    if (this.held.get(key) !== '\r') return;
+    this.held.delete(key);
+    this.write(kind, '\r');
+  }
+
   /** Writes newlines until `n` of them end the output. */
   private separate(n: number): void {
     if (this.nl < n) this.put('\n'.repeat(n - this.nl), null);
@@ -534,6 +551,7 @@ export class Transcript {
     if (!(continues && this.isOpen('text', session))) {
       // Only newlines would be dropped as a new block's leading ones: no block, nor a label with nothing under it.
       if (this.onlyLineEnds('text', session, text)) return;
+      this.endHeldCr('text', session, text);
       this.begin('text', session);
     }
     this.body('text', text);
@@ -544,6 +562,7 @@ export class Transcript {
     if (text.length === 0) return;
     if (!this.isOpen('thinking', session)) {
       if (this.onlyLineEnds('thinking', session, text)) return;
+      this.endHeldCr('thinking', session, text);
       this.begin('thinking', session);
     }
     this.body('thinking', text);
