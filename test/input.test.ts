@@ -1,5 +1,7 @@
 import t from 'tap';
-import { EventReader, formatProblem, retainRecord } from '../src/io/input.js';
+import { EventReader, LineTooLongError, MAX_LINE, formatProblem, retainRecord } from '../src/io/input.js';
+import { text } from '../src/text/stream.js';
+import { dedupe } from '../src/dedupe/stream.js';
 import type { EventRecord, InputProblem } from '../src/io/input.js';
 
 interface Seen {
@@ -167,6 +169,55 @@ t.test('a 64 MiB line', async (t) => {
   t.equal(seen.length, 2);
   t.equal((seen[0]!.event as { content: string }).content.length, big.length);
   t.equal(seen[1]!.line, 2);
+});
+
+t.test('a line longer than maxLine: the write that makes it so fails, whatever the chunks', async (t) => {
+  t.equal(MAX_LINE, 2 ** 32, '4 GiB by default');
+  const head = '{"type":"thinking","text":"';
+  for (const size of [1, 7, 60, 100, 101, 1000]) {
+    const seen: EventRecord[] = [];
+    const reader = new EventReader({ record: (r) => seen.push(r), problem: () => t.fail('no problem expected') }, { maxLine: 100 });
+    reader.startSource('in.ndjson');
+    // A line of exactly 100 bytes is read; the next, never ended, fails once it passes 100.
+    const ok = `${head}${'a'.repeat(100 - head.length - 2)}"}\n`;
+    const input = Buffer.from(`${ok}{"type":"result"}\n${head}${'z'.repeat(200)}`);
+    let failure: unknown;
+    let at = 0;
+    try {
+      for (; at < input.length; at += size) reader.write(input.subarray(at, at + size));
+    } catch (error) {
+      failure = error;
+    }
+    t.ok(failure instanceof LineTooLongError, `chunks of ${size}: a LineTooLongError`);
+    t.equal((failure as Error).message, `in.ndjson:3: line too long: ${head}${'z'.repeat(60 - head.length)}… (more than 100 bytes: the rest of the input is not read)`, `chunks of ${size}: its message`);
+    t.ok(at + size > ok.length + 18 + 100, `chunks of ${size}: at the write that passes the limit`);
+    t.same(
+      seen.map((r) => r.line),
+      [1, 2],
+      `chunks of ${size}: the lines before it are read`,
+    );
+  }
+});
+
+t.test('a line longer than maxLine stops a tool stream: its output so far, a line of text ended, then the error', async (t) => {
+  const delta = (s: string): string => JSON.stringify({ type: 'assistant', message: { role: 'assistant', content: [{ type: 'text', text: s }] }, session_id: 's', timestamp_ms: 1 });
+  const input = `${delta('Hello')}\n${delta(' world')}\n{"type":"assistant","x":"${'x'.repeat(5000)}`;
+  const run = async (stream: NodeJS.ReadWriteStream): Promise<{ out: string; error: unknown }> => {
+    let out = '';
+    stream.on('data', (d: Buffer) => (out += d.toString()));
+    const error = await new Promise<unknown>((resolve) => {
+      stream.on('error', resolve);
+      stream.on('end', () => resolve(undefined));
+      stream.end(input);
+    });
+    return { out, error };
+  };
+  const live = await run(text({ all: true, maxLine: 1000 }));
+  t.equal(live.out, 'Hello world\n', 'ndjson-text --all: the text so far, its line ended');
+  t.match(String((live.error as Error).message), /^stdin:3: line too long: .* \(more than 1000 bytes: the rest of the input is not read\)$/);
+  const copied = await run(dedupe({ maxLine: 1000 }));
+  t.equal(copied.out, `${delta('Hello')}\n${delta(' world')}\n`, 'ndjson-dedupe: the lines before it');
+  t.ok(copied.error instanceof LineTooLongError);
 });
 
 t.test('control characters in excerpts are made visible', async (t) => {

@@ -6,7 +6,7 @@
 import yargs from 'yargs';
 import type { Argv, Options } from 'yargs';
 import { spawn } from 'node:child_process';
-import { formatProblem, scanReadBuffers } from '../io/input.js';
+import { LineTooLongError, formatProblem, scanReadBuffers } from '../io/input.js';
 import type { InputProblem } from '../io/input.js';
 import { ReadPool, openSources, describeError, isFile, outputFile, pathExists, sameFile } from '../io/sources.js';
 import { toolStream, StrictError } from '../io/tool-stream.js';
@@ -610,7 +610,11 @@ export interface RunResult {
   closed: boolean;
   /** A signal stopped the run (`code` is 130 or 143). */
   signalled?: boolean;
-  /** `--strict` stopped the run at a bad line (`code` is 2): what a tool writes only at the end is not written. */
+  /**
+   * `--strict` stopped the run at a bad line, or a line too long to hold did
+   * (see LineTooLongError; `code` is 2): what a tool writes only at the end is
+   * not written.
+   */
   strictStop?: boolean;
   /** How many lines were not events. */
   problems: number;
@@ -890,6 +894,11 @@ export async function runTool(
       return { code: EXIT.INPUT, closed: true, problems };
     case 'failed':
       if (outcome.error instanceof StrictError) return { code: EXIT.INPUT, closed: false, strictStop: true, problems };
+      // A line too long to hold ends the run there, as --strict does at a bad line.
+      if (outcome.error instanceof LineTooLongError) {
+        warn(io, name, visibleOneLine(outcome.error.message));
+        return { code: EXIT.INPUT, closed: false, strictStop: true, problems };
+      }
       warn(io, name, outcome.error.message);
       return { code: EXIT.INPUT, closed: false, problems };
   }

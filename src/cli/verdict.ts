@@ -32,8 +32,8 @@ export interface JudgeOptions<S> {
  * the status they call for: 4 when one has no result, else 3 when one
  * failed, else 0; 2 when a session's result was read but not kept (see
  * ResultOptions.heldResults), whatever the others. An I/O error
- * (`run.code`) comes first; under --strict, or when nothing could be read,
- * it is the whole story.
+ * (`run.code`) comes first; under --strict, after a line too long to hold,
+ * or when nothing could be read, it is the whole story.
  */
 export function judgeSessions<S extends SessionEnd>(
   name: string,
@@ -43,7 +43,7 @@ export function judgeSessions<S extends SessionEnd>(
   io: Io,
   { more, given = sessions.length }: JudgeOptions<S> = {},
 ): number {
-  if (run.code !== EXIT.OK && ((args.strict && run.problems > 0) || given === 0)) return run.code;
+  if (run.code !== EXIT.OK && ((args.strict && run.problems > 0) || run.strictStop === true || given === 0)) return run.code;
   if (given === 0) {
     warn(io, name, 'no result event: the input held no events of a run');
     return run.code || EXIT.NO_RESULT;

@@ -303,6 +303,30 @@ export interface ReaderOptions {
    * event recovered (see RUN_START). Without it, none.
    */
   passesPlain?: (type: string) => boolean;
+  /**
+   * The most bytes a line may hold before it is ended: a line longer still
+   * (`/dev/zero`, a writer that never ends its line) fails the write that
+   * makes it so with a {@link LineTooLongError}, and the input is not read
+   * further. Default (and at most) {@link MAX_LINE}, 4 GiB.
+   */
+  maxLine?: number;
+}
+
+/** The most bytes a line may hold: 4 GiB, the longest buffer Node 20 makes (see ReaderOptions.maxLine). */
+export const MAX_LINE = 2 ** 32;
+
+/**
+ * The error a reader fails with when a line grows past
+ * ReaderOptions.maxLine: it cannot be held, nor its end looked for without
+ * losing what it may hold (a tool call glued on), so the input is read no
+ * further.
+ */
+export class LineTooLongError extends Error {
+  constructor(source: string, line: number, head: Buffer, max: number) {
+    const size = max >= 2 ** 30 && max % 2 ** 30 === 0 ? `${max / 2 ** 30} GiB` : `${max} bytes`;
+    super(`${formatProblem({ source, line, reason: 'line too long', excerpt: excerptOf(head), raw: head })} (more than ${size}: the rest of the input is not read)`);
+    this.name = 'LineTooLongError';
+  }
 }
 
 const TOOL_KEY = Buffer.from('"tool_');
@@ -1151,6 +1175,7 @@ export class EventReader {
   /** `lent` holds the line handed over last, its records in use until this write returns. */
   private lentBusy = false;
   private readonly reuseLines: boolean;
+  private readonly maxLine: number;
   private slow: SlowState | null = null;
   /** The array line being assembled, whose elements are read as its bytes come (see streamArray); null when none. */
   private arrayRead: ArrayProgress | null = null;
@@ -1197,6 +1222,7 @@ export class EventReader {
     // Lines let by in runs go unread, and so unchecked: a reader that checks them lets none by.
     this.passes = options.needs === undefined || this.checkUnread ? undefined : options.passes;
     this.reuseLines = options.reuseLines === true;
+    this.maxLine = Math.min(options.maxLine ?? MAX_LINE, MAX_LINE);
     this.joinDeltas = options.joinDeltas === true;
     this.passDeltas = this.passes !== undefined && options.passDeltas === true;
     this.passesPlain = this.passes === undefined ? undefined : options.passesPlain;
@@ -1460,6 +1486,12 @@ export class EventReader {
       this.lentBusy = true;
     }
     const need = this.carryLength + (to - from);
+    if (need > this.maxLine) {
+      // Deltas read before it are shown before the stop, as before a bad line under --strict.
+      if (this.joined !== null) this.handJoined();
+      const head = this.carryLength > 0 ? this.carry.subarray(0, Math.min(this.carryLength, 4096)) : chunk.subarray(from, Math.min(to, from + 4096));
+      throw new LineTooLongError(this.source, this.lineNo + 1, head, this.maxLine);
+    }
     if (need > this.carry.length) {
       if (!this.lentBusy && this.lent.length >= need) {
         // The other buffer is free and long enough (a long line was assembled in it): the line moves there.

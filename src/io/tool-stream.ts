@@ -7,7 +7,7 @@
  */
 import { transform } from 'through2';
 import type { Transform } from 'node:stream';
-import { EventReader, formatProblem } from './input.js';
+import { EventReader, LineTooLongError, formatProblem } from './input.js';
 import type { EventRecord, InputProblem } from './input.js';
 import type { SourceChunk } from './sources.js';
 import { SOURCE_CHUNK } from './sources.js';
@@ -28,7 +28,8 @@ export interface ToolCore {
   /** The end of all input. */
   end(emit: Emit): void;
   /**
-   * The stream stops at a bad line under `strict`, {@link end} never to come:
+   * The stream stops at a bad line under `strict`, or at a line too long to
+   * hold (see LineTooLongError), {@link end} never to come:
    * output left open (a line of text begun) is closed, so that what was
    * written ends as a text file does, with a line end.
    */
@@ -104,6 +105,8 @@ export interface ToolStreamOptions {
   onSourceError?: (source: string, error: NodeJS.ErrnoException) => void;
   /** Called with each buffer of output the stream pushes, as it pushes it. */
   onOutput?: (data: Buffer, interjected: boolean) => void;
+  /** The most bytes a line may hold (see ReaderOptions.maxLine): the stream fails with a LineTooLongError past it. Default 4 GiB. */
+  maxLine?: number;
 }
 
 /** A tool's Transform. */
@@ -253,6 +256,7 @@ export function toolStream(core: ToolCore, given: ToolStreamOptions = {}): ToolT
       checkUnread: !options.strict && core.copiesUnread === true,
       // A core keeps copies of what it keeps (retainRecord), or what it reads of it: lines read across chunks can share one buffer.
       reuseLines: true,
+      maxLine: options.maxLine,
     },
   );
   let current: string | null = null;
@@ -299,7 +303,7 @@ export function toolStream(core: ToolCore, given: ToolStreamOptions = {}): ToolT
   };
   /** The output made before the stream failed with `error`: a line a strict stop left open is ended first (see ToolCore.halt). */
   const madeBefore = (error: unknown): Buffer | null => {
-    if (error instanceof StrictError) core.halt?.(emit);
+    if (error instanceof StrictError || error instanceof LineTooLongError) core.halt?.(emit);
     return take();
   };
   // Set once the stream's last output is pushed, or it failed: nothing may be pushed after.
