@@ -55,6 +55,16 @@ const built: Record<string, string> = {
   'cut after the result, a nested session last': [init('a'), result('a', 'r'), '{"type":"result","subtype":"success","x":{"session_id":"b"}', status('a')].join('\n') + '\n',
   'cut after the result, a type no agent writes': [init('a'), result('a', 'r'), '{"type":"status","x":{"a":1}', status('a')].join('\n') + '\n',
   'broken after the result': [init('a'), result('a', 'r'), '{"type":"system","subtype":"init","cwd":"/x"y","session_id":"b"}', status('a')].join('\n') + '\n',
+  // An array of events written an element a line, never closed: the full read reads it as cut short, its run with no
+  // result, whatever its last element is.
+  'an array never closed, a result its last element': `[${init('a')},\n${result('a', 'r')}\n`,
+  'an array never closed, a failed result its last element': `[${init('a')},\n${result('a', 'bad', { is_error: true, subtype: 'error_max_turns' })}\n`,
+  'an array never closed, a line after the result': `[${init('a')},\n${result('a', 'r')},\n${status('a')}\n`,
+  'an array never closed, an init its last element': `[${delta('z', 'x')},\n${init('a')}\n`,
+  'an array opened on a line of its own, never closed': `${init('z')}\n[\n${init('a')},\n\n${result('a', 'r')}\r\n`,
+  'an array never closed, its comma on a line of its own': `[${init('a')}\n,\n${result('a', 'r')}\n`,
+  // Closed, it is read as its events, from the end as from the start.
+  'an array written an element a line': `[${init('a')},\n${result('a', 'r')}\n]\n`,
   'a later type key spelled with an escape':
     [init('a'), '{"type":"thinking","session_id":"a","\\u0074ype":"result","subtype":"success","is_error":false,"result":"found"}', stats('a')].join('\n') + '\n',
 };

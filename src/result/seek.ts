@@ -12,7 +12,8 @@
  *
  * The reading is optimistic: anything it cannot judge with certainty (a line
  * that is not one clean event, such as noise, a truncated line, glued or
- * pretty-printed values, or a last event without a session id) gives up, and
+ * pretty-printed values, a last event without a session id, or an answer
+ * the line before it goes on into, as an array's elements do) gives up, and
  * the caller reads the file from the start instead. So the answer is always
  * the one the full read gives; only the lines it never reaches go unchecked.
  */
@@ -31,6 +32,8 @@ const CHUNK = 1 << 20;
 export interface FoundLine {
   raw: Buffer;
   offset: number;
+  /** Only the end of the line, `raw`, was read (see linesFromEnd), from `offset`. */
+  partial?: true;
 }
 
 /** What the backward reading found. */
@@ -54,13 +57,14 @@ export interface ReadSizes {
 const READ_SIZES: ReadSizes = { first: 1 << 16, most: CHUNK };
 
 /**
- * Reads a file's lines from the end, one at a time, lazily; null, after
- * which it reads no more, for a line longer than a read whose last byte but
- * white space is not `}`: no event (an array of events, as Claude Code's
- * `--output-format json --verbose` writes a run), which the caller would
- * give up at, but only once it had read the whole line backwards.
+ * Reads a file's lines from the end, one at a time, lazily. A line longer
+ * than a read whose last byte but white space is not `}` is no event (an
+ * array of events, as Claude Code's `--output-format json --verbose` writes
+ * a run), which the caller would give up at, but only once it had read the
+ * whole line backwards: only its end, as read, is found (`partial`), and
+ * nothing more is read.
  */
-async function* linesFromEnd(fd: number, size: number, sizes: ReadSizes): AsyncGenerator<FoundLine | null> {
+async function* linesFromEnd(fd: number, size: number, sizes: ReadSizes): AsyncGenerator<FoundLine> {
   let pos = size;
   let want = sizes.first;
   // Pieces of the line that began before the chunk read last, in file order.
@@ -86,7 +90,7 @@ async function* linesFromEnd(fd: number, size: number, sizes: ReadSizes): AsyncG
       end = nl;
     }
     if (tail.length === 0 && start > 0 && !mayEndEvent(chunk, end)) {
-      yield null;
+      yield { raw: chunk.subarray(0, end), offset: start, partial: true };
       return;
     }
     tail.unshift(chunk.subarray(0, end));
@@ -113,6 +117,16 @@ function mayEndEvent(chunk: Buffer, end: number): boolean {
   return at < 0 || chunk[at] === 0x7d;
 }
 
+/**
+ * True when the last byte of `raw` but white space is `,` or `[`: the line
+ * goes on into the next, as the elements of an array written a line each do.
+ */
+function goesOn(raw: Buffer): boolean {
+  let at = raw.length - 1;
+  while (at >= 0 && (raw[at] === 0x20 || raw[at] === 0x09 || raw[at] === 0x0d)) at--;
+  return raw[at] === 0x2c || raw[at] === 0x5b;
+}
+
 function isBlank(raw: Buffer): boolean {
   for (const b of raw) if (b !== 0x20 && b !== 0x09 && b !== 0x0d) return false;
   return true;
@@ -131,8 +145,16 @@ export async function verdictFromEnd(fd: number, size: number, sizes: ReadSizes 
   let activity = false;
   const verdict = (line: FoundLine, event: AgentEvent): SeekOutcome =>
     activity ? { kind: 'none', session: session!, line: last! } : { kind: 'result', session: session!, line, event };
+  // The outcome, found at a line: it stands once the line before it is seen not to go on into it.
+  let decided: SeekOutcome | undefined;
   for await (const found of linesFromEnd(fd, size, sizes)) {
-    if (found === null) return null;
+    if (decided !== undefined) {
+      if (isBlank(found.raw)) continue;
+      // An array whose elements are written a line each (`[{…},`), never closed: the line found is one of them, and the
+      // full read reads the array as cut short, its run with no result.
+      return goesOn(found.raw) ? null : decided;
+    }
+    if (found.partial) return null;
     let raw = found.raw;
     if (raw.length > 0 && raw[raw.length - 1] === 0x0d) raw = raw.subarray(0, raw.length - 1);
     // A byte-order mark (a file's start, or one of files joined with cat): the full read skips it.
@@ -153,8 +175,14 @@ export async function verdictFromEnd(fd: number, size: number, sizes: ReadSizes 
       if (id === undefined) return null;
       session = id;
       last = line;
-      if (event.type === 'result') return { kind: 'result', session, line, event };
-      if (isSystemInit(event)) return { kind: 'none', session, line };
+      if (event.type === 'result') {
+        decided = { kind: 'result', session, line, event };
+        continue;
+      }
+      if (isSystemInit(event)) {
+        decided = { kind: 'none', session, line };
+        continue;
+      }
       activity = isRunActivity(eventType(event));
       continue;
     }
@@ -171,8 +199,8 @@ export async function verdictFromEnd(fd: number, size: number, sizes: ReadSizes 
       const kind = eventType(event);
       // Whose it is, an event without a session id says only to a reader from the start.
       if ((kind === 'result' || kind === 'system' || isRunActivity(kind)) && str(event, 'session_id') === undefined) return null;
-      if (kind === 'result' && sessionId(event) === session) return verdict(line, event);
-      if (isSystemInit(event) && sessionId(event) === session) return { kind: 'none', session, line: last! };
+      if (kind === 'result' && sessionId(event) === session) decided = verdict(line, event);
+      else if (isSystemInit(event) && sessionId(event) === session) decided = { kind: 'none', session, line: last! };
       if (isRunActivity(kind) && sessionId(event) === session) activity = true;
       continue;
     }
@@ -193,9 +221,10 @@ export async function verdictFromEnd(fd: number, size: number, sizes: ReadSizes 
     const event = parseEvent(raw);
     if (event === undefined || str(event, 'session_id') === undefined) return null;
     if (sessionId(event) !== session) continue;
-    if (type === 'result') return verdict(line, event);
-    if (isSystemInit(event)) return { kind: 'none', session, line: last! };
+    if (type === 'result') decided = verdict(line, event);
+    else if (isSystemInit(event)) decided = { kind: 'none', session, line: last! };
   }
+  if (decided !== undefined) return decided;
   if (session === undefined || last === undefined) return null;
   return { kind: 'none', session, line: last };
 }
