@@ -63,6 +63,10 @@ const built: Record<string, string> = {
   'an array never closed, an init its last element': `[${delta('z', 'x')},\n${init('a')}\n`,
   'an array opened on a line of its own, never closed': `${init('z')}\n[\n${init('a')},\n\n${result('a', 'r')}\r\n`,
   'an array never closed, its comma on a line of its own': `[${init('a')}\n,\n${result('a', 'r')}\n`,
+  // The line before the answer longer than a read: only its end counts, white space and all.
+  'an array never closed, a long element before the result': `[${init('a')},\n${delta('a', 'x'.repeat(300_000))},\n${result('a', 'r')}\n`,
+  'an array never closed, its comma before a long run of spaces': `[${init('a')},${' '.repeat(200_000)}\n${result('a', 'r')}\n`,
+  'a long line before the result': [init('a'), delta('a', 'x'.repeat(300_000)), result('a', 'r')].join('\n') + '\n',
   // Closed, it is read as its events, from the end as from the start.
   'an array written an element a line': `[${init('a')},\n${result('a', 'r')}\n]\n`,
   'a later type key spelled with an escape':

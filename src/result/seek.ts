@@ -62,9 +62,11 @@ const READ_SIZES: ReadSizes = { first: 1 << 16, most: CHUNK };
  * array of events, as Claude Code's `--output-format json --verbose` writes
  * a run), which the caller would give up at, but only once it had read the
  * whole line backwards: only its end, as read, is found (`partial`), and
- * nothing more is read.
+ * nothing more is read. So is every line longer than a read once
+ * `ends.only` is set, by a caller that reads no more than a line's end:
+ * as soon as the end read holds more than white space.
  */
-async function* linesFromEnd(fd: number, size: number, sizes: ReadSizes): AsyncGenerator<FoundLine> {
+async function* linesFromEnd(fd: number, size: number, sizes: ReadSizes, ends: { only: boolean } = { only: false }): AsyncGenerator<FoundLine> {
   let pos = size;
   let want = sizes.first;
   // Pieces of the line that began before the chunk read last, in file order.
@@ -91,6 +93,11 @@ async function* linesFromEnd(fd: number, size: number, sizes: ReadSizes): AsyncG
     }
     if (tail.length === 0 && start > 0 && !mayEndEvent(chunk, end)) {
       yield { raw: chunk.subarray(0, end), offset: start, partial: true };
+      return;
+    }
+    // Only its end wanted, and read (more than white space): the line is not read further back.
+    if (ends.only && start > 0 && !isBlank(chunk.subarray(0, end))) {
+      yield { raw: Buffer.concat([chunk.subarray(0, end), ...tail]), offset: start, partial: true };
       return;
     }
     tail.unshift(chunk.subarray(0, end));
@@ -147,7 +154,13 @@ export async function verdictFromEnd(fd: number, size: number, sizes: ReadSizes 
     activity ? { kind: 'none', session: session!, line: last! } : { kind: 'result', session: session!, line, event };
   // The outcome, found at a line: it stands once the line before it is seen not to go on into it.
   let decided: SeekOutcome | undefined;
-  for await (const found of linesFromEnd(fd, size, sizes)) {
+  // Once it is, only the end of the line before counts: a long one is not read backwards whole.
+  const ends = { only: false };
+  const decide = (outcome: SeekOutcome): void => {
+    decided = outcome;
+    ends.only = true;
+  };
+  for await (const found of linesFromEnd(fd, size, sizes, ends)) {
     if (decided !== undefined) {
       if (isBlank(found.raw)) continue;
       // An array whose elements are written a line each (`[{…},`), never closed: the line found is one of them, and the
@@ -176,11 +189,11 @@ export async function verdictFromEnd(fd: number, size: number, sizes: ReadSizes 
       session = id;
       last = line;
       if (event.type === 'result') {
-        decided = { kind: 'result', session, line, event };
+        decide({ kind: 'result', session, line, event });
         continue;
       }
       if (isSystemInit(event)) {
-        decided = { kind: 'none', session, line };
+        decide({ kind: 'none', session, line });
         continue;
       }
       activity = isRunActivity(eventType(event));
@@ -199,8 +212,8 @@ export async function verdictFromEnd(fd: number, size: number, sizes: ReadSizes 
       const kind = eventType(event);
       // Whose it is, an event without a session id says only to a reader from the start.
       if ((kind === 'result' || kind === 'system' || isRunActivity(kind)) && str(event, 'session_id') === undefined) return null;
-      if (kind === 'result' && sessionId(event) === session) decided = verdict(line, event);
-      else if (isSystemInit(event) && sessionId(event) === session) decided = { kind: 'none', session, line: last! };
+      if (kind === 'result' && sessionId(event) === session) decide(verdict(line, event));
+      else if (isSystemInit(event) && sessionId(event) === session) decide({ kind: 'none', session, line: last! });
       if (isRunActivity(kind) && sessionId(event) === session) activity = true;
       continue;
     }
@@ -221,8 +234,8 @@ export async function verdictFromEnd(fd: number, size: number, sizes: ReadSizes 
     const event = parseEvent(raw);
     if (event === undefined || str(event, 'session_id') === undefined) return null;
     if (sessionId(event) !== session) continue;
-    if (type === 'result') decided = verdict(line, event);
-    else if (isSystemInit(event)) decided = { kind: 'none', session, line: last! };
+    if (type === 'result') decide(verdict(line, event));
+    else if (isSystemInit(event)) decide({ kind: 'none', session, line: last! });
   }
   if (decided !== undefined) return decided;
   if (session === undefined || last === undefined) return null;
