@@ -32,7 +32,7 @@ export type { ResultCore, ResultOptions, SessionVerdict } from './result/core.js
 export type { SessionEnd } from './session.js';
 export { readEvents } from './io/read-events.js';
 export type { ReadEventsOptions } from './io/read-events.js';
-export { EventReader, formatProblem, recordType, recordSession } from './io/input.js';
+export { EventReader, LineTooLongError, MAX_LINE, formatProblem, recordType, recordSession } from './io/input.js';
 export type { EventRecord, InputProblem, ProblemReason, ReaderOptions, ReaderSink } from './io/input.js';
 export { StrictError } from './io/tool-stream.js';
 export type { Emit, ToolCore, ToolStreamOptions, ToolTransform } from './io/tool-stream.js';

@@ -6,7 +6,7 @@ import os from 'node:os';
 import { spawnSync } from 'node:child_process';
 import { PassThrough, Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { dedupe, readEvents, result, text, tools, messageText, EXIT, VERSION, type EventRecord, type InputProblem } from 'ndjson-agent';
+import { dedupe, readEvents, result, text, tools, messageText, EXIT, LineTooLongError, MAX_LINE, VERSION, type EventRecord, type InputProblem } from 'ndjson-agent';
 import { ROOT } from './fixtures/lib/run.js';
 
 const basic = fs.readFileSync(path.join(ROOT, 'test/fixtures/streams/basic.ndjson'));
@@ -310,4 +310,29 @@ t.test('a strict TypeScript program can name every type the streams and their op
   const ran = spawnSync(process.execPath, [tsc, '--noEmit', '--strict', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', '--types', 'node', '--typeRoots', path.join(ROOT, 'node_modules', '@types'), 'use.ts'], { cwd: dir, encoding: 'utf8' });
   t.equal(ran.stdout + ran.stderr, '', 'tsc finds nothing to say');
   t.equal(ran.status, 0);
+});
+
+t.test('a line longer than maxLine fails every stream with a LineTooLongError, once what came before is read', async (t) => {
+  t.equal(MAX_LINE, 2 ** 32, 'by default 4 GiB');
+  const input = Buffer.concat([basic, Buffer.from(`{"type":"thinking","text":"${'x'.repeat(2000)}`)]);
+  const events: EventRecord[] = [];
+  const read = await pipeline(Readable.from([input]), readEvents({ maxLine: 1000 }), async function* (records: AsyncIterable<EventRecord>) {
+    for await (const rec of records) events.push(rec);
+  }).then(
+    () => undefined,
+    (error: unknown) => error,
+  );
+  t.ok(read instanceof LineTooLongError, 'readEvents: the failure');
+  t.equal(events.length, basic.toString().trim().split('\n').length, 'readEvents: the events of the lines before it');
+  for (const [name, stream] of [
+    ['dedupe', dedupe({ maxLine: 1000 })],
+    ['tools', tools({ maxLine: 1000 })],
+  ] as const) {
+    const failure = await collect(stream, input).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    t.ok(failure instanceof LineTooLongError, `${name}: the failure`);
+    t.match(String((failure as Error).message), /^stdin:\d+: line too long: \{"type":"thinking".* \(more than 1000 bytes: the rest of the input is not read\)$/, `${name}: its message`);
+  }
 });

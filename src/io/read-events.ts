@@ -15,6 +15,8 @@ export interface ReadEventsOptions {
   source?: string;
   /** Fail the stream (with a `StrictError`) at the first line that is not an event. */
   strict?: boolean;
+  /** The most bytes a line may hold (see ReaderOptions.maxLine): the stream fails with a `LineTooLongError` past it. Default 4 GiB. */
+  maxLine?: number;
 }
 
 /**
@@ -45,7 +47,7 @@ export function readEvents(given: ReadEventsOptions = {}): Transform {
       records = [];
       stream.emit('problem', p);
     },
-  });
+  }, { maxLine: options.maxLine });
   reader.startSource(options.source ?? 'stdin');
   // Reads with `step`, then pushes what it found, even when it failed midway: the stream then fails once that is read.
   const readThen = (t: Transform, step: () => void, cb: (err?: Error | null) => void): void => {
