@@ -37,17 +37,20 @@ export function readEvents(given: ReadEventsOptions = {}): Transform {
   const options: ReadEventsOptions = { ...given, strict: flagOption(given.strict, 'strict') };
   let records: EventRecord[] = [];
   let stream: Transform;
-  const reader = new EventReader({
-    // The record's bytes are copied: the chunk they were read from is the writer's, which may use it again.
-    record: (rec) => records.push({ event: rec.event, raw: Buffer.from(rec.raw), source: rec.source, line: rec.line }),
-    problem: (p: InputProblem) => {
-      if (options.strict) throw new StrictError(p);
-      // The events of the lines before it go first.
-      for (const rec of records) stream.push(rec);
-      records = [];
-      stream.emit('problem', p);
+  const reader = new EventReader(
+    {
+      // The record's bytes are copied: the chunk they were read from is the writer's, which may use it again.
+      record: (rec) => records.push({ event: rec.event, raw: Buffer.from(rec.raw), source: rec.source, line: rec.line }),
+      problem: (p: InputProblem) => {
+        if (options.strict) throw new StrictError(p);
+        // The events of the lines before it go first.
+        for (const rec of records) stream.push(rec);
+        records = [];
+        stream.emit('problem', p);
+      },
     },
-  }, { maxLine: options.maxLine });
+    { maxLine: options.maxLine },
+  );
   reader.startSource(options.source ?? 'stdin');
   // Reads with `step`, then pushes what it found, even when it failed midway: the stream then fails once that is read.
   const readThen = (t: Transform, step: () => void, cb: (err?: Error | null) => void): void => {
