@@ -1498,7 +1498,10 @@ export class EventReader {
         this.carry.copy(this.lent, 0, 0, this.carryLength);
         [this.carry, this.lent] = [this.lent, this.carry];
       } else {
-        const grown = Buffer.allocUnsafeSlow(Math.max(need, Math.min(2 * this.carry.length, need + MAX_KEPT), 4096));
+        // Doubled while short; past MAX_KEPT, a quarter more at a time (MAX_KEPT at least), so that a line of GiBs is copied
+        // a few times over, not hundreds; never past maxLine (need is within it), which the longest buffer Node makes is not.
+        const size = Math.max(need, Math.min(2 * this.carry.length, need + Math.max(MAX_KEPT, Math.floor(need / 4))), 4096);
+        const grown = Buffer.allocUnsafeSlow(Math.min(size, this.maxLine));
         this.carry.copy(grown, 0, 0, this.carryLength);
         this.carry = grown;
         // One long buffer is kept, not two: the other, free and shorter, is let go (the tail of a chunk needs little).
