@@ -458,8 +458,17 @@ t.test('--all: a character or CRLF split between two deltas is written whole, wh
   // What two sessions hold at the end of the input: each written, the block written last first.
   t.equal(await through(lines(delta('one\r', 'A'), delta('two\ud83d', 'B')), { all: true }), 'one\n\n── session B ──\ntwo\ufffd\n\n── session A ──\n\\x0d\n');
   // At the end of a session's run: before another session's text, not after it.
-  const held = lines(J({ type: 'thinking', subtype: 'delta', text: 'hmm\r', session_id: 'A', timestamp_ms: 1 }), delta('ab\ud83d', 'A'), ok('ab', 'A'), delta('yo', 'B'), ok('yo', 'B'));
-  t.equal(await through(held, { all: true, thinking: true }), '│ hmm\n\nab\ufffd\n\n│ \\x0d\n\n── session B ──\nyo\n');
+  const held = lines(J({ type: 'thinking', subtype: 'delta', text: 'hmm\ud83d', session_id: 'A', timestamp_ms: 1 }), delta('ab\ud83d', 'A'), ok('ab', 'A'), delta('yo', 'B'), ok('yo', 'B'));
+  t.equal(await through(held, { all: true, thinking: true }), '│ hmm\n\nab\ufffd\n\n│ \ufffd\n\n── session B ──\nyo\n');
+  // A lone CR at the end of a thought, the session's text next: it ends the thought, as a tool line would write it.
+  const cr = lines(J({ type: 'thinking', subtype: 'delta', text: 'hmm\r', session_id: 'A', timestamp_ms: 1 }), delta('ab', 'A'), ok('ab', 'A'));
+  t.equal(await through(cr, { all: true, thinking: true }), '│ hmm\\x0d\n\nab\n', 'a CR ending a thought, text next');
+  const completed = J({ type: 'thinking', subtype: 'completed', session_id: 'A', timestamp_ms: 2 });
+  const crDone = lines(J({ type: 'thinking', subtype: 'delta', text: 'hmm\r', session_id: 'A', timestamp_ms: 1 }), completed, delta('ab', 'A'), ok('ab', 'A'));
+  t.equal(await through(crDone, { all: true, thinking: true }), '│ hmm\\x0d\n\nab\n', 'a CR ending a completed thought, text next');
+  // And of text, the session's thinking next, a call not shown between.
+  const crText = lines(delta('ab\r', 'A'), shell('c1', 'ls', 0, 'A'), J({ type: 'thinking', subtype: 'delta', text: 'hmm', session_id: 'A', timestamp_ms: 3 }), ok('ab', 'A'));
+  t.equal(await through(crText, { all: true, thinking: true, tools: false }), 'ab\\x0d\n\n│ hmm\n', 'a CR ending text, thinking next');
   // A delta of nothing but line ends, CRLF ones too, starts no block: no label over nothing, another session's text goes on.
   t.equal(await through(lines(delta('x', 'A'), delta('y', 'B'), delta('\r\n', 'A'), delta('z', 'B')), { all: true }), 'x\n\n── session B ──\nyz\n');
   t.equal(await through(lines(delta('x', 'A'), delta('y', 'B'), delta('\r\n\r\n\ud83d', 'A'), delta('z', 'B'), delta('\ude00', 'A')), { all: true }), 'x\n\n── session B ──\nyz\n\n── session A ──\n😀\n');

@@ -459,17 +459,20 @@ export class Transcript {
 
   /**
    * Before `text` starts a new block of `kind` for `session`: a `\r` the
-   * block before it held back, that `text` does not make a line end of
-   * (`\r\n`), is written where it was held back from when that block is
-   * still the last one written (a tool call came between, its line not
-   * shown): it ends that paragraph, not the next.
+   * session's last written block held back (its text's, or its thinking's),
+   * that `text` does not make a line end of (`\r\n`: only the next delta of
+   * the same kind can), is written there first (a tool call came between,
+   * its line not shown, or a thought ended): it ends that paragraph, not the
+   * next.
    */
   private endHeldCr(kind: Block, session: string, text: string): void {
-    if (this.held.size === 0 || text.charCodeAt(0) === 10 || this.block !== kind || this.blockSession !== session) return;
-    const key = heldKey(kind, session);
+    const last = this.block;
+    if (this.held.size === 0 || this.blockSession !== session || (last !== 'text' && last !== 'thinking')) return;
+    if (last === kind && text.charCodeAt(0) === 10) return;
+    const key = heldKey(last, session);
     if (this.held.get(key) !== '\r') return;
     this.held.delete(key);
-    this.write(kind, '\r');
+    this.write(last, '\r');
   }
 
   /** Writes newlines until `n` of them end the output. */
