@@ -356,9 +356,9 @@ export class Transcript {
    * character to make visible), or the first half of a character the next
    * delta ends (a surrogate pair split between deltas). By kind and session
    * (see {@link heldKey}). The session's tool line or prompt, the end of its
-   * run, or the end of the input writes it first, as it is; so does a next
-   * block of it, in the block it was held back from, when that is still the
-   * last written and the `\r` is made no line end (see endHeldCr).
+   * run, or the end of the input writes it first, as it is; so does the
+   * session's next text or thinking block, a `\r` it makes no line end of,
+   * when the block that held it is still the last written (see endHeldCr).
    */
   private readonly held = new Map<string, string>();
 
