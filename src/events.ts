@@ -154,9 +154,14 @@ export function has(value: unknown, key: string): boolean {
  * step (`a..b`, `a.`), a bracket that is neither (`[x]`, `["a"`), a name
  * that does not follow a dot (`.content[1]text`) or holds `"` or `]`, or
  * nothing at all (`` ``, `.`).
+ *
+ * A name is a key of an object, or, all digits, an index of an array too
+ * (`content.0`); as jq has them, a bracketed index (a number) is an index
+ * only, and a key in quotes (`{ key }`) a key only: `.c[0]` reads nothing of
+ * `{"c":{"0":1}}`, nor `.c["0"]` of `{"c":[1]}`.
  */
-export function pathSteps(path: string): string[] | undefined {
-  const steps: string[] = [];
+export function pathSteps(path: string): PathStep[] | undefined {
+  const steps: PathStep[] = [];
   let i = path.startsWith('.') ? 1 : 0;
   // A step must come next: at the start, and after a dot.
   let stepDue = true;
@@ -165,15 +170,15 @@ export function pathSteps(path: string): string[] | undefined {
     const quoted = path[i] === '[' ? /^\[(?:(\d+)|("(?:[^"\\]|\\.)*"))\]/.exec(path.slice(i)) : stepDue && path[i] === '"' ? /^()("(?:[^"\\]|\\.)*")/.exec(path.slice(i)) : undefined;
     if (quoted === null) return undefined;
     if (quoted !== undefined) {
-      let key = quoted[1];
-      if (key === undefined || key === '') {
+      const index = quoted[1];
+      if (index !== undefined && index !== '') steps.push(Number(index));
+      else {
         try {
-          key = JSON.parse(quoted[2]!) as string;
+          steps.push({ key: JSON.parse(quoted[2]!) as string });
         } catch {
           return undefined;
         }
       }
-      steps.push(key);
       i += quoted[0].length;
       stepDue = false;
     } else if (path[i] === '.') {
@@ -195,6 +200,9 @@ export function pathSteps(path: string): string[] | undefined {
   return stepDue || steps.length === 0 ? undefined : steps;
 }
 
+/** A step of a path (see {@link pathSteps}): a name, an index (in brackets), or a key (in quotes). */
+export type PathStep = string | number | { key: string };
+
 /**
  * The value at a path (see {@link pathSteps}), or undefined; undefined too
  * for a string that is no path. Array elements are reached by their index.
@@ -203,13 +211,17 @@ export function getPath(value: unknown, path: string): unknown {
   const steps = pathSteps(path);
   if (steps === undefined) return undefined;
   let cur: unknown = value;
-  for (const part of steps) {
+  for (const step of steps) {
     if (Array.isArray(cur)) {
-      if (!/^\d+$/.test(part)) return undefined;
-      cur = cur[Number(part)];
+      // An index, or a name of digits: not a key in quotes.
+      const index = typeof step === 'number' ? step : typeof step === 'string' && /^\d+$/.test(step) ? Number(step) : undefined;
+      if (index === undefined) return undefined;
+      cur = cur[index];
     } else if (isObject(cur)) {
-      if (!Object.prototype.hasOwnProperty.call(cur, part)) return undefined;
-      cur = cur[part];
+      if (typeof step === 'number') return undefined;
+      const key = typeof step === 'string' ? step : step.key;
+      if (!Object.prototype.hasOwnProperty.call(cur, key)) return undefined;
+      cur = cur[key];
     } else {
       return undefined;
     }

@@ -422,16 +422,16 @@ t.test('a result let go is said, with status 2; the file itself is read from its
 
 t.test('a field path: dots, a leading dot as jq writes it, and jq\'s brackets; anything else is no path', async (t) => {
   const { pathSteps, getPath } = await import('../src/events.js');
-  const cases: Array<[string, string[] | undefined]> = [
+  const cases: Array<[string, Array<string | number | { key: string }> | undefined]> = [
     ['usage.outputTokens', ['usage', 'outputTokens']],
     ['.usage.outputTokens', ['usage', 'outputTokens']],
     ['message.content.0.text', ['message', 'content', '0', 'text']],
-    ['.content[0].text', ['content', '0', 'text']],
-    ['.modelUsage["claude-haiku-4.5"].costUSD', ['modelUsage', 'claude-haiku-4.5', 'costUSD']],
-    ['.["a.b"]', ['a.b']],
-    ['["a\\"b"][12]', ['a"b', '12']],
-    ['."session_id"', ['session_id']],
-    ['.modelUsage."claude-haiku-4.5".costUSD', ['modelUsage', 'claude-haiku-4.5', 'costUSD']],
+    ['.content[0].text', ['content', 0, 'text']],
+    ['.modelUsage["claude-haiku-4.5"].costUSD', ['modelUsage', { key: 'claude-haiku-4.5' }, 'costUSD']],
+    ['.["a.b"]', [{ key: 'a.b' }]],
+    ['["a\\"b"][12]', [{ key: 'a"b' }, 12]],
+    ['."session_id"', [{ key: 'session_id' }]],
+    ['.modelUsage."claude-haiku-4.5".costUSD', ['modelUsage', { key: 'claude-haiku-4.5' }, 'costUSD']],
     ['.content[1]text', undefined],
     ['.content]', undefined],
     ['a"b', undefined],
@@ -449,6 +449,11 @@ t.test('a field path: dots, a leading dot as jq writes it, and jq\'s brackets; a
   t.equal(getPath(event, '.modelUsage["claude-haiku-4.5"].costUSD'), 0.25);
   t.equal(getPath(event, '.content[0].text'), 'first');
   t.equal(getPath(event, 'content.0.text'), 'first');
-  t.equal(getPath(event, '[0]'), 'zero', 'an index step names a key of an object');
+  // As jq has them: a bracketed index names no key of an object, a key in quotes no element of an array; a name of digits either.
+  t.equal(getPath(event, '[0]'), undefined, 'an index names no key of an object');
+  t.equal(getPath(event, '["0"]'), 'zero', 'a key in quotes names a key');
+  t.equal(getPath(event, '0'), 'zero', 'a name of digits names a key of an object');
+  t.equal(getPath(event, '.content["0"].text'), undefined, 'a key in quotes names no element of an array');
+  t.equal(getPath(event, '.content."0".text'), undefined, 'nor does a quoted name');
   t.equal(getPath(event, 'a..b'), undefined);
 });
