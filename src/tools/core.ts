@@ -156,6 +156,7 @@ function viewsOf(entries: readonly ToolCallEntry[], completed: boolean): CallVie
 }
 
 const NO_ENTRIES: readonly ToolCallEntry[] = [];
+const NO_STEPS: readonly JsonObject[] = [];
 
 /** True when `a` and `b` name different tools (neither unknown). */
 function otherTool(a: string | undefined, b: string | undefined): boolean {
@@ -459,8 +460,10 @@ export class ToolsCore implements ToolCore {
     call.started = state !== undefined;
     if (this.options.full) call.args = own.args ?? state?.args;
     // What a sub-agent it ran did, done before it completed: as its completion lists it, else as its start did.
-    if (ranSubagent(result)) this.subagent(rec, callId, result, emit, 1);
-    else if (state?.startSteps !== undefined) this.subagent(state.startSteps.at, callId, state.startSteps.result, emit, 1);
+    // (A completion whose list of steps is empty, or null, lists none: its start's count.)
+    const steps = ranSubagent(result) ? subagentCalls(result) : NO_STEPS;
+    if (steps.length > 0) this.subagent(rec, this.session, callId, steps, emit, 1);
+    else if (state?.startSteps !== undefined) this.subagent(state.startSteps.at, this.session, callId, subagentCalls(state.startSteps.result), emit, 1);
     this.finish(call, emit);
     // Completed as another tool than it was started as: the checks see it as each (a write started, a read completed); so
     // do they a call its event names as two tools.
@@ -473,20 +476,22 @@ export class ToolsCore implements ToolCore {
   }
 
   /**
-   * Hands over each call the sub-agent that the call `parent` ran made, as
-   * its `result` lists them (see subagentCalls): a call of its own, at the
-   * line of that result, with no `started` event, and those of a sub-agent
-   * it ran in turn before it, down to {@link MAX_SUBAGENT_DEPTH} levels; a
-   * sub-agent deeper than that is reported (onDeepSubagent), not followed.
+   * Hands over each call the sub-agent that the call `parent` of `session`
+   * ran made, `steps` as its result lists them (see subagentCalls): a call
+   * of its own, of that session, at the line of that result, with no
+   * `started` event (its time from the times beside its tool, when it has
+   * both), and those of a sub-agent it ran in turn before it, down to
+   * {@link MAX_SUBAGENT_DEPTH} levels; a sub-agent deeper than that is
+   * reported (onDeepSubagent), not followed.
    */
-  private subagent(rec: Place, parent: string | undefined, result: ToolCallResult | undefined, emit: Emit, depth: number): void {
-    for (const event of subagentCalls(result)) {
+  private subagent(rec: Place, session: string, parent: string | undefined, steps: readonly JsonObject[], emit: Emit, depth: number): void {
+    for (const event of steps) {
       const entry = toolCallEntry(event);
       const { args, error } = entry === undefined ? { args: undefined, error: undefined } : toolCallArgs(entry);
       const own = entry === undefined ? undefined : toolCallResult(entry);
       const callId = entry === undefined ? undefined : toolCallId(event, entry);
       if (ranSubagent(own)) {
-        if (depth < MAX_SUBAGENT_DEPTH) this.subagent(rec, callId, own, emit, depth + 1);
+        if (depth < MAX_SUBAGENT_DEPTH) this.subagent(rec, session, callId, subagentCalls(own), emit, depth + 1);
         else if (!this.deepSubagent) {
           this.deepSubagent = true;
           this.options.onDeepSubagent?.(rec.source, rec.line);
@@ -494,10 +499,12 @@ export class ToolsCore implements ToolCore {
       }
       const tool = entry?.name;
       const facts = toolCallFacts(tool ?? '', args, own);
-      const state = this.eventless(rec, callId, tool, facts);
+      const state = this.eventless(rec, callId, tool, facts, session);
       state.argsError = error;
       if (this.options.full) state.args = args;
-      const call = this.callOf(state, own === undefined ? 'unknown' : own.status, facts, undefined, own);
+      const times = toolCallTimes(event);
+      const durationMs = times.startedAtMs !== undefined && times.completedAtMs !== undefined && times.completedAtMs >= times.startedAtMs ? times.completedAtMs - times.startedAtMs : undefined;
+      const call = this.callOf(state, own === undefined ? 'unknown' : own.status, facts, durationMs, own);
       call.started = false;
       call.parentCallId = parent ?? null;
       this.finish(call, emit);
@@ -505,9 +512,9 @@ export class ToolsCore implements ToolCore {
   }
 
   /** The state of a call no event of its own has been read for yet, read where `rec` was. */
-  private eventless(rec: Place, callId: string | undefined, tool: string | undefined, facts: ToolCallFacts): PendingState {
+  private eventless(rec: Place, callId: string | undefined, tool: string | undefined, facts: ToolCallFacts, session = this.session): PendingState {
     return {
-      session: this.session,
+      session,
       callId,
       tool,
       source: rec.source,
@@ -522,7 +529,7 @@ export class ToolsCore implements ToolCore {
 
   /** Hands over a call that never completed, checked also as each other tool its events named. */
   private finishPending(state: PendingState, emit: Emit): void {
-    if (state.startSteps !== undefined) this.subagent(state.startSteps.at, state.callId, state.startSteps.result, emit, 1);
+    if (state.startSteps !== undefined) this.subagent(state.startSteps.at, state.session, state.callId, subagentCalls(state.startSteps.result), emit, 1);
     const call = this.callOf(state, 'pending', state.facts, undefined, undefined);
     this.finish(call, emit);
     if (state.earlier !== undefined) this.checkViews(state, state.earlier, call, emit);
@@ -609,7 +616,8 @@ export class ToolsCore implements ToolCore {
     } else if (this.pathSet) {
       this.listPaths(call, emit);
     } else {
-      emit(safeJsonLine(auditRecord(call, this.options)));
+      // Under --full, the arguments and results as they were: a number too large for a double is 1e999, not null.
+      emit(safeJsonLine(auditRecord(call, this.options), this.options.full === true));
     }
   }
 

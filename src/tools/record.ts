@@ -7,7 +7,7 @@ import type { JsonObject } from '../events.js';
 import type { AuditedCall } from './call.js';
 import { pathField } from './call.js';
 import { resolvePath } from './paths.js';
-import { jsonText } from '../json-text.js';
+import { exactJsonText, jsonText } from '../json-text.js';
 import { clipped, visibleJson } from '../safe-text.js';
 
 /** How records are written. */
@@ -85,8 +85,9 @@ export function auditRecord(call: AuditedCall, options: RecordOptions = {}): Jso
 
 /**
  * A value as one line of JSON that is safe on a terminal: no control character left raw (JSON.stringify leaves DEL,
- * C1 controls, U+2028/9 and the bidirectional controls raw in strings; see visibleJson).
+ * C1 controls, U+2028/9 and the bidirectional controls raw in strings; see visibleJson). `exact`: numbers too large
+ * for a double written `1e999`, not `null` (see exactJsonText).
  */
-export function safeJsonLine(value: unknown): string {
-  return `${visibleJson(jsonText(value))}\n`;
+export function safeJsonLine(value: unknown, exact = false): string {
+  return `${visibleJson(exact ? exactJsonText(value) : jsonText(value))}\n`;
 }
