@@ -8,15 +8,20 @@
  * completion look through all of them.
  */
 import type { ToolCallFacts } from './events.js';
+import { resolvePath } from './tools/paths.js';
 
 /** The group of a call: its session and its tool (undefined: none named). */
 export function callGroup(session: string, tool: string | undefined): string {
   return JSON.stringify([session, tool ?? null]);
 }
 
-/** A call's command and paths (see toolCallFacts), as one string: equal for two calls given the same ones. */
-function argsKey(facts: ToolCallFacts): string {
-  return JSON.stringify([facts.command ?? null, facts.argPaths]);
+/**
+ * A call's command and paths (see toolCallFacts), as one string: equal for
+ * two calls given the same ones, a path named two ways (`./b`, `b`, `/r/b`
+ * in the cwd `/r`) the same.
+ */
+function argsKey(facts: ToolCallFacts, cwd: string | undefined): string {
+  return JSON.stringify([facts.command ?? null, facts.argPaths.map((p) => resolvePath(p, cwd))]);
 }
 
 /**
@@ -77,9 +82,9 @@ export class UnnamedCalls {
   /** Where each key is filed. */
   private readonly filed = new Map<string, [group: string, args: string]>();
 
-  /** A call of `group` started, with the facts of its arguments, under `key` (a key not in use). */
-  add(key: string, group: string, facts: ToolCallFacts): void {
-    const args = `${group}\n${argsKey(facts)}`;
+  /** A call of `group` started, with the facts of its arguments, under `key` (a key not in use); `cwd`: its session's. */
+  add(key: string, group: string, facts: ToolCallFacts, cwd?: string): void {
+    const args = `${group}\n${argsKey(facts, cwd)}`;
     this.filed.set(key, [group, args]);
     this.groups.add(group, key);
     this.byArgs.add(args, key);
@@ -94,9 +99,13 @@ export class UnnamedCalls {
     this.byArgs.delete(filed[1], key);
   }
 
-  /** The key of the call a completion of `group` completes: see the module comment (`facts`: of its arguments, when it has any). */
-  find(group: string, facts: ToolCallFacts | undefined): string | undefined {
-    return (facts === undefined ? undefined : this.byArgs.first(`${group}\n${argsKey(facts)}`)) ?? this.groups.first(group);
+  /**
+   * The key of the call a completion of `group` completes: see the module
+   * comment (`facts`: of its arguments and result, when it has any; `cwd`:
+   * its session's).
+   */
+  find(group: string, facts: ToolCallFacts | undefined, cwd?: string): string | undefined {
+    return (facts === undefined ? undefined : this.byArgs.first(`${group}\n${argsKey(facts, cwd)}`)) ?? this.groups.first(group);
   }
 
   clear(): void {

@@ -358,7 +358,7 @@ export class ToolsCore implements ToolCore {
   private addPending(key: string, state: PendingState): void {
     this.pending.set(key, state);
     this.sessionCalls.add(state.session, key);
-    if (state.callId === undefined) this.unnamed.add(key, callGroup(state.session, state.tool), state.facts);
+    if (state.callId === undefined) this.unnamed.add(key, callGroup(state.session, state.tool), state.facts, this.cwds.get(state.session));
   }
 
   /** The call under `key` no longer waits. */
@@ -375,10 +375,12 @@ export class ToolsCore implements ToolCore {
   /**
    * Calls without an id pair in order: the oldest pending one of the
    * session with the same tool, and of those, first the oldest started with
-   * the arguments the completion has (its command, its paths), when it has any.
+   * the arguments the completion has (its command, from its args or its
+   * result, and its paths, however written), when it has any.
    */
-  private anonymousKey(tool: string | undefined, args: JsonObject | undefined): string | undefined {
-    return this.unnamed.find(callGroup(this.session, tool), args === undefined ? undefined : toolCallFacts(tool ?? '', args, undefined));
+  private anonymousKey(tool: string | undefined, args: JsonObject | undefined, result: ToolCallResult | undefined): string | undefined {
+    const facts = args === undefined && result === undefined ? undefined : toolCallFacts(tool ?? '', args, result);
+    return this.unnamed.find(callGroup(this.session, tool), facts, this.cwds.get(this.session));
   }
 
   private start(
@@ -438,7 +440,7 @@ export class ToolsCore implements ToolCore {
     emit: Emit,
   ): void {
     const own = entry === undefined ? { args: undefined, error: undefined } : toolCallArgs(entry);
-    const key = callId === undefined ? this.anonymousKey(entry?.name, own.args) : `${this.session}\u0000${callId}`;
+    const key = callId === undefined ? this.anonymousKey(entry?.name, own.args, result) : `${this.session}\u0000${callId}`;
     const state = key === undefined ? undefined : this.pending.get(key);
     if (key !== undefined && state !== undefined) this.dropPending(key, state);
     const tool = entry?.name ?? state?.tool;
