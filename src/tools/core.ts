@@ -8,7 +8,7 @@
  * each session's `cwd`, and for `--summary` what the summary shows.
  */
 import type { EventRecord, InputProblem } from '../io/input.js';
-import { ESCAPE_U, holdsBytes, recordType } from '../io/input.js';
+import { ESCAPE_U, holdsBytes, recordSessionField, recordSound, recordType } from '../io/input.js';
 import type { ToolCore, Emit } from '../io/tool-stream.js';
 import {
   addOtherFacts,
@@ -166,6 +166,8 @@ function otherTool(a: string | undefined, b: string | undefined): boolean {
 /** Tracks calls and sessions; see the module comment. */
 export class ToolsCore implements ToolCore {
   private readonly cwds = new Map<string, string>();
+  /** The sessions some event has named (see opens). */
+  private readonly seen = new Set<string>();
   private session = '';
   private readonly pending = new Map<string, PendingState>();
   /** The keys of {@link pending} by session, in the order their calls started. */
@@ -253,6 +255,9 @@ export class ToolsCore implements ToolCore {
     const type = recordType(rec);
     if (!this.sawStream && type !== 'result' && isRunEvent(type)) this.sawStream = true;
     if (type !== 'tool_call' && type !== 'system') {
+      // A line handed over unparsed that would open a session: an event only if it parses. One cut short, or with a run's
+      // first event glued on, is reported, as the full read reports it (the glued event is lost).
+      if (this.opens(rec) && !recordSound(rec)) return;
       // A call's `tool_use` block, or the `tool_result` that answers one (seen even where the call's message was cut short).
       const foreign =
         (type === 'assistant' && mayHold(rec.raw, TOOL_USE, TOOL_USE_PIVOT) && hasToolUseBlock(rec.event)) ||
@@ -266,7 +271,10 @@ export class ToolsCore implements ToolCore {
     const event = rec.event;
     const sid = event.session_id;
     // Events without a session id belong to the session being read.
-    if (typeof sid === 'string') this.session = sid;
+    if (typeof sid === 'string') {
+      this.session = sid;
+      this.seen.add(sid);
+    }
     if (type === 'system') {
       if (isSystemInit(event)) {
         // A new run of the session: the calls its last run left pending never complete (an id may come again).
@@ -287,6 +295,14 @@ export class ToolsCore implements ToolCore {
     // An event of another subtype (or none) completes the call when it carries a result, else starts it.
     if (phase === 'completed' || (phase === 'other' && result !== undefined)) this.complete(rec, callId, entry, result, others, emit);
     else this.start(rec, callId, entry, result, others);
+  }
+
+  /** True when `rec`, of a type the core does not read, names a session no event named before: it opens it. */
+  private opens(rec: EventRecord): boolean {
+    const field = recordSessionField(rec);
+    if (field === undefined || this.seen.has(field)) return false;
+    this.seen.add(field);
+    return true;
   }
 
   /**
