@@ -396,7 +396,9 @@ export class ToolsCore implements ToolCore {
    */
   private anonymousKey(tool: string | undefined, args: JsonObject | undefined, result: ToolCallResult | undefined): string | undefined {
     const facts = args === undefined && result === undefined ? undefined : toolCallFacts(tool ?? '', args, result);
-    return this.unnamed.find(callGroup(this.session, tool), facts, this.cwds.get(this.session));
+    // Naming neither a command nor a path, it completes the oldest.
+    const names = facts !== undefined && (facts.command !== undefined || facts.argPaths.length > 0);
+    return this.unnamed.find(callGroup(this.session, tool), names ? facts : undefined, this.cwds.get(this.session));
   }
 
   private start(
