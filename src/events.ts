@@ -209,7 +209,11 @@ export type PathStep = string | number | { key: string };
  */
 export function getPath(value: unknown, path: string): unknown {
   const steps = pathSteps(path);
-  if (steps === undefined) return undefined;
+  return steps === undefined ? undefined : valueAt(value, steps);
+}
+
+/** The value at the steps of a path (see {@link pathSteps}), read once for many values; undefined when there is none. */
+export function valueAt(value: unknown, steps: readonly PathStep[]): unknown {
   let cur: unknown = value;
   for (const step of steps) {
     if (Array.isArray(cur)) {

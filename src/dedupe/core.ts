@@ -14,7 +14,8 @@ import { createHash } from 'node:crypto';
 import type { EventRecord, InputProblem } from '../io/input.js';
 import { recordSessionField, recordType, tornSession } from '../io/input.js';
 import type { ToolCore, Emit } from '../io/tool-stream.js';
-import { assistantKind, getPath, hasOtherContent, isClaudeCodeEvent, isRunActivity, isSystemInit, messageText, resultFailed, str } from '../events.js';
+import { assistantKind, hasOtherContent, isClaudeCodeEvent, isRunActivity, isSystemInit, messageText, pathSteps, resultFailed, str, valueAt } from '../events.js';
+import type { PathStep } from '../events.js';
 import { TextTracker, firstDifference, flushMismatch } from '../assistant-text.js';
 import type { FlushMismatch } from '../assistant-text.js';
 import { canonicalJsonText } from '../json-text.js';
@@ -142,10 +143,15 @@ export function canonicalJson(value: unknown): string {
  * keys are replaced by their SHA-256 digest.
  */
 export function eventKey(event: unknown, paths: readonly string[]): string | undefined {
+  return keyAt(event, paths.map(pathSteps));
+}
+
+/** {@link eventKey} for paths read into their steps once (undefined: a string that is no path, which names nothing). */
+function keyAt(event: unknown, paths: ReadonlyArray<readonly PathStep[] | undefined>): string | undefined {
   let found = false;
   const parts: string[] = [];
-  for (const path of paths) {
-    const value = getPath(event, path);
+  for (const steps of paths) {
+    const value = steps === undefined ? undefined : valueAt(event, steps);
     if (value === undefined) {
       // Canonical JSON is never empty: '' marks a missing path.
       parts.push('');
@@ -189,11 +195,14 @@ export class DedupeCore implements ToolCore {
   /** Under `verify`: the session ids events have named, so that the first event of each is known (kept as ndjson-result keeps its sessions). */
   private readonly named = new Set<string>();
   private readonly keys: readonly string[] | undefined;
+  /** The steps of each of {@link keys}, read once rather than at every event. */
+  private readonly keySteps: ReadonlyArray<readonly PathStep[] | undefined> = [];
 
   constructor(private readonly options: DedupeOptions = {}) {
     flagOption(options.verify, 'verify');
     const keys = pathsOption(options.keys, 'keys');
     this.keys = keys && keys.length > 0 ? keys : undefined;
+    if (this.keys !== undefined) this.keySteps = this.keys.map(pathSteps);
   }
 
   /** Under `verify`: an event of a run was read (its init, the agent at work, its result, a line cut short); none means no result. */
@@ -392,7 +401,7 @@ export class DedupeCore implements ToolCore {
 
   private byKey(rec: EventRecord, type: string, emit: Emit): void {
     const kind = type === 'assistant' ? (assistantKind(rec.event) === 'delta' ? 'assistant delta' : 'assistant flush') : statKind(type);
-    const key = eventKey(rec.event, this.keys!);
+    const key = keyAt(rec.event, this.keySteps);
     if (key !== undefined) {
       if (this.seen.has(key)) {
         this.drop(kind);
