@@ -147,6 +147,57 @@ t.test('a string: escapes stepped over, anything else of interest given, from ev
   t.ok(stepped > checked / 10, `${stepped} of them past an escape`);
 });
 
+t.test('a long string: read in blocks of 64 bytes, escapes and runs of backslashes across their edges, from every start', { skip: scan ? false : 'no byte scan' }, async (t) => {
+  // Runs of backslashes of every length, so that a block may end inside one, escaped or not; the escapes
+  // a block must leave to the one-by-one scan (\u, broken ones, raw control bytes) and quotes, now and then.
+  const common = ['\\n', '\\"', '\\\\', '\\/', '\\t', '\\b', '\\f', '\\r', '\\\\\\\\', '\\\\\\"', 'é', '😀'];
+  const rare = ['\\u00e9', '\\u0000', '\\x', '\\', '"', '\x01', '\\\x1f', '\\u12'];
+  const rng = Rng.fromInt(11);
+  let checked = 0;
+  let long = 0;
+  for (let round = 0; round < 60; round++) {
+    let text = '';
+    const length = rng.int(64, 700);
+    while (text.length < length) {
+      const r = rng.int(0, 99);
+      text += r < 12 ? rng.pick(common) : r < 13 ? rng.pick(rare) : String.fromCharCode(0x61 + rng.int(0, 25));
+    }
+    const raw = Buffer.from(text, 'utf8');
+    scan!.load(raw);
+    const ends = [raw.length, raw.length - 1, raw.length - 6, raw.length - 7, rng.int(0, raw.length), rng.int(0, raw.length)];
+    for (let from = 0; from <= raw.length; from++) {
+      for (const end of ends) {
+        if (end < from) continue;
+        const got = scan!.string(from, end);
+        const want = stringReference(raw, from, end);
+        if (got !== want) return t.fail(`[${from}, ${end}) of ${JSON.stringify(text)}: ${got}, not ${want}`);
+        checked++;
+        if (want - from > 140) long++;
+      }
+    }
+  }
+  t.ok(checked > 50000, `${checked} ranges`);
+  t.ok(long > checked / 20, `${long} of them read past two blocks`);
+});
+
+t.test('a long string: every byte after a backslash, at every place of a block', { skip: scan ? false : 'no byte scan' }, async (t) => {
+  let checked = 0;
+  for (let c = 0; c < 256; c++) {
+    for (let at = 70; at < 70 + 64; at++) {
+      const raw = Buffer.alloc(at + 80, 0x61);
+      raw[at] = 0x5c;
+      raw[at + 1] = c;
+      raw[raw.length - 1] = 0x22;
+      scan!.load(raw);
+      const got = scan!.string(0, raw.length);
+      const want = stringReference(raw, 0, raw.length);
+      if (got !== want) return t.fail(`\\ then byte ${c} at ${at}: ${got}, not ${want}`);
+      checked++;
+    }
+  }
+  t.equal(checked, 256 * 64);
+});
+
 t.test('a string across windows: an escape across the edge of a window is left to the caller, the scan goes on after it', { skip: scan ? false : 'no byte scan' }, async (t) => {
   const big = Buffer.alloc(2 * WINDOW + 100, 0x61);
   // \n escapes far from the edge and across it, then the closing quote in the second window.

@@ -132,13 +132,53 @@ const i8x16AllTrue = [0xfd, 0x63];
 const select = [0x1b];
 const i32StoreAt = (offset: number): Code => [0x36, 0x02, uleb(offset)];
 const i32Mul = [0x6c];
+const I64 = 0x7e;
+const i64And = [0x83];
+const i64Or = [0x84];
+const i64Xor = [0x85];
+const i64Add = [0x7c];
+const i64Shl = [0x86];
+const i64ShrU = [0x88];
+const i64LtU = [0x54];
+const i64Ctz = [0x7a];
+const i64Eqz = [0x50];
+const i64ExtendI32U = [0xad];
+const i32WrapI64 = [0xa7];
+const i8x16Swizzle = [0xfd, 0x0e];
+const i8x16ShrU = [0xfd, 0x6d];
+/** `i64.const n`, `n` as a BigInt (sleb above works on 32 bits). */
+const i64Const = (n: bigint): Code => {
+  const out: number[] = [0x42];
+  n = BigInt.asIntN(64, n);
+  for (;;) {
+    const byte = Number(n & 0x7fn);
+    n >>= 7n;
+    if ((n === 0n && (byte & 0x40) === 0) || (n === -1n && (byte & 0x40) !== 0)) {
+      out.push(byte);
+      return out;
+    }
+    out.push(byte | 0x80);
+  }
+};
+/** `v128.const` of the 16 bytes given. */
+const v128Bytes = (bytes: readonly number[]): Code => [0xfd, 0x0c, [...bytes]];
 
-// Locals of `string`: its parameters, then a vector of 16 bytes, a mask and the byte being looked at.
+// Locals of `string`: its parameters, then a vector of 16 bytes, a mask, the byte being looked at, the vectors
+// left to look at one by one before the blocks of 64 (see STRING_BODY), the four vectors of a block, and its masks.
 const FROM = 0;
 const END = 1;
 const VEC = 2;
 const MASK = 3;
 const C = 4;
+const K = 5;
+const V0 = 6;
+const QC = 10;
+const BS = 11;
+const PREV = 12;
+const ESC = 13;
+const STOP = 14;
+const ODD = 15;
+const SEQ = 16;
 
 /**
  * True on the stack when the byte at `at + offset` (`at` a local) is a hex
@@ -154,13 +194,96 @@ const hexDigitAt = (at: number, c: number, offset: number): Code => [
 const isSimpleEscape = (c: number): Code => [0x22, 0x5c, 0x2f, 0x62, 0x66, 0x6e, 0x72, 0x74].map((b, k) => [localGet(c), i32Const(b), i32Eq, k > 0 ? i32Or : []]);
 const isHexAt = (offset: number): Code => hexDigitAt(FROM, C, offset);
 
-/** The body of `string(from, end) -> index`. */
+/**
+ * The bytes of a one-letter escape (as isSimpleEscape), looked up by their
+ * two halves: a byte is one when the entries of its low and high four bits
+ * share a bit (`"` 0x22 and `/` 0x2f bit 0, `\` 0x5c bit 1, `b` `f` `n`
+ * 0x62 0x66 0x6e bit 2, `r` `t` 0x72 0x74 bit 3; no byte of 0x80 and above).
+ */
+const ESCAPE_LOW = [0, 0, 0x0d, 0, 0x08, 0, 0x04, 0, 0, 0, 0, 0, 0x02, 0, 0x04, 0x01];
+const ESCAPE_HIGH = [0, 0, 0x01, 0, 0, 0x02, 0x04, 0x08, 0, 0, 0, 0, 0, 0, 0, 0];
+
+/** The 64 bits of a block: bit `i` set when lane `test` (of the vector in a local) is true for the byte `FROM + i`. */
+const blockMask = (test: (vector: number) => Code): Code =>
+  [0, 1, 2, 3].map((k) => [test(V0 + k), i8x16Bitmask, i64ExtendI32U, k > 0 ? [i64Const(BigInt(16 * k)), i64Shl, i64Or] : []]);
+const quoteOrControl = (v: number): Code => [localGet(v), v128Const(0x22), i8x16Eq, localGet(v), v128Const(0x20), i8x16LtU, v128Or];
+const backslash = (v: number): Code => [localGet(v), v128Const(0x5c), i8x16Eq];
+const simpleEscape = (v: number): Code => [
+  [v128Bytes(ESCAPE_LOW), localGet(v), v128Const(0x0f), v128And, i8x16Swizzle],
+  [v128Bytes(ESCAPE_HIGH), localGet(v), i32Const(4), i8x16ShrU, i8x16Swizzle],
+  [v128And, v128Const(0), i8x16Ne],
+];
+// Bits 0, 2, 4, … of a block, and 1, 3, 5, ….
+const EVEN_BITS = 0x5555555555555555n;
+const ODD_BITS = 0xaaaaaaaaaaaaaaaan;
+const NOT = [i64Const(-1n), i64Xor];
+/** How many vectors of 16 bytes `string` looks at one by one before it goes on in blocks of 64. */
+const ONE_BY_ONE = 4;
+
+/**
+ * The body of `string(from, end) -> index`.
+ *
+ * Short strings (a key, a delta's few words) end within the first vectors,
+ * looked at one by one. Past {@link ONE_BY_ONE} of them, the string is a long
+ * one (a file's content, a command's output), which holds an escape every
+ * line or so: it is read in blocks of 64 bytes, each block's escapes found
+ * without a branch, as simdjson finds them: of each run of backslashes, the
+ * bytes escaped are every other one from its second, and the byte after the
+ * run when the run is odd, a carry telling the next block whether its first
+ * byte is escaped. A block stops the scan at its first byte that is a quote
+ * or a control byte not escaped, or an escaped byte that is no one-letter
+ * escape (`\u`, a broken escape), whose backslash is then judged as before.
+ * Blocks stop 6 bytes before `end`, so that every escape they step over ends
+ * before it, as the one-by-one scan asks.
+ */
 const STRING_BODY = [
-  // (local $vec v128) (local $mask i32) (local $c i32)
-  [2, 1, V128, 2, I32],
+  // (local $vec v128) (local $mask $c $k i32) (local $v0 $v1 $v2 $v3 v128) (local $qc $bs $prev $esc $stop $odd $seq i64)
+  [4, 1, V128, 3, I32, 4, V128, 7, I64],
+  [i32Const(ONE_BY_ONE), localSet(K)],
   loop, // $scan: from one escape stepped over to the next byte of interest
   block, // $found
   block, // $tail
+  block, // $probed
+  [localGet(K), i32Eqz, brIf(0)],
+  loop, // $probe: the first vectors, one by one
+  [localGet(FROM), i32Const(16), i32Add, localGet(END), i32GtU, brIf(2)],
+  [localGet(FROM), v128Load, localSet(VEC)],
+  [localGet(VEC), i32Const(0x22), i8x16Splat, i8x16Eq],
+  [localGet(VEC), i32Const(0x5c), i8x16Splat, i8x16Eq, v128Or],
+  [localGet(VEC), i32Const(0x20), i8x16Splat, i8x16LtU, v128Or],
+  [i8x16Bitmask, localTee(MASK)],
+  [if_, localGet(FROM), localGet(MASK), i32Ctz, i32Add, localSet(FROM), br(4), end],
+  [localGet(FROM), i32Const(16), i32Add, localSet(FROM)],
+  [localGet(K), i32Const(1), i32Sub, localTee(K), brIf(0)],
+  end, // $probe
+  end, // $probed
+  block, // $short
+  loop, // $blocks
+  [localGet(FROM), i32Const(70), i32Add, localGet(END), i32GtU, brIf(1)],
+  [0, 1, 2, 3].map((k) => [localGet(FROM), v128LoadAt(16 * k), localSet(V0 + k)]),
+  [blockMask(quoteOrControl), localSet(QC)],
+  // A backslash escaped by the block before escapes nothing.
+  [blockMask(backslash), localGet(PREV), NOT, i64And, localSet(BS)],
+  // $esc: first the bytes that follow a backslash.
+  [localGet(BS), i64Const(1n), i64Shl, localGet(PREV), i64Or, localSet(ESC)],
+  // The runs of backslashes that start on an odd bit; added to every backslash, the carry of each run lands after it.
+  [localGet(BS), i64Const(ODD_BITS), i64And, localGet(ESC), NOT, i64And, localSet(ODD)],
+  [localGet(ODD), localGet(BS), i64Add, localSet(SEQ)],
+  [i64Const(EVEN_BITS), localGet(SEQ), i64Const(1n), i64Shl, i64Xor, localGet(ESC), i64And, localSet(ESC)],
+  [localGet(QC), localGet(ESC), NOT, i64And],
+  [blockMask(simpleEscape), NOT, localGet(ESC), i64And, i64Or, localTee(STOP)],
+  [i64Eqz, i32Eqz, if_],
+  // At an escaped byte, its backslash.
+  [localGet(FROM), localGet(STOP), i64Ctz, i32WrapI64, i32Add],
+  [localGet(ESC), localGet(STOP), i64Ctz, i64ShrU, i32WrapI64, i32Const(1), i32And, i32Sub, localSet(FROM)],
+  [i64Const(0n), localSet(PREV), br(4)],
+  end,
+  [localGet(SEQ), localGet(ODD), i64LtU, i64ExtendI32U, localSet(PREV)],
+  [localGet(FROM), i32Const(64), i32Add, localSet(FROM), br(0)],
+  end, // $blocks
+  end, // $short
+  // A block that ended in a backslash escaping the next byte: back to it.
+  [localGet(FROM), localGet(PREV), i32WrapI64, i32Sub, localSet(FROM), i64Const(0n), localSet(PREV)],
   loop, // $simd
   [localGet(FROM), i32Const(16), i32Add, localGet(END), i32GtU, brIf(1)],
   [localGet(FROM), v128Load, localSet(VEC)],
