@@ -5,7 +5,8 @@
  * For the skim (see skim.ts): from a position inside a JSON string, where the
  * next byte is that the string cannot hold as it is (a quote, a control
  * character, a backslash). The escapes it can vouch for are stepped over in
- * the module (a file's content holds one every line or so). And `large`, the
+ * the module (a file's content holds one every line or so), a long string's
+64 bytes at a time, without a branch per escape. And `large`, the
  * skim's whole scan of a tool call's line in one call: its structure followed
  * as JSON's grammar has it (objects, arrays, numbers, literals, escapes), its
  * strings searched with `string`, its large values found, a window at a
