@@ -149,6 +149,8 @@ export function insidePath(absolute: string, cwd: string, ignoreCase: boolean, w
 
 /** True when two paths of one session name the same file (lexically). */
 export function samePath(a: string, b: string, cwd: string | undefined): boolean {
+  // One spelling resolves one way (most results name the path as the args did).
+  if (a === b) return true;
   const ra = resolvePath(a, cwd);
   const rb = resolvePath(b, cwd);
   if (ra === rb) return true;
