@@ -230,8 +230,27 @@ t.test('a directory a deny glob names is denied itself: deleting or searching it
     ['.gitlab', '{.github,.gitlab}/workflows/**'],
     ['secrets', '**/secrets/*.key'],
     ['src/a/secrets', 'src/**/secrets/**'],
+    // A directory a `*` (or another pattern) of the glob stands for, at a depth its parts fix.
+    ['packages/api', 'packages/*/.env'],
+    ['/home/u/p/packages/api', 'packages/*/.env'],
+    ['Packages/API/', 'packages/a*/.env'],
+    ['.github/workflows', '.github/*/ci.yml'],
+    ['packages/api', '/home/u/p/packages/*/.env'],
+    ['app', '*/config/*.yml'],
+    ['app/config', '*/config/*.yml'],
+    ['packages/api', 'packages/*/src/**'],
+    ['packages/api', '{lib,packages}/*/.env'],
   ]) {
     t.ok(violates(oneCall('delete', p!, cwd), { denyWrite: [glob!] }), `deleting ${p} deletes what ${glob} names`);
+  }
+  for (const [p, glob] of [
+    ['packages/api/src', 'packages/*/.env'],
+    ['packages/web', 'packages/a*/.env'],
+    ['lib/api', 'packages/*/.env'],
+    ['packages/api/src', 'packages/*/**/.env'],
+    ['app/other', '*/config/*.yml'],
+  ]) {
+    t.notOk(violates(oneCall('delete', p!, cwd), { denyWrite: [glob!] }), `deleting ${p} is not above what ${glob} names`);
   }
   for (const [p, glob] of [
     ['src', '**/.env'],
@@ -485,6 +504,10 @@ t.test('paths the audit finds in more places: an apply_patch text, an MCP call\'
 t.test('a grep limited by its own glob to a denied file reads it, whatever directory it searches', async (t) => {
   t.ok(violates(callOf('grepToolCall', { pattern: 'KEY', path: '.', glob: '**/.env' }), { denyRead: ['**/.env'] }), 'glob **/.env in .');
   t.ok(violates(callOf('grepToolCall', { pattern: 'KEY', glob: '.env' }), { denyRead: ['**/.env'] }), 'a glob without a slash, in the whole project');
+  // A glob without a slash names the file in the directory searched too, as ripgrep reads it.
+  t.ok(violates(callOf('grepToolCall', { pattern: 'KEY', path: 'config', glob: 'secrets.yml' }), { denyRead: ['config/secrets.yml'] }), 'a file name, in the directory searched');
+  t.ok(violates(callOf('grepToolCall', { pattern: 'KEY', path: '.', glob: '.env' }, '/home/u/p'), { denyRead: ['/home/u/p/.env'] }), 'a file name, in the project, an absolute glob');
+  t.notOk(violates(callOf('grepToolCall', { pattern: 'KEY', path: 'config', glob: 'secrets.yml' }), { denyRead: ['secrets.yml/x', 'other/secrets.yml'] }), 'a file name, not in another directory');
   t.ok(violates(callOf('grepToolCall', { pattern: 'KEY', path: 'secrets', include: '*.pem' }), { denyRead: ['secrets/**'] }), 'include, in a denied directory');
   t.ok(violates(callOf('grepToolCall', { pattern: 'KEY', path: '.', glob: 'secrets/*.pem' }), { denyRead: ['secrets/**'] }), 'a glob into a denied directory');
   t.notOk(violates(callOf('grepToolCall', { pattern: 'KEY', path: 'src', glob: '*.ts' }), { denyRead: ['**/.env', 'secrets/**'] }), 'a glob of other files');
