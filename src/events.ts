@@ -1091,6 +1091,23 @@ const PATH_KEYS = [
 // indented one may also be a line of context in the file before it.
 const PATCH_FILE = /^([^\S\r\n]*)\*\*\* (Update File|Add File|Delete File|Move to): (.+?)\s*$/gm;
 
+/** What makes a part of a glob more than a plain name. */
+export const GLOB_CHARS = /[*?[\]{}()!+@\\]/;
+
+/**
+ * Pushes to a glob call's paths the directory its `pattern` names before its
+ * first part with a glob character (`secrets` of `secrets/**`, `src/a` of
+ * `src/a/*.ts`), under the directory it searches (`.` when it names none);
+ * nothing for a pattern of a file name alone (`*.md`).
+ */
+function pushGlobDirectory(facts: ToolCallFacts, pattern: string): void {
+  const parts = pattern.split('/').slice(0, -1);
+  const plain = parts.findIndex((part) => GLOB_CHARS.test(part));
+  const dir = (plain === -1 ? parts : parts.slice(0, plain)).join('/');
+  if (dir === '' || dir === '.') return;
+  pushPath(facts.argPaths, pattern.startsWith('/') ? dir : `${facts.argPaths[0] ?? '.'}/${dir}`);
+}
+
 /**
  * Pushes the files a patch's text names to the call's paths, for the deny
  * checks, indented headers included. A file counts as written only where a
@@ -1305,6 +1322,9 @@ export function toolCallFacts(
     pushChangeListPaths(facts.argPaths, args);
     const paths = args.paths;
     if (Array.isArray(paths)) for (const p of paths) pushPath(facts.argPaths, p);
+    // Cursor's `codebase_search` names the directories it searches so (a key of searches only: not the paths of another tool).
+    const targets = args.target_directories;
+    if (Array.isArray(targets) && (kind === 'grep' || kind === 'glob' || kind === 'ls')) for (const p of targets) pushPath(facts.argPaths, p);
     if (WORKSPACE_READS.has(nameKey) && isObject(args) && namesNothing(args)) facts.wholeWorkspace = true;
     // An MCP call's own arguments are one level down.
     for (const inner of kind === 'mcp' ? mcpArguments(args) : []) {
@@ -1332,9 +1352,11 @@ export function toolCallFacts(
     const wd = str(args, 'workingDirectory') ?? str(args, 'cwd');
     if (kind === 'shell' && wd) facts.workingDirectory = wd;
     if (kind === 'glob' || kind === 'grep') facts.pattern = str(args, 'globPattern') ?? str(args, 'pattern') ?? str(args, 'query');
+    // A glob into a directory (`secrets/**`) searches it: the directories its pattern starts with, in the one searched.
+    if (kind === 'glob' && facts.pattern !== undefined) pushGlobDirectory(facts, facts.pattern);
     if (kind === 'grep') {
       const dir = facts.argPaths[0] ?? '.';
-      for (const key of ['glob', 'include']) {
+      for (const key of ['glob', 'include', 'include_pattern']) {
         const glob = str(args, key);
         if (!glob) continue;
         // `{secrets,docs}/*.pem` reads the files of each alternative: each is a filter of its own, and the glob as given

@@ -504,6 +504,17 @@ t.test('paths the audit finds in more places: an apply_patch text, an MCP call\'
 t.test('a grep limited by its own glob to a denied file reads it, whatever directory it searches', async (t) => {
   t.ok(violates(callOf('grepToolCall', { pattern: 'KEY', path: '.', glob: '**/.env' }), { denyRead: ['**/.env'] }), 'glob **/.env in .');
   t.ok(violates(callOf('grepToolCall', { pattern: 'KEY', glob: '.env' }), { denyRead: ['**/.env'] }), 'a glob without a slash, in the whole project');
+  // Cursor's grep_search limits itself with include_pattern.
+  t.ok(violates(callOf('function', { query: 'API_KEY', include_pattern: '*.env' }, '/home/u/p', 'grep_search'), { denyRead: ['**/.env'] }), 'include_pattern');
+  // codebase_search names the directories it searches in target_directories; another tool's such key is none of its paths.
+  t.ok(violates(callOf('function', { query: 'x', target_directories: ['secrets'] }, '/home/u/p', 'codebase_search'), { denyRead: ['secrets/**'] }), 'target_directories');
+  t.notOk(violates(callOf('function', { query: 'x', target_directories: ['secrets'] }, '/home/u/p', 'web_search'), { noWrites: true }), 'target_directories of another tool');
+  // A glob into a directory searches it; one of file names alone searches no more than its directory.
+  t.ok(violates(callOf('globToolCall', { targetDirectory: '.', globPattern: 'secrets/**' }), { denyRead: ['secrets/**'] }), 'a glob into a denied directory');
+  t.ok(violates(callOf('globToolCall', { globPattern: 'config/keys/*.pem' }), { denyRead: ['config/keys/'] }), 'a glob into a denied directory, no directory named');
+  t.ok(violates(callOf('globToolCall', { targetDirectory: '/home/u/p/app', globPattern: 'secrets/*' }), { denyRead: ['app/secrets/**'] }), 'under the directory searched');
+  t.notOk(violates(callOf('globToolCall', { targetDirectory: '.', globPattern: 'src/**/*.ts' }), { denyRead: ['**/.env', 'secrets/**'] }), 'a glob into another directory');
+  t.notOk(violates(callOf('globToolCall', { targetDirectory: '.', globPattern: '**/*.env' }), { denyRead: ['**/.env'] }), 'a glob lists names, it reads no file');
   // A glob without a slash names the file in the directory searched too, as ripgrep reads it.
   t.ok(violates(callOf('grepToolCall', { pattern: 'KEY', path: 'config', glob: 'secrets.yml' }), { denyRead: ['config/secrets.yml'] }), 'a file name, in the directory searched');
   t.ok(violates(callOf('grepToolCall', { pattern: 'KEY', path: '.', glob: '.env' }, '/home/u/p'), { denyRead: ['/home/u/p/.env'] }), 'a file name, in the project, an absolute glob');

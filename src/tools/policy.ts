@@ -10,7 +10,7 @@ import type { MinimatchOptions } from 'minimatch';
 import { denyForms, isAbsolute, isRoot, matchForms, samePath } from './paths.js';
 import type { UnderForms } from './paths.js';
 import { callCounts, givenToolName, servedKind, toolNameMatched, FIELD_OF_ACCESS, READ_FIELDS, WRITE_FIELDS, toolNameSet } from './call.js';
-import { MAX_GLOB_ALTERNATIVES, nearToolName, toolNameKey } from '../events.js';
+import { GLOB_CHARS, MAX_GLOB_ALTERNATIVES, nearToolName, toolNameKey } from '../events.js';
 import type { AuditedCall, PathField } from './call.js';
 import { clipped, visibleOneLine } from '../safe-text.js';
 import { flagOption, listOption } from '../option-values.js';
@@ -100,8 +100,6 @@ function matcherOf(pattern: string, options: MinimatchOptions): Minimatch {
   return matcher;
 }
 
-// What makes a part of a glob more than a plain name.
-const GLOB_CHARS = /[*?[\]{}()!+@\\]/;
 
 // A glob written as a Windows path from its root (`C:\proj\**`, `\\host\share\**`): its backslashes separate.
 const WINDOWS_ROOTED = /^(?:[A-Za-z]:\\|\\\\)/;
