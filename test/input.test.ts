@@ -728,11 +728,12 @@ t.test('an array on one line that cannot all be read element by element is read 
   // The same first event with white space in it: the whole line is read by the slow path.
   const spaced = first!.replace('"type":', '"type": ');
   // Broken, the slow path, which reads a line's tokens at once, reads none of a one-line array's elements; the elements
-  // before the break (`read`) are read, as those before the cut of an array cut short are.
+  // before the break (`read`) are read, as those before the cut of an array cut short are, but for a result: held until
+  // the array goes on or closes, it goes with the array (its run has no result).
   const tails: Array<[string, string, string[]?]> = [
     ['{"type": "x"}]', 'white space in an element'],
     ['3,"x",{"type":"y"}]', 'values not objects'],
-    ['{"type":"system","v":tru},{"type":"y"}]', 'an element broken', ELEMENTS],
+    ['{"type":"system","v":tru},{"type":"y"}]', 'an element broken', ELEMENTS.slice(0, -1)],
     ['{"type":"x","v":"cut', 'cut short, at the end of the input'],
     ['{"type":"x"}] {"type":"y"}', 'a value glued after it'],
     ['{"type":"x"},]', 'a comma before its end', [...ELEMENTS, '{"type":"x"}']],
@@ -749,6 +750,44 @@ t.test('an array on one line that cannot all be read element by element is read 
       if (!t.same(judged(whole), [...before, ...judged(readWith(line(spaced), 0, options))], `${what}, ${name}: as the slow path reads it`)) continue;
       for (let size = 1; size <= input.length; size += size < 16 ? 1 : 1999) {
         if (!t.same(readWith(input, size, options), whole, `${what}, ${name}, writes of ${size}: as in one write`)) break;
+      }
+    }
+  }
+});
+
+t.test('an array of events never closed is cut short, and its run has no result: a result in it is held until the array goes on or closes', async (t) => {
+  const init = '{"type":"system","subtype":"init","session_id":"C"}';
+  const result = '{"type":"result","subtype":"success","is_error":false,"result":"hi","session_id":"C"}';
+  const said = '{"type":"assistant","message":{"content":[{"type":"text","text":"t"}]},"session_id":"C"}';
+  const long = `{"type":"assistant","message":{"content":[{"type":"text","text":"${'x'.repeat(70000)}"}]},"session_id":"C"}`;
+  // The input; what is read, by line: an event's type, or a problem's reason.
+  const cases: Array<[string, Array<[number, string]>]> = [
+    [`[\n${init},\n${result},\n`, [[2, 'system'], [3, 'truncated']]],
+    [`[\n${init},\n${result}\n`, [[2, 'system'], [3, 'truncated']]],
+    [`[\n${result},\n`, [[1, 'truncated'], [2, 'truncated']]],
+    [`[${init},\n${result},\n`, [[1, 'system'], [2, 'truncated']]],
+    [`[${init},${result},\n`, [[1, 'system'], [1, 'truncated']]],
+    [`[${init},${result},{"type":"x\n`, [[1, 'system'], [1, 'truncated']]],
+    [`[${init},${long},${result},{"type":"x\n`, [[1, 'system'], [1, 'assistant'], [1, 'truncated']]],
+    [`[\n${init},\n${result},\n{"a":\n`, [[2, 'system'], [3, 'truncated'], [4, 'truncated']]],
+    // Closed, or gone on past it: the result is read where it stands.
+    [`[\n${init},\n${result}\n]\n`, [[2, 'system'], [3, 'result']]],
+    [`[${init},${result}]\n`, [[1, 'system'], [1, 'result']]],
+    [`[${init},${long},${result}]\n`, [[1, 'system'], [1, 'assistant'], [1, 'result']]],
+    [`[\n${init},\n${result},\n${said},\n`, [[2, 'system'], [3, 'result'], [4, 'assistant'], [4, 'truncated']]],
+    [`[${init},${result},${said},{"t\n`, [[1, 'system'], [1, 'result'], [1, 'assistant'], [1, 'truncated']]],
+  ];
+  for (const [text, want] of cases) {
+    const input = Buffer.from(text);
+    for (const [name, options] of Object.entries(READERS)) {
+      const whole = readWith(input, 0, options);
+      const got = whole.map((x) => {
+        const [line, what] = x as [number, unknown];
+        return [line, typeof what === 'string' ? what : (what as { type: string }).type];
+      });
+      if (!t.same(got, want, `${JSON.stringify(text.slice(0, 60))}…, ${name}`)) continue;
+      for (let size = 1; size <= input.length; size += size < 16 ? 1 : 997) {
+        if (!t.same(readWith(input, size, options), whole, `${JSON.stringify(text.slice(0, 60))}…, ${name}, writes of ${size}: as in one write`)) break;
       }
     }
   }

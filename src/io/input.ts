@@ -945,6 +945,13 @@ interface ArrayElements {
   text: TokenFn | null;
   parts: string[];
   line: number;
+  /**
+   * A `result` read whole, handed over only once the array is seen to go on
+   * (another element read whole) or to close: an array never closed is cut
+   * short, and its run has no result (see SlowState.array), wherever the
+   * cut falls after it.
+   */
+  held: EventRecord | null;
 }
 
 /** The state of the slow path: one streaming tokenizer reading across lines. */
@@ -976,6 +983,8 @@ interface SlowState {
   parts: string[];
   /** How many elements of the array the first value is were read already (see {@link EventReader.arrayLine}): not handed over again. */
   skip: number;
+  /** A result those elements held (see ArrayElements.held), the array's once it is read. */
+  carried: EventRecord | null;
 }
 
 const MAX_STRING = (1 << 29) - 24;
@@ -1073,6 +1082,8 @@ interface ArrayProgress {
   failed: boolean;
   /** The search for the end of the element due at `at`, when it has begun. */
   scan: ElementScan | null;
+  /** A result read, held until the array goes on or closes (see ArrayElements.held). */
+  held: EventRecord | null;
 }
 
 /** What stands, for the slow path, for the elements of an array already read (see EventReader.arrayLine): `[` and one element. */
@@ -1179,6 +1190,8 @@ export class EventReader {
   private slow: SlowState | null = null;
   /** The array line being assembled, whose elements are read as its bytes come (see streamArray); null when none. */
   private arrayRead: ArrayProgress | null = null;
+  /** While an array's element is read: its records, kept back (see arrayElements). */
+  private captured: EventRecord[] | null = null;
   private readonly needs: ((type: string) => boolean) | undefined;
   private readonly checkUnread: boolean;
   private readonly skim: ((type: string) => boolean) | undefined;
@@ -1227,9 +1240,19 @@ export class EventReader {
     this.passDeltas = this.passes !== undefined && options.passDeltas === true;
     this.passesPlain = this.passes === undefined ? undefined : options.passesPlain;
     this.sink = !this.joinDeltas
-      ? target
+      ? {
+          record: (rec) => {
+            if (this.captured !== null) this.captured.push(rec);
+            else target.record(rec);
+          },
+          problem: (p) => target.problem(p),
+        }
       : {
           record: (rec) => {
+            if (this.captured !== null) {
+              this.captured.push(rec);
+              return;
+            }
             this.handJoined();
             target.record(rec);
           },
@@ -1678,14 +1701,17 @@ export class EventReader {
    * strings as written.
    */
   private arrayLine(raw: Buffer, open: number, no: number, read: ArrayProgress | null): boolean {
-    const progress = read ?? { at: open + 1, after: false, lastEnd: 0, failed: false, scan: null };
-    if (!progress.failed && this.arrayElements(raw, progress, no, true) === ARRAY_DONE) return true;
+    const progress = read ?? { at: open + 1, after: false, lastEnd: 0, failed: false, scan: null, held: null };
+    if (!progress.failed && this.arrayElements(raw, progress, no, true) === ARRAY_DONE) {
+      this.releaseHeld(progress);
+      return true;
+    }
     if (progress.lastEnd === 0) return false;
     // What was not read, after an element that stands for those read, which the slow path skips; the excerpts of the
     // problems it reports show where the line starts, as they would have.
     const rest = Buffer.concat([ARRAY_READ, raw.subarray(progress.lastEnd)]);
     if (rest.length > MAX_STRING) this.problem('line too long', rest, no, raw.subarray(0, ARRAY_HEAD));
-    else this.slowStart(rest, no, 1, raw.subarray(0, ARRAY_HEAD));
+    else this.slowStart(rest, no, 1, raw.subarray(0, ARRAY_HEAD), progress.held);
     return true;
   }
 
@@ -1711,7 +1737,18 @@ export class EventReader {
           break;
         }
         progress.scan = null;
-        if (end < 0 || !this.arrayElementLine(raw.subarray(at, end), no)) return ARRAY_FAIL;
+        if (end < 0) return ARRAY_FAIL;
+        // Its record is kept back: a result is held (see ArrayElements.held), and one held before is handed over first.
+        this.captured = [];
+        const read = this.arrayElementLine(raw.subarray(at, end), no);
+        const records = this.captured;
+        this.captured = null;
+        if (!read) return ARRAY_FAIL;
+        this.releaseHeld(progress);
+        for (const rec of records) {
+          if (recordType(rec) === 'result') progress.held = rec;
+          else this.sink.record(rec);
+        }
         progress.lastEnd = end;
         progress.after = true;
         at = end;
@@ -1742,7 +1779,7 @@ export class EventReader {
     const base = bomLength(this.carry, this.carryLength);
     if (progress === null) {
       if (base >= this.carryLength || this.carry[base] !== 0x5b /* [ */) return;
-      progress = this.arrayRead = { at: 1, after: false, lastEnd: 0, failed: false, scan: null };
+      progress = this.arrayRead = { at: 1, after: false, lastEnd: 0, failed: false, scan: null, held: null };
     }
     if (progress.failed) return;
     // A line of the full path ends any run (as in line).
@@ -1808,9 +1845,10 @@ export class EventReader {
    * array it opens were read already (see arrayLine); `shown`: what the
    * excerpts of problems of the whole line show, when not `raw`.
    */
-  private slowStart(raw: Buffer, no: number, skip = 0, shown?: Buffer): void {
+  private slowStart(raw: Buffer, no: number, skip = 0, shown?: Buffer, carried: EventRecord | null = null): void {
     this.slow = {
       skip,
+      carried,
       tokenize: tokenizer(),
       assembler: new Assembler(),
       lines: new SlowLines(),
@@ -1871,7 +1909,8 @@ export class EventReader {
         slow.text = compactText();
         slow.parts = [];
         slow.depth = 0;
-        slow.array = token.name === 'startArray' ? { count: 0, events: false, texts: [], value: null, text: null, parts: [], line: no } : null;
+        slow.array = token.name === 'startArray' ? { count: 0, events: false, texts: [], value: null, text: null, parts: [], line: no, held: slow.carried } : null;
+        slow.carried = null;
       }
       const array = slow.array;
       if (array === null) {
@@ -1899,6 +1938,7 @@ export class EventReader {
         continue;
       }
       if (array !== null && slow.depth === 0) {
+        this.releaseHeld(array);
         slow.open = false;
         slow.skip = 0;
         // An empty array, or one of something else first: one value, not an object (see SlowState.array).
@@ -1941,8 +1981,22 @@ export class EventReader {
       return;
     }
     if (index < slow.skip) return;
-    if (isObject(value)) this.sink.record({ event: value as AgentEvent, raw: Buffer.from(text), source: this.source, line: array.line });
-    else this.problem('not an object', slow.lines.first(), array.line, Buffer.from(text));
+    this.releaseHeld(array);
+    if (!isObject(value)) {
+      this.problem('not an object', slow.lines.first(), array.line, Buffer.from(text));
+      return;
+    }
+    const record: EventRecord = { event: value as AgentEvent, raw: Buffer.from(text), source: this.source, line: array.line };
+    if (eventType(value) === 'result') array.held = record;
+    else this.sink.record(record);
+  }
+
+  /** Hands over the result an array held (see ArrayElements.held): the array went on, or closed. */
+  private releaseHeld(array: ArrayElements | ArrayProgress): void {
+    const held = array.held;
+    if (held === null) return;
+    array.held = null;
+    this.sink.record(held);
   }
 
   /**
@@ -1962,18 +2016,32 @@ export class EventReader {
         // reported below
       }
     }
-    if (slow.lines.length === 0) return;
-    const first = slow.lines.line(0);
-    // A value whose first line may go on (see mayGoOn), and could not, was cut where that line began: by a line that
-    // cannot go on with it, by its own line end (`"n":-`), or by the end of the input. One broken in that line is not
-    // JSON, wherever the tokenizer found out (it judges a line's last few bytes only once more come).
     const cut: ProblemReason = stopped ? 'interrupted' : 'truncated';
-    if (mayGoOn(first.buf.toString('utf8'))) this.problem(cut, first.buf, first.no, first.shown);
-    // Broken in the line: perhaps a line cut short with the next run's first event glued on.
-    else this.problemThenRun(first.buf, first.no, first.unterminated, (head) => (head !== first.buf && mayGoOn(head.toString('utf8')) ? cut : 'not JSON'), first.shown);
-    for (let i = 1; i < slow.lines.length; i++) {
+    // An array of events never closed is cut short, however its last line ends (`{…},`), and its run has no result: a result
+    // it held is let go, reported where it starts, in the order of the lines (its line is not read again).
+    const array = slow.array !== null && slow.array.events ? slow.array : null;
+    let held = array?.held ?? null;
+    const reportHeld = (before: number): void => {
+      if (held === null || held.line > before) return;
+      this.problem(cut, held.raw, held.line);
+      held = null;
+    };
+    for (let i = 0; i < slow.lines.length; i++) {
       const line = slow.lines.line(i);
-      this.line(line.buf, line.no, line.unterminated);
+      const heldHere = held !== null && held.line === line.no;
+      reportHeld(line.no);
+      if (heldHere) continue;
+      if (i > 0) {
+        this.line(line.buf, line.no, line.unterminated);
+        continue;
+      }
+      // A value whose first line may go on (see mayGoOn), and could not, was cut where that line began: by a line that
+      // cannot go on with it, by its own line end (`"n":-`), or by the end of the input. One broken in that line is not
+      // JSON, wherever the tokenizer found out (it judges a line's last few bytes only once more come).
+      if ((atEnd && array !== null) || mayGoOn(line.buf.toString('utf8'))) this.problem(cut, line.buf, line.no, line.shown);
+      // Broken in the line: perhaps a line cut short with the next run's first event glued on.
+      else this.problemThenRun(line.buf, line.no, line.unterminated, (head) => (head !== line.buf && mayGoOn(head.toString('utf8')) ? cut : 'not JSON'), line.shown);
     }
+    reportHeld(Infinity);
   }
 }
