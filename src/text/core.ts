@@ -758,7 +758,11 @@ export class TextCore implements ToolCore {
         const event = rec.event;
         // A second result with no `init` between (a log of `--output-format json` runs of a resumed session) is another run,
         // as in ndjson-result --all: the one before is printed, and kept for the verdict if it failed.
-        if (s.result !== undefined) this.runAgain(s, emit);
+        if (s.result !== undefined) {
+          this.runAgain(s, emit);
+          // This run has run: its result shows it (an `init` after it starts another).
+          s.ran = true;
+        }
         this.tracker.result(event);
         s.failed = resultFailed(event);
         // Read later only for a failed run's message, or as the text of a lone result (json output).
