@@ -171,6 +171,12 @@ t.test('a 64 MiB line', async (t) => {
   t.equal(seen[1]!.line, 2);
 });
 
+// Readers for the tests of maxLine: one of every event, one that lets thinking lines by in runs.
+const READERS_OF_LENGTHS = {
+  'every event': {},
+  'lines let by': { needs: (type: string) => type === 'result', passes: (type: string) => type === 'thinking' },
+};
+
 t.test('a line longer than maxLine: the write that makes it so fails, whatever the chunks', async (t) => {
   t.equal(MAX_LINE, 2 ** 32, '4 GiB by default');
   const head = '{"type":"thinking","text":"';
@@ -196,6 +202,31 @@ t.test('a line longer than maxLine: the write that makes it so fails, whatever t
       [1, 2],
       `chunks of ${size}: the lines before it are read`,
     );
+  }
+});
+
+t.test('a line longer than maxLine, ended in the chunk it came in: it fails the write as well, whatever the reader lets by', async (t) => {
+  const head = '{"type":"thinking","text":"';
+  const ok = `${head}${'a'.repeat(100 - head.length - 2)}"}\n`;
+  const input = Buffer.from(`${ok}{"type":"result"}\n{"type":"thinking","text":"b"}\n${head}${'z'.repeat(200)}"}\n{"type":"result"}\n`);
+  const readers = { ...READERS_OF_LENGTHS };
+  for (const [name, options] of Object.entries(readers)) {
+    for (const size of [0, 7, 100, 101, 1000]) {
+      const seen: number[] = [];
+      const reader = new EventReader({ record: (r) => seen.push(r.line), problem: () => t.fail('no problem expected') }, { ...options, maxLine: 100 });
+      reader.startSource('in.ndjson');
+      let failure: unknown;
+      try {
+        if (size === 0) reader.write(input);
+        else for (let at = 0; at < input.length; at += size) reader.write(input.subarray(at, at + size));
+      } catch (error) {
+        failure = error;
+      }
+      t.ok(failure instanceof LineTooLongError, `${name}, chunks of ${size || 'all'}: a LineTooLongError`);
+      t.match((failure as Error).message, /^in\.ndjson:4: line too long: /, `${name}, chunks of ${size || 'all'}: at its line`);
+      t.same(seen, [1, 2, 3].slice(0, seen.length), `${name}, chunks of ${size || 'all'}: only lines before it read`);
+      t.equal(seen.at(-1) ?? 3, 3, `${name}, chunks of ${size || 'all'}: the lines before it handed over (the last of a run at least)`);
+    }
   }
 });
 

@@ -1342,7 +1342,9 @@ export class EventReader {
     this.lentBusy = false;
     // Only a reader that hands lines over unparsed asks about them.
     const scan = this.needs !== undefined ? new LineScan(chunk) : undefined;
-    const passing = scan !== undefined && this.passes !== undefined;
+    // A chunk longer than a line may be (a small maxLine) has each of its lines measured: none is let by unseen.
+    const measured = chunk.length > this.maxLine;
+    const passing = scan !== undefined && this.passes !== undefined && !measured;
     // The last line of a run let by, not handed over yet: `chunk[held, heldEnd)`, line `heldNo`.
     let held = -1;
     let heldEnd = 0;
@@ -1365,6 +1367,7 @@ export class EventReader {
         start = nl + 1;
         continue;
       }
+      if (measured && nl - start > this.maxLine) this.tooLong(chunk.subarray(start, Math.min(nl, start + 4096)));
       const pass = passing ? this.passOver(chunk, start, nl, scan) : PASS_NO;
       if (pass === PASS_HOLD) {
         held = start;
@@ -1499,6 +1502,13 @@ export class EventReader {
     this.lineNo = 0;
   }
 
+  /** Stops the input at the next line, longer than maxLine, which starts with `head` (see ReaderOptions.maxLine). */
+  private tooLong(head: Buffer): never {
+    // Deltas read before it are shown before the stop, as before a bad line under --strict.
+    if (this.joined !== null) this.handJoined();
+    throw new LineTooLongError(this.source, this.lineNo + 1, head, this.maxLine);
+  }
+
   /** Appends `chunk[from, to)` to the line being assembled, growing its buffer by doubling. */
   private keep(chunk: Buffer, from: number, to: number): void {
     if (this.arrayRead !== null && this.carryLength > 0) this.cutArray(to - from);
@@ -1509,12 +1519,7 @@ export class EventReader {
       this.lentBusy = true;
     }
     const need = this.carryLength + (to - from);
-    if (need > this.maxLine) {
-      // Deltas read before it are shown before the stop, as before a bad line under --strict.
-      if (this.joined !== null) this.handJoined();
-      const head = this.carryLength > 0 ? this.carry.subarray(0, Math.min(this.carryLength, 4096)) : chunk.subarray(from, Math.min(to, from + 4096));
-      throw new LineTooLongError(this.source, this.lineNo + 1, head, this.maxLine);
-    }
+    if (need > this.maxLine) this.tooLong(this.carryLength > 0 ? this.carry.subarray(0, Math.min(this.carryLength, 4096)) : chunk.subarray(from, Math.min(to, from + 4096)));
     if (need > this.carry.length) {
       if (!this.lentBusy && this.lent.length >= need) {
         // The other buffer is free and long enough (a long line was assembled in it): the line moves there.
