@@ -9,6 +9,7 @@ import { BIN, TEST_ENV, runBin } from './fixtures/lib/run.js';
 
 const tools = ['ndjson-result', 'ndjson-dedupe', 'ndjson-text', 'ndjson-tools'];
 const hasBash = spawnSync('bash', ['--version']).status === 0;
+const hasZsh = spawnSync('zsh', ['--version']).status === 0;
 
 // A directory with each command on PATH under its own name, as an install gives.
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ndjson-completion-'));
@@ -87,5 +88,41 @@ for (const tool of tools) {
     t.match(dash.stdout, /^--strict$/m, '-: the options');
     t.match(dash.stdout, /^--help$/m, '-: the options');
     t.equal(complete(''), '\n', 'bash, no word typed: nothing offered (bash then offers file names)');
+    // TAB in the middle of a line: the words after the one completed are not asked about.
+    const completeAt = (cword: number, ...words: string[]) =>
+      spawnSync('bash', ['-c', [script.split('\n').slice(0, 2).join('\n'), `COMP_WORDS=(${tool} ${words.map((w) => `"${w}"`).join(' ')}); COMP_CWORD=${cword}`, `_${tool}_yargs_completions`, 'printf "%s\\n" "${COMPREPLY[@]}"'].join('\n')], {
+        encoding: 'utf8',
+      }).stdout;
+    t.equal(completeAt(1, '--str', 'run.ndjson'), '--strict\n', 'bash, --str before a file name');
+    t.equal(completeAt(2, '--completion', 'z', '-q'), 'zsh\n', 'bash, --completion z before an option');
+    if (tool === 'ndjson-text') t.equal(completeAt(2, '--color', '', '-a'), 'auto\nalways\nnever\n', 'bash, --color before -a');
+    if (!hasZsh) {
+      t.skip('zsh is not installed: its script is not run');
+    } else {
+      // zsh's completion system stood in for: what the function offers (_describe, given every option yargs knows) or leaves to
+      // the shell (_default).
+      const zsh = (current: number, ...words: string[]) =>
+        spawnSync(
+          'zsh',
+          [
+            '-c',
+            [
+              `export PATH="${dir}:$PATH"`,
+              'compdef() { :; }',
+              // What _describe offers: the candidates that begin with the word completed.
+              '_describe() { print -l -- ${(M)${(@P)2}:#${words[CURRENT]}*}; }',
+              '_default() { print -- "(default)"; }',
+              `source <(${tool} --completion=zsh)`,
+              `words=(${tool} ${words.map((w) => `"${w}"`).join(' ')}); CURRENT=${current}; BUFFER="\${words[*]}"; CURSOR=0`,
+              `_${tool}_yargs_completions`,
+            ].join('\n'),
+          ],
+          { encoding: 'utf8' },
+        ).stdout;
+      t.equal(zsh(2, '--str'), '--strict\n', 'zsh, --str');
+      t.equal(zsh(2, '--str', 'run.ndjson'), '--strict\n', 'zsh, --str before a file name');
+      t.equal(zsh(3, '--completion', 'z', '-q'), 'zsh\n', 'zsh, --completion z before an option');
+      t.equal(zsh(2, 'run', '--strict'), '(default)\n', 'zsh, a file name: the shell offers files');
+    }
   });
 }

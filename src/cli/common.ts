@@ -270,6 +270,10 @@ function completionScript<O extends Record<string, Options>>(spec: CommandSpec<O
   // nothing typed yet.
   const word = '    cur_word="${COMP_WORDS[COMP_CWORD]}"\n';
   if (shell === 'bash' && script.includes(word)) script = script.replace(word, `${word}    [[ $cur_word == "=" ]] && cur_word=""\n`);
+  // The words up to the one completed, not those after it (TAB in the middle of a line): yargs takes the last word given
+  // for the one completed.
+  script = script.replace('args=("${COMP_WORDS[@]}")', 'args=("${COMP_WORDS[@]:0:COMP_CWORD+1}")');
+  script = script.replace('--get-yargs-completions "${words[@]}"', '--get-yargs-completions "${(@)words[1,CURRENT]}"');
   return script.endsWith('\n') ? script : `${script}\n`;
 }
 
