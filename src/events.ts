@@ -167,7 +167,7 @@ export function pathSteps(path: string): PathStep[] | undefined {
   let stepDue = true;
   while (i < path.length) {
     // A bracket (`[0]`, `["a.b"]`), or a key as a JSON string where a step is due (`."a.b"`).
-    const quoted = path[i] === '[' ? /^\[(?:(\d+)|("(?:[^"\\]|\\.)*"))\]/.exec(path.slice(i)) : stepDue && path[i] === '"' ? /^()("(?:[^"\\]|\\.)*")/.exec(path.slice(i)) : undefined;
+    const quoted = path[i] === '[' ? /^\[(?:(-?\d+)|("(?:[^"\\]|\\.)*"))\]/.exec(path.slice(i)) : stepDue && path[i] === '"' ? /^()("(?:[^"\\]|\\.)*")/.exec(path.slice(i)) : undefined;
     if (quoted === null) return undefined;
     if (quoted !== undefined) {
       const index = quoted[1];
@@ -217,9 +217,11 @@ export function valueAt(value: unknown, steps: readonly PathStep[]): unknown {
   let cur: unknown = value;
   for (const step of steps) {
     if (Array.isArray(cur)) {
-      // An index, or a name of digits: not a key in quotes.
-      const index = typeof step === 'number' ? step : typeof step === 'string' && /^\d+$/.test(step) ? Number(step) : undefined;
+      // An index (from the end when negative, as in jq: `[-1]` is the last), or a name of digits: not a key in quotes.
+      let index = typeof step === 'number' ? step : typeof step === 'string' && /^\d+$/.test(step) ? Number(step) : undefined;
       if (index === undefined) return undefined;
+      if (index < 0) index += cur.length;
+      if (index < 0) return undefined;
       cur = cur[index];
     } else if (isObject(cur)) {
       if (typeof step === 'number') return undefined;

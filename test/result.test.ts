@@ -442,7 +442,9 @@ t.test('a field path: dots, a leading dot as jq writes it, and jq\'s brackets; a
     ['usage.', undefined],
     ['a[x]', undefined],
     ['["a"', undefined],
-    ['a[-1]', undefined],
+    ['a[-1]', ['a', -1]],
+    ['a[-]', undefined],
+    ['a[--1]', undefined],
   ];
   for (const [path, steps] of cases) t.same(pathSteps(path), steps, JSON.stringify(path));
   const event = { modelUsage: { 'claude-haiku-4.5': { costUSD: 0.25 } }, content: [{ text: 'first' }], '0': 'zero' };
@@ -456,4 +458,10 @@ t.test('a field path: dots, a leading dot as jq writes it, and jq\'s brackets; a
   t.equal(getPath(event, '.content["0"].text'), undefined, 'a key in quotes names no element of an array');
   t.equal(getPath(event, '.content."0".text'), undefined, 'nor does a quoted name');
   t.equal(getPath(event, 'a..b'), undefined);
+  // A negative index counts from the array's end, as in jq; past its start, nothing.
+  const list = { c: ['x', 'y', 'z'] };
+  t.equal(getPath(list, '.c[-1]'), 'z', '[-1]: the last');
+  t.equal(getPath(list, '.c[-3]'), 'x', '[-3]: the first of three');
+  t.equal(getPath(list, '.c[-4]'), undefined, 'past its start: nothing');
+  t.equal(getPath({ c: { '-1': 'key' } }, '.c[-1]'), undefined, 'an index names no key of an object');
 });
