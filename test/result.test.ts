@@ -91,6 +91,14 @@ t.test('formatVerdict: fields and TSV escaping', async (t) => {
   t.equal(formatVerdict(verdict, { fields: ['result', 'n'], tsv: true }), 'a\\tb\\nc\\\\\t3\n');
   t.equal(formatVerdict(verdict, { fields: ['.n', '.o.k.0', '.'] }), '3\n1\n\n', 'a leading dot, as jq writes a path; a lone dot names no field');
   t.equal(formatVerdict({ ...verdict, result: undefined }, {}), undefined);
+  // Made visible (a terminal): a string's controls as `\x9b`; a value of JSON's as JSON still reads them, `\u009b`.
+  const odd = { type: 'result', result: { k: '\u009b\u007f"\\' }, s: 'x\u009by', n: null };
+  const shown = { ...verdict, result: { event: odd, raw: Buffer.from(JSON.stringify(odd)), source: 'stdin', line: 1 } };
+  t.equal(formatVerdict(shown, { escape: true }), '{"k":"\\u009b\\u007f\\"\\\\"}\n', 'a result of JSON, made visible as JSON');
+  t.equal(formatVerdict(shown, { escape: true, fields: ['result', 's', 'n'] }), '{"k":"\\u009b\\u007f\\"\\\\"}\nx\\x9by\nnull\n', 'fields');
+  t.equal(formatVerdict(shown, { escape: true, fields: ['result', 's'], tsv: true }), '{"k":"\\u009b\\u007f\\\\"\\\\\\\\"}\tx\\x9by\n', 'cells');
+  t.equal(formatVerdict(shown, { fields: ['result'] }), `${JSON.stringify(odd.result)}\n`, 'not made visible: as it is');
+  t.same(JSON.parse((formatVerdict(shown, { escape: true }) as string).trim()), odd.result, 'made visible, still the same JSON');
 });
 
 t.test('the stream, as a library user pipes it', async (t) => {

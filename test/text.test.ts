@@ -906,3 +906,23 @@ t.test('--color given more than once: the last one counts, each must be a colour
   t.equal(bad.code, 1);
   t.match(bad.stderr, /--color must be auto, always or never, not 'bogus'/);
 });
+
+t.test('a completed thought ends the thinking, not the text it came between', async (t) => {
+  const said = (text: string) => JSON.stringify({ type: 'assistant', message: { role: 'assistant', content: [{ type: 'text', text }] }, timestamp_ms: 1, session_id: 'A' });
+  const done = JSON.stringify({ type: 'thinking', subtype: 'completed', session_id: 'A' });
+  const thought = (text: string) => JSON.stringify({ type: 'thinking', subtype: 'delta', text, session_id: 'A' });
+  const input = [said('Hel'), done, said('lo')].join('\n') + '\n';
+  t.equal(await through(input, { all: true, thinking: true }), 'Hello\n', 'with --thinking');
+  t.equal(await through(input, { all: true }), 'Hello\n', 'without');
+  t.equal(await through([thought('hm'), done, thought('again')].join('\n') + '\n', { all: true, thinking: true }), '│ hm\n\n│ again\n', 'a thought after a completed one starts its own paragraph');
+});
+
+t.test('a lone result of another value than a string is shown as JSON, made visible as JSON still reads it', async (t) => {
+  const input = JSON.stringify({ type: 'result', subtype: 'success', is_error: false, result: { k: '\u009b\u007f\u202e' }, session_id: 's' }) + '\n';
+  for (const all of [false, true]) {
+    const shown = await through(input, { all });
+    t.equal(shown, '{"k":"\\u009b\\u007f\\u202e"}\n', all ? '--all' : 'the final message');
+    t.same(JSON.parse(shown), { k: '\u009b\u007f\u202e' }, 'still the same JSON');
+  }
+  t.equal(await through(input, { raw: true }), '{"k":"\u009b\u007f\u202e"}\n', '--raw: as it is');
+});

@@ -6,7 +6,7 @@ import type { EventRecord, InputProblem } from '../io/input.js';
 import type { SessionEnd } from '../session.js';
 import { Settled, sessionState } from '../session.js';
 import type { ToolCore, Emit } from '../io/tool-stream.js';
-import { getPath, isRunActivity, isSystemInit, opensSession, resultFailed, resultText } from '../events.js';
+import { getPath, isObject, isRunActivity, isSystemInit, opensSession, resultFailed } from '../events.js';
 import { placeOf, placeRecord, recordBroken, recordSessionField, recordSound, recordType, retainRecord, tornSession } from '../io/input.js';
 import { visible, visibleJson } from '../safe-text.js';
 import { exactJsonText } from '../json-text.js';
@@ -59,9 +59,18 @@ export interface ResultOptions {
 /** How many sessions' results a verdict of the last session keeps by default. */
 export const HELD_RESULTS = 64;
 
-function fieldText(value: unknown): string {
+/**
+ * A field's value as printed: a string as it is, made visible when `escape`
+ * (see visible); any other value as compact JSON, made visible as JSON still
+ * reads it (`\u009b`, not `\x9b`: see visibleJson); nothing for none. `tsv`:
+ * as a cell, its backslashes, tabs and line ends escaped first.
+ */
+function fieldText(value: unknown, escape: boolean | undefined, tsv = false): string {
   if (value === undefined) return '';
-  return typeof value === 'string' ? value : exactJsonText(value);
+  const json = typeof value !== 'string';
+  let text = json ? exactJsonText(value) : value;
+  if (tsv) text = tsvCell(text);
+  return !escape ? text : json ? visibleJson(text) : visible(text);
 }
 
 function tsvCell(text: string): string {
@@ -73,13 +82,14 @@ export function formatVerdict(verdict: SessionVerdict, options: ResultOptions): 
   const rec = verdict.result;
   if (rec === undefined || verdict.dropped) return undefined;
   if (options.json) return options.escape ? `${visibleJson(rec.raw.toString('utf8'))}\n` : Buffer.concat([rec.raw, Buffer.from('\n')]);
-  const safe = options.escape ? visible : (s: string) => s;
   if (options.fields && options.fields.length > 0) {
-    const values = options.fields.map((path) => fieldText(getPath(rec.event, path)));
-    return options.tsv ? `${values.map((v) => safe(tsvCell(v))).join('\t')}\n` : values.map((v) => `${safe(v)}\n`).join('');
+    const values = options.fields.map((path) => getPath(rec.event, path));
+    if (options.tsv) return `${values.map((v) => fieldText(v, options.escape, true)).join('\t')}\n`;
+    return values.map((v) => `${fieldText(v, options.escape)}\n`).join('');
   }
   if (verdict.failed) return undefined;
-  return `${safe(resultText(rec.event) ?? '')}\n`;
+  const result = isObject(rec.event) ? rec.event.result : undefined;
+  return `${fieldText(result === null ? undefined : result, options.escape)}\n`;
 }
 
 /**

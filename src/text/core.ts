@@ -41,8 +41,8 @@ import {
   ranSubagent,
   subagentCalls,
 } from '../events.js';
-import type { JsonObject, ToolCallFacts, ToolCallResult, ToolResultStatus } from '../events.js';
-import { clipped, visible, visibleOneLine } from '../safe-text.js';
+import type { AgentEvent, JsonObject, ToolCallFacts, ToolCallResult, ToolResultStatus } from '../events.js';
+import { clipped, visible, visibleJson, visibleOneLine } from '../safe-text.js';
 import { flagOption } from '../option-values.js';
 import { UnnamedCalls, callGroup } from '../unnamed-calls.js';
 
@@ -374,9 +374,9 @@ export class Transcript {
     return this.open && this.block === kind && this.blockSession === session;
   }
 
-  /** Ends the open text or thinking block of `session` (at a tool call, a flush, a completed thought). */
-  close(session: string): void {
-    if (this.blockSession === session) this.open = false;
+  /** Ends the open text or thinking block of `session` (at a tool call, a flush), or only its block of `kind` (a completed thought). */
+  close(session: string, kind?: Block): void {
+    if (this.blockSession === session && (kind === undefined || this.block === kind)) this.open = false;
   }
 
   /** `session` runs again: its next block starts under its label, as another session's would. */
@@ -747,7 +747,8 @@ export class TextCore implements ToolCore {
       case 'thinking':
         if (out && this.options.thinking) {
           const event = rec.event;
-          if (eventSubtype(event) === 'completed') out.close(id);
+          // A thought completed ends the session's thinking block, not its text (a thought with no text shows nothing).
+          if (eventSubtype(event) === 'completed') out.close(id, 'thinking');
           else out.thinking(id, thinkingText(event));
         }
         return;
@@ -967,10 +968,20 @@ export class TextCore implements ToolCore {
     if (s.final.length > 0) return s.final;
     // `--output-format json` is a lone result: its text is the answer.
     if (saidNothing(s) && s.result !== undefined && !s.failed) {
-      const text = resultText(s.result.event);
+      const text = this.loneResultText(s.result.event);
       if (text !== undefined && text.length > 0) return text;
     }
     return undefined;
+  }
+
+  /**
+   * The text of a lone result (`--output-format json`): a value other than a
+   * string is its compact JSON, made visible as JSON still reads it
+   * (`\u009b`, not `\x9b`: see visibleJson), unless `raw`.
+   */
+  private loneResultText(event: AgentEvent): string | undefined {
+    const text = resultText(event);
+    return text === undefined || this.options.raw || typeof event.result === 'string' ? text : visibleJson(text);
   }
 
   private makeTranscript(emit: Emit): Transcript {
@@ -1051,7 +1062,7 @@ export class TextCore implements ToolCore {
   private endSession(s: SessionState, out: Transcript): void {
     this.unfinished(s, out);
     if (saidNothing(s) && !s.failed && s.result) {
-      const text = resultText(s.result.event);
+      const text = this.loneResultText(s.result.event);
       if (text) {
         s.written += text.length;
         out.text(s.session, text, false);
