@@ -175,6 +175,7 @@ t.test('a 64 MiB line', async (t) => {
 const READERS_OF_LENGTHS = {
   'every event': {},
   'lines let by': { needs: (type: string) => type === 'result', passes: (type: string) => type === 'thinking' },
+  'deltas joined': { needs: (type: string) => type === 'assistant' || type === 'result', joinDeltas: true },
 };
 
 t.test('a line longer than maxLine: the write that makes it so fails, whatever the chunks', async (t) => {
@@ -208,12 +209,16 @@ t.test('a line longer than maxLine: the write that makes it so fails, whatever t
 t.test('a line longer than maxLine, ended in the chunk it came in: it fails the write as well, whatever the reader lets by', async (t) => {
   const head = '{"type":"thinking","text":"';
   const ok = `${head}${'a'.repeat(100 - head.length - 2)}"}\n`;
-  const input = Buffer.from(`${ok}{"type":"result"}\n{"type":"thinking","text":"b"}\n${head}${'z'.repeat(200)}"}\n{"type":"result"}\n`);
-  const readers = { ...READERS_OF_LENGTHS };
-  for (const [name, options] of Object.entries(readers)) {
+  const delta = (text: string) => `{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"${text}"}]},"session_id":"s","timestamp_ms":1}\n`;
+  const inputs = [
+    Buffer.from(`${ok}{"type":"result"}\n{"type":"thinking","text":"b"}\n${head}${'z'.repeat(200)}"}\n{"type":"result"}\n`),
+    // Deltas after the first read as a joiner reads them (see ReaderOptions.joinDeltas): measured too.
+    Buffer.from(`${ok}{"type":"result"}\n${delta('hi')}${delta('z'.repeat(200))}${delta('bye')}`),
+  ];
+  for (const [name, options] of Object.entries(READERS_OF_LENGTHS)) for (const input of inputs) {
     for (const size of [0, 7, 100, 101, 1000]) {
       const seen: number[] = [];
-      const reader = new EventReader({ record: (r) => seen.push(r.line), problem: () => t.fail('no problem expected') }, { ...options, maxLine: 100 });
+      const reader = new EventReader({ record: (r) => seen.push(r.line), problem: () => t.fail('no problem expected') }, { ...options, maxLine: 150 });
       reader.startSource('in.ndjson');
       let failure: unknown;
       try {
@@ -791,6 +796,7 @@ t.test('an array of events never closed is cut short, and its run has no result:
   const result = '{"type":"result","subtype":"success","is_error":false,"result":"hi","session_id":"C"}';
   const said = '{"type":"assistant","message":{"content":[{"type":"text","text":"t"}]},"session_id":"C"}';
   const long = `{"type":"assistant","message":{"content":[{"type":"text","text":"${'x'.repeat(70000)}"}]},"session_id":"C"}`;
+  const delta = (text: string) => `{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"${text}"}]},"session_id":"C","timestamp_ms":1}`;
   // The input; what is read, by line: an event's type, or a problem's reason.
   const cases: Array<[string, Array<[number, string]>]> = [
     [`[\n${init},\n${result},\n`, [[2, 'system'], [3, 'truncated']]],
@@ -807,10 +813,14 @@ t.test('an array of events never closed is cut short, and its run has no result:
     [`[${init},${long},${result}]\n`, [[1, 'system'], [1, 'assistant'], [1, 'result']]],
     [`[\n${init},\n${result},\n${said},\n`, [[2, 'system'], [3, 'result'], [4, 'assistant'], [4, 'truncated']]],
     [`[${init},${result},${said},{"t\n`, [[1, 'system'], [1, 'result'], [1, 'assistant'], [1, 'truncated']]],
+    // Deltas after a result held are not joined to those before it: they come after it.
+    [`[${init},${delta('A')},${result},${delta('B')},${delta('C')}]\n`, [[1, 'system'], [1, 'assistant'], [1, 'result'], [1, 'assistant'], [1, 'assistant']]],
   ];
   for (const [text, want] of cases) {
     const input = Buffer.from(text);
-    for (const [name, options] of Object.entries(READERS)) {
+    // The commands' readers reuse a line's buffer once its records are done with: a result held is not.
+    const readers = { ...READERS, 'buffers reused': { reuseLines: true }, 'deltas joined': { needs: () => true, joinDeltas: true, reuseLines: true } };
+    for (const [name, options] of Object.entries(readers)) {
       const whole = readWith(input, 0, options);
       const got = whole.map((x) => {
         const [line, what] = x as [number, unknown];

@@ -1385,7 +1385,7 @@ export class EventReader {
           this.line(chunk.subarray(start, nl), ++this.lineNo, false, scan, start, passing ? this.passType : null);
           start = nl + 1;
           // A delta joined: the byte scan reads the deltas of its session that follow, in one call.
-          if (this.joined !== null && this.joined.line === this.lineNo && scan !== undefined) start = this.moreDeltas(chunk, start, scan);
+          if (this.joined !== null && this.joined.line === this.lineNo && scan !== undefined && !measured) start = this.moreDeltas(chunk, start, scan);
           continue;
         }
         const no = ++this.lineNo;
@@ -1647,7 +1647,8 @@ export class EventReader {
     }
     // A line exactly of a frequent shape (a delta) is read from its bytes; the match is exact, so a glued line is not one.
     if (type !== undefined && !unterminated && raw.length <= MAX_STRING) {
-      if (this.joinDeltas && this.joinDelta(type, raw, no)) return true;
+      // Not an array's element (see arrayElements): a delta after a result held there would be joined to those before it.
+      if (this.joinDeltas && this.captured === null && this.joinDelta(type, raw, no)) return true;
       const event = parseShape(SHAPES, type, raw);
       if (event !== undefined) {
         this.sink.record({ event, raw, source: this.source, line: no });
@@ -1751,7 +1752,8 @@ export class EventReader {
         if (!read) return ARRAY_FAIL;
         this.releaseHeld(progress);
         for (const rec of records) {
-          if (recordType(rec) === 'result') progress.held = rec;
+          // Held past this write: its event read now, its bytes copied (the line's buffer and the chunk are read into again).
+          if (recordType(rec) === 'result') progress.held = { event: rec.event, raw: ownBytes(rec.raw), source: rec.source, line: rec.line, type: 'result' };
           else this.sink.record(rec);
         }
         progress.lastEnd = end;
