@@ -66,13 +66,6 @@ interface Glob {
    * wherever the `**` puts it.
    */
   floating: ReadonlyArray<readonly string[]>;
-  /**
-   * Whether a directory lies above what it names at a depth its parts fix,
-   * before any `**` (`packages/api`, for a glob of the `.env` one level
-   * under `packages`), each of the directory's parts matched by the glob's
-   * part at its place (in any case).
-   */
-  fixedAbove: (path: string) => boolean;
   /** Whether a path may lie on the way to a path that matches (minimatch's partial match). */
   partial: (path: string) => boolean;
   /** A glob that starts at a root (`/etc`, `C:\x`, `\\host\share`), not at the session's cwd. */
@@ -99,7 +92,6 @@ function matcherOf(pattern: string, options: MinimatchOptions): Minimatch {
   for (const parts of matcher.set) for (const part of parts) if (part instanceof RegExp) part.test('');
   return matcher;
 }
-
 
 // A glob written as a Windows path from its root (`C:\proj\**`, `\\host\share\**`): its backslashes separate.
 const WINDOWS_ROOTED = /^(?:[A-Za-z]:\\|\\\\)/;
@@ -131,7 +123,6 @@ function compile(text: string, options: MinimatchOptions, deny = false): Glob {
     above: second?.above ?? first.above,
     aboves: [...first.aboves, ...(second?.aboves ?? [])],
     floating: [...first.floating, ...(second?.floating ?? [])],
-    fixedAbove: second === undefined ? first.fixedAbove : (p) => first.fixedAbove(p) || second.fixedAbove(p),
     partial: second === undefined ? first.partial : (p) => first.partial(p) || second.partial(p),
     absolute: first.absolute || second?.absolute === true,
     under: first.under === undefined || second?.under === undefined ? (first.under ?? second?.under) : (u) => first.under!(u) || second.under!(u),
@@ -157,7 +148,6 @@ function reading(given: string, options: MinimatchOptions, deny: boolean): Readi
     above: pattern.includes('/') ? leadingDirectory(parts) : undefined,
     aboves: pattern.includes('/') ? alternatives.map(leadingDirectory) : [],
     floating: alternatives.flatMap(floatingDirectories),
-    fixedAbove: pattern.includes('/') ? fixedAbove(alternatives, options) : () => false,
     partial: (p) => matcher.match(p, true),
     absolute,
     under: deny ? underGlob(given, absolute, options) : undefined,
@@ -228,29 +218,6 @@ function floatingDirectories(parts: readonly string[]): string[][] {
   return runs;
 }
 
-/**
- * {@link Glob.fixedAbove} of a glob whose alternatives' directory parts are
- * `alternatives`: a directory of as many parts as an alternative's parts
- * before its first `**`, or fewer, each matched by the part at its place.
- */
-function fixedAbove(alternatives: ReadonlyArray<readonly string[]>, options: MinimatchOptions): (path: string) => boolean {
-  const one = { ...options, matchBase: false };
-  // Made at the first delete asked about: most runs have none.
-  let fixed: Minimatch[][] | undefined;
-  return (path) => {
-    fixed ??= alternatives
-      .map((parts) => {
-        const end = parts.indexOf('**');
-        return (end === -1 ? parts : parts.slice(0, end)).map((part) => matcherOf(part, one));
-      })
-      .filter((parts) => parts.length > 0);
-    const parts = path.split('/');
-    // A directory of a root (`/etc`) starts with an empty part, as a rooted glob does.
-    if (parts[parts.length - 1] === '') parts.pop();
-    return parts.length > 0 && fixed.some((glob) => parts.length <= glob.length && parts.every((part, k) => glob[k]!.match(part)));
-  };
-}
-
 /** The plain directories a glob's directory `parts` start with, up to the first with a glob character, lower case. */
 function leadingDirectory(parts: readonly string[]): string {
   const plain = parts.findIndex((part) => GLOB_CHARS.test(part));
@@ -279,8 +246,6 @@ function deletesUnder(form: string, glob: Glob): boolean {
   // A root (`/`, `c:/`) ends in its slash already.
   const under = f.endsWith('/') ? f : `${f}/`;
   if (glob.aboves.some((above) => above !== '' && above !== '/' && (above === f || above.startsWith(under)))) return true;
-  // A directory a glob's `*` (or other pattern) stands for before any `**`: `packages/api` for `packages/*/.env`.
-  if (glob.fixedAbove(form)) return true;
   if (glob.floating.length === 0) return false;
   const parts = f.split('/').filter((part) => part !== '');
   return glob.floating.some((run) => endsWithStart(parts, run)) && glob.partial(form);
