@@ -221,6 +221,23 @@ const NOT = [i64Const(-1n), i64Xor];
 const ONE_BY_ONE = 4;
 
 /**
+ * One vector of 16 bytes of `string`'s scan, at `from`: out to the block
+ * `tail` levels up when fewer than 16 bytes are left; to `found` levels up
+ * (from inside its `if`), `from` at the byte, when one of them is a quote, a
+ * backslash or a control byte; else `from` past them.
+ */
+const oneVector = (tail: number, found: number): Code => [
+  [localGet(FROM), i32Const(16), i32Add, localGet(END), i32GtU, brIf(tail)],
+  [localGet(FROM), v128Load, localSet(VEC)],
+  [localGet(VEC), i32Const(0x22), i8x16Splat, i8x16Eq],
+  [localGet(VEC), i32Const(0x5c), i8x16Splat, i8x16Eq, v128Or],
+  [localGet(VEC), i32Const(0x20), i8x16Splat, i8x16LtU, v128Or],
+  [i8x16Bitmask, localTee(MASK)],
+  [if_, localGet(FROM), localGet(MASK), i32Ctz, i32Add, localSet(FROM), br(found), end],
+  [localGet(FROM), i32Const(16), i32Add, localSet(FROM)],
+];
+
+/**
  * The body of `string(from, end) -> index`.
  *
  * Short strings (a key, a delta's few words) end within the first vectors,
@@ -246,14 +263,7 @@ const STRING_BODY = [
   block, // $probed
   [localGet(K), i32Eqz, brIf(0)],
   loop, // $probe: the first vectors, one by one
-  [localGet(FROM), i32Const(16), i32Add, localGet(END), i32GtU, brIf(2)],
-  [localGet(FROM), v128Load, localSet(VEC)],
-  [localGet(VEC), i32Const(0x22), i8x16Splat, i8x16Eq],
-  [localGet(VEC), i32Const(0x5c), i8x16Splat, i8x16Eq, v128Or],
-  [localGet(VEC), i32Const(0x20), i8x16Splat, i8x16LtU, v128Or],
-  [i8x16Bitmask, localTee(MASK)],
-  [if_, localGet(FROM), localGet(MASK), i32Ctz, i32Add, localSet(FROM), br(4), end],
-  [localGet(FROM), i32Const(16), i32Add, localSet(FROM)],
+  oneVector(2, 4),
   [localGet(K), i32Const(1), i32Sub, localTee(K), brIf(0)],
   end, // $probe
   end, // $probed
@@ -285,14 +295,8 @@ const STRING_BODY = [
   // A block that ended in a backslash escaping the next byte: back to it.
   [localGet(FROM), localGet(PREV), i32WrapI64, i32Sub, localSet(FROM), i64Const(0n), localSet(PREV)],
   loop, // $simd
-  [localGet(FROM), i32Const(16), i32Add, localGet(END), i32GtU, brIf(1)],
-  [localGet(FROM), v128Load, localSet(VEC)],
-  [localGet(VEC), i32Const(0x22), i8x16Splat, i8x16Eq],
-  [localGet(VEC), i32Const(0x5c), i8x16Splat, i8x16Eq, v128Or],
-  [localGet(VEC), i32Const(0x20), i8x16Splat, i8x16LtU, v128Or],
-  [i8x16Bitmask, localTee(MASK)],
-  [if_, localGet(FROM), localGet(MASK), i32Ctz, i32Add, localSet(FROM), br(3), end],
-  [localGet(FROM), i32Const(16), i32Add, localSet(FROM), br(0)],
+  oneVector(1, 3),
+  br(0),
   end, // $simd
   end, // $tail
   loop, // $bytes: the last few bytes one at a time
