@@ -1190,8 +1190,10 @@ export class EventReader {
   private slow: SlowState | null = null;
   /** The array line being assembled, whose elements are read as its bytes come (see streamArray); null when none. */
   private arrayRead: ArrayProgress | null = null;
-  /** While an array's element is read: its records, kept back (see arrayElements). */
-  private captured: EventRecord[] | null = null;
+  /** While an array's element is read on the fast path: that array, whose result is held (see arrayElements). */
+  private element: ArrayProgress | null = null;
+  /** While an array's element is read: the array holds a result, which the deltas after it must not be joined across. */
+  private heldBefore = false;
   private readonly needs: ((type: string) => boolean) | undefined;
   private readonly checkUnread: boolean;
   private readonly skim: ((type: string) => boolean) | undefined;
@@ -1239,28 +1241,35 @@ export class EventReader {
     this.joinDeltas = options.joinDeltas === true;
     this.passDeltas = this.passes !== undefined && options.passDeltas === true;
     this.passesPlain = this.passes === undefined ? undefined : options.passesPlain;
-    this.sink = !this.joinDeltas
-      ? {
-          record: (rec) => {
-            if (this.captured !== null) this.captured.push(rec);
-            else target.record(rec);
-          },
-          problem: (p) => target.problem(p),
+    const hand: (rec: EventRecord) => void = !this.joinDeltas
+      ? (rec) => target.record(rec)
+      : (rec) => {
+          this.handJoined();
+          target.record(rec);
+        };
+    this.sink = {
+      record: (rec) => {
+        const array = this.element;
+        if (array === null) {
+          hand(rec);
+          return;
         }
-      : {
-          record: (rec) => {
-            if (this.captured !== null) {
-              this.captured.push(rec);
-              return;
-            }
-            this.handJoined();
-            target.record(rec);
-          },
-          problem: (p) => {
+        // An array's element read whole: a result held before it is handed over first; a result is held (see arrayElements),
+        // read now and its bytes copied (the line's buffer and the chunk are read into again).
+        if (array.held !== null) {
+          hand(array.held);
+          array.held = null;
+        }
+        if (recordType(rec) === 'result') array.held = { event: rec.event, raw: ownBytes(rec.raw), source: rec.source, line: rec.line, type: 'result' };
+        else hand(rec);
+      },
+      problem: !this.joinDeltas
+        ? (p) => target.problem(p)
+        : (p) => {
             this.handJoined();
             target.problem(p);
           },
-        };
+    };
   }
 
   /**
@@ -1647,8 +1656,8 @@ export class EventReader {
     }
     // A line exactly of a frequent shape (a delta) is read from its bytes; the match is exact, so a glued line is not one.
     if (type !== undefined && !unterminated && raw.length <= MAX_STRING) {
-      // Not an array's element (see arrayElements): a delta after a result held there would be joined to those before it.
-      if (this.joinDeltas && this.captured === null && this.joinDelta(type, raw, no)) return true;
+      // Not after a result an array holds (see arrayElements): the delta would be joined to those before it.
+      if (this.joinDeltas && !this.heldBefore && this.joinDelta(type, raw, no)) return true;
       const event = parseShape(SHAPES, type, raw);
       if (event !== undefined) {
         this.sink.record({ event, raw, source: this.source, line: no });
@@ -1744,18 +1753,13 @@ export class EventReader {
         }
         progress.scan = null;
         if (end < 0) return ARRAY_FAIL;
-        // Its record is kept back: a result is held (see ArrayElements.held), and one held before is handed over first.
-        this.captured = [];
+        // Its record goes through the sink's hold of results (see ArrayElements.held).
+        this.element = progress;
+        this.heldBefore = progress.held !== null;
         const read = this.arrayElementLine(raw.subarray(at, end), no);
-        const records = this.captured;
-        this.captured = null;
+        this.element = null;
+        this.heldBefore = false;
         if (!read) return ARRAY_FAIL;
-        this.releaseHeld(progress);
-        for (const rec of records) {
-          // Held past this write: its event read now, its bytes copied (the line's buffer and the chunk are read into again).
-          if (recordType(rec) === 'result') progress.held = { event: rec.event, raw: ownBytes(rec.raw), source: rec.source, line: rec.line, type: 'result' };
-          else this.sink.record(rec);
-        }
         progress.lastEnd = end;
         progress.after = true;
         at = end;
