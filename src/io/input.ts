@@ -1192,8 +1192,8 @@ export class EventReader {
   private arrayRead: ArrayProgress | null = null;
   /** While an array's element is read on the fast path: that array, whose result is held (see arrayElements). */
   private element: ArrayProgress | null = null;
-  /** While an array's element is read: the array holds a result, which the deltas after it must not be joined across. */
-  private heldBefore = false;
+  /** Hands a record to the tool (after the deltas joined before it, see handJoined). */
+  private readonly hand: (rec: EventRecord) => void;
   private readonly needs: ((type: string) => boolean) | undefined;
   private readonly checkUnread: boolean;
   private readonly skim: ((type: string) => boolean) | undefined;
@@ -1241,28 +1241,15 @@ export class EventReader {
     this.joinDeltas = options.joinDeltas === true;
     this.passDeltas = this.passes !== undefined && options.passDeltas === true;
     this.passesPlain = this.passes === undefined ? undefined : options.passesPlain;
-    const hand: (rec: EventRecord) => void = !this.joinDeltas
+    this.hand = !this.joinDeltas
       ? (rec) => target.record(rec)
       : (rec) => {
           this.handJoined();
           target.record(rec);
         };
     this.sink = {
-      record: (rec) => {
-        const array = this.element;
-        if (array === null) {
-          hand(rec);
-          return;
-        }
-        // An array's element read whole: a result held before it is handed over first; a result is held (see arrayElements),
-        // read now and its bytes copied (the line's buffer and the chunk are read into again).
-        if (array.held !== null) {
-          hand(array.held);
-          array.held = null;
-        }
-        if (recordType(rec) === 'result') array.held = { event: rec.event, raw: ownBytes(rec.raw), source: rec.source, line: rec.line, type: 'result' };
-        else hand(rec);
-      },
+      // The record of an array's element read on the fast path goes through the array's hold of its result.
+      record: (rec) => (this.element === null ? this.hand(rec) : this.holdResult(this.element, rec)),
       problem: !this.joinDeltas
         ? (p) => target.problem(p)
         : (p) => {
@@ -1656,8 +1643,8 @@ export class EventReader {
     }
     // A line exactly of a frequent shape (a delta) is read from its bytes; the match is exact, so a glued line is not one.
     if (type !== undefined && !unterminated && raw.length <= MAX_STRING) {
-      // Not after a result an array holds (see arrayElements): the delta would be joined to those before it.
-      if (this.joinDeltas && !this.heldBefore && this.joinDelta(type, raw, no)) return true;
+      // Not after a result an array holds (see holdResult): the delta would be joined to those before it.
+      if (this.joinDeltas && (this.element === null || this.element.held === null) && this.joinDelta(type, raw, no)) return true;
       const event = parseShape(SHAPES, type, raw);
       if (event !== undefined) {
         this.sink.record({ event, raw, source: this.source, line: no });
@@ -1755,10 +1742,8 @@ export class EventReader {
         if (end < 0) return ARRAY_FAIL;
         // Its record goes through the sink's hold of results (see ArrayElements.held).
         this.element = progress;
-        this.heldBefore = progress.held !== null;
         const read = this.arrayElementLine(raw.subarray(at, end), no);
         this.element = null;
-        this.heldBefore = false;
         if (!read) return ARRAY_FAIL;
         progress.lastEnd = end;
         progress.after = true;
@@ -1997,9 +1982,19 @@ export class EventReader {
       this.problem('not an object', slow.lines.first(), array.line, Buffer.from(text));
       return;
     }
-    const record: EventRecord = { event: value as AgentEvent, raw: Buffer.from(text), source: this.source, line: array.line };
-    if (eventType(value) === 'result') array.held = record;
-    else this.sink.record(record);
+    this.holdResult(array, { event: value as AgentEvent, raw: Buffer.from(text), source: this.source, line: array.line });
+  }
+
+  /**
+   * The record of an array's element read whole (see ArrayElements.held): a
+   * result held before it is handed over first; a result is held, read now
+   * and its bytes copied (the line's buffer and the chunk are read into
+   * again); any other record is handed over.
+   */
+  private holdResult(array: ArrayElements | ArrayProgress, rec: EventRecord): void {
+    this.releaseHeld(array);
+    if (recordType(rec) === 'result') array.held = { event: rec.event, raw: ownBytes(rec.raw), source: rec.source, line: rec.line, type: 'result' };
+    else this.hand(rec);
   }
 
   /** Hands over the result an array held (see ArrayElements.held): the array went on, or closed. */
@@ -2007,7 +2002,7 @@ export class EventReader {
     const held = array.held;
     if (held === null) return;
     array.held = null;
-    this.sink.record(held);
+    this.hand(held);
   }
 
   /**
