@@ -158,6 +158,11 @@ function viewsOf(entries: readonly ToolCallEntry[], completed: boolean): CallVie
 const NO_ENTRIES: readonly ToolCallEntry[] = [];
 const NO_STEPS: readonly JsonObject[] = [];
 
+/** Milliseconds from `start` to `end`, when both are known and `end` is not before `start`. */
+function spanMs(start: number | undefined, end: number | undefined): number | undefined {
+  return start !== undefined && end !== undefined && end >= start ? end - start : undefined;
+}
+
 /** True when `a` and `b` name different tools (neither unknown). */
 function otherTool(a: string | undefined, b: string | undefined): boolean {
   return a !== undefined && b !== undefined && toolNameKey(a) !== toolNameKey(b);
@@ -474,7 +479,7 @@ export class ToolsCore implements ToolCore {
       { ...base, tool, events: base.events + 1, argsError: own.args !== undefined ? own.error : base.argsError },
       result === undefined ? 'unknown' : result.status,
       facts,
-      startMs !== undefined && endMs !== undefined && endMs >= startMs ? endMs - startMs : undefined,
+      spanMs(startMs, endMs),
       result,
     );
     call.started = state !== undefined;
@@ -523,8 +528,7 @@ export class ToolsCore implements ToolCore {
       state.argsError = error;
       if (this.options.full) state.args = args;
       const times = toolCallTimes(event);
-      const durationMs = times.startedAtMs !== undefined && times.completedAtMs !== undefined && times.completedAtMs >= times.startedAtMs ? times.completedAtMs - times.startedAtMs : undefined;
-      const call = this.callOf(state, own === undefined ? 'unknown' : own.status, facts, durationMs, own);
+      const call = this.callOf(state, own === undefined ? 'unknown' : own.status, facts, spanMs(times.startedAtMs, times.completedAtMs), own);
       call.started = false;
       call.parentCallId = parent ?? null;
       this.finish(call, emit);
