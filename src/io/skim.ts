@@ -293,22 +293,141 @@ function hasControlByte(raw: Buffer): boolean {
 /** A threshold no value reaches: the scan only checks. */
 const NO_THRESHOLD = 0x7fffffff;
 
-function lazyValue(target: JsonObject | unknown[], key: string | number, raw: Buffer, start: number, end: number): void {
-  const settle = (value: unknown): void => {
-    Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
-  };
-  Object.defineProperty(target, key, {
+/** Makes `value` the plain value of `target`'s `key`, in place of the accessor that stood for it. */
+function settle(target: JsonObject | unknown[], key: string | number, value: unknown): unknown {
+  Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
+  return value;
+}
+
+/** Makes the element `index` of `target` stand for the large value `raw[start, end)`, parsed when read. */
+function lazyElement(target: unknown[], index: number, raw: Buffer, start: number, end: number): void {
+  Object.defineProperty(target, index, {
     enumerable: true,
     configurable: true,
-    get(): unknown {
-      const value: unknown = JSON.parse(raw.toString('utf8', start, end));
-      settle(value);
-      return value;
-    },
-    set(value: unknown): void {
-      settle(value);
-    },
+    get: () => settle(target, index, JSON.parse(raw.toString('utf8', start, end))),
+    set: (value: unknown) => settle(target, index, value),
   });
+}
+
+/** Where an object's large values are, for the accessors that stand for them (see lazyObject). */
+class LargeValues {
+  constructor(
+    readonly raw: Buffer,
+    readonly spans: number[],
+    /** The keys of the large values, */
+    readonly keys: string[],
+    /** and the index of each one's span (span `k` is `spans[2k]` to `spans[2k + 1]`). */
+    readonly at: number[],
+  ) {}
+
+  /** The large value of `key`, parsed. */
+  value(key: string): unknown {
+    const k = this.at[this.keys.indexOf(key)]!;
+    return JSON.parse(this.raw.toString('utf8', this.spans[2 * k], this.spans[2 * k + 1]));
+  }
+}
+
+/** The own property of an object with large values that says where they are (see LargeValues). */
+const LARGE = Symbol('large values');
+
+/**
+ * The accessors that stand for large values, one pair for each key, shared by
+ * every object: objects with the same keys then share V8's hidden class, as
+ * parsed objects do. (An accessor of its own for each value, set on the
+ * parsed object, made V8 move that object to slow properties, and every
+ * later read of it slower.) Kept for the first
+ * {@link MAX_SHARED_KEYS} keys: a hostile input with a new key on every large
+ * value does not grow this.
+ */
+const ACCESSORS = new Map<string, PropertyDescriptor>();
+const MAX_SHARED_KEYS = 1000;
+
+function largeAccessor(key: string): PropertyDescriptor {
+  let accessor = ACCESSORS.get(key);
+  if (accessor !== undefined) return accessor;
+  accessor = {
+    enumerable: true,
+    configurable: true,
+    get(this: JsonObject): unknown {
+      return settle(this, key, (this as unknown as Record<typeof LARGE, LargeValues>)[LARGE].value(key));
+    },
+    set(this: JsonObject, value: unknown): void {
+      settle(this, key, value);
+    },
+  };
+  if (ACCESSORS.size < MAX_SHARED_KEYS) ACCESSORS.set(key, accessor);
+  return accessor;
+}
+
+/** Sets `target`'s `key` to `value` as JSON.parse would (an own `__proto__` is a key like any other). */
+function setMember(target: JsonObject, key: string, value: unknown): void {
+  if (key === '__proto__') settle(target, key, value);
+  else target[key] = value;
+}
+
+/**
+ * A copy of `node` whose keys of `keys` are accessors that parse their large
+ * values when read: made anew, member by member in order, rather than set
+ * on `node`, where V8 would have to move the object to slow properties.
+ */
+function lazyObject(node: JsonObject, large: LargeValues): JsonObject {
+  const fresh: JsonObject = {};
+  for (const key of Object.keys(node)) {
+    if (large.keys.includes(key)) Object.defineProperty(fresh, key, largeAccessor(key));
+    else setMember(fresh, key, node[key]);
+  }
+  Object.defineProperty(fresh, LARGE, { value: large });
+  return fresh;
+}
+
+/** The index of the stand-in `v` is (see skimParse), or -1 when it is none. */
+function standIn(v: unknown): number {
+  return typeof v === 'string' && v.charCodeAt(0) === 0 ? Number(v.slice(1)) : -1;
+}
+
+/** The stand-ins of a line, and how many of them are still to be found. */
+interface Placing {
+  raw: Buffer;
+  spans: number[];
+  left: number;
+}
+
+/**
+ * `node` with each stand-in still in it (a later duplicate key may have
+ * replaced one), at any depth, in place of its value: `node` itself, its
+ * members replaced, or a copy of it when it holds one (see lazyObject).
+ */
+function placeLarge(node: JsonObject | unknown[], placing: Placing): JsonObject | unknown[] {
+  const { raw, spans } = placing;
+  if (Array.isArray(node)) {
+    for (let i = 0; i < node.length && placing.left > 0; i++) {
+      const v = node[i];
+      const k = standIn(v);
+      if (k >= 0) {
+        lazyElement(node, i, raw, spans[2 * k]!, spans[2 * k + 1]!);
+        placing.left--;
+      } else if (typeof v === 'object' && v !== null) {
+        node[i] = placeLarge(v as JsonObject | unknown[], placing);
+      }
+    }
+    return node;
+  }
+  let large: LargeValues | undefined;
+  for (const key in node) {
+    if (placing.left === 0) break;
+    const v = node[key];
+    const k = standIn(v);
+    if (k >= 0) {
+      large ??= new LargeValues(raw, spans, [], []);
+      large.keys.push(key);
+      large.at.push(k);
+      placing.left--;
+    } else if (typeof v === 'object' && v !== null) {
+      const placed = placeLarge(v as JsonObject | unknown[], placing);
+      if (placed !== v) setMember(node, key, placed);
+    }
+  }
+  return large === undefined ? node : lazyObject(node, large);
 }
 
 /**
@@ -340,30 +459,5 @@ export function skimParse(raw: Buffer, threshold: number = SKIM_THRESHOLD): Json
     return undefined;
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
-  let left = spans.length >> 1;
-  // Each stand-in still in the object (a later duplicate key may have replaced one), at any depth, becomes its value.
-  const walk = (node: JsonObject | unknown[]): void => {
-    const visit = (key: string | number, v: unknown): void => {
-      if (typeof v === 'string') {
-        if (v.charCodeAt(0) === 0) {
-          const index = Number(v.slice(1));
-          lazyValue(node, key, raw, spans[2 * index]!, spans[2 * index + 1]!);
-          left--;
-        }
-      } else if (typeof v === 'object' && v !== null) {
-        walk(v as JsonObject | unknown[]);
-      }
-    };
-    if (Array.isArray(node)) {
-      for (let i = 0; i < node.length && left > 0; i++) visit(i, node[i]);
-    } else {
-      for (const key in node) {
-        if (left === 0) break;
-        visit(key, node[key]);
-      }
-    }
-  };
-  const event = value as JsonObject;
-  walk(event);
-  return event;
+  return placeLarge(value as JsonObject, { raw, spans, left: spans.length >> 1 }) as JsonObject;
 }
