@@ -1277,10 +1277,15 @@ function pushPathKeys(list: string[], o: JsonObject): void {
     more.sort((a, b) => PATH_KEY_RANK.get(a)! - PATH_KEY_RANK.get(b)!);
     for (const key of more) pushPath(list, o[key]);
   } else if (first !== undefined) pushPath(list, o[first]);
-  // A resource's URI, when it names a file (Cursor's `readMcpResource`: `file:///repo/.env`); other URIs name no path.
-  const uri = o.uri;
-  if (typeof uri === 'string' && FILE_URI.test(uri)) pushPath(list, uri);
+  // A resource's URI, or a fetch's URL, when it names a file (Cursor's `readMcpResource`: `file:///repo/.env`); other URIs
+  // name no path.
+  for (const key of URI_KEYS) {
+    const uri = o[key];
+    if (typeof uri === 'string' && FILE_URI.test(uri)) pushPath(list, uri);
+  }
 }
+
+const URI_KEYS = ['uri', 'url'];
 
 const FILE_URI = /^file:/i;
 
