@@ -144,6 +144,29 @@ t.test('an object holding a large value keeps fast properties, one hidden class 
   t.same(JSON.parse(run.stdout), { lazy: 'function', fast: true, shared: true, eventFast: true, content: 6000, keys: ['content', 'totalLines', 'path'] });
 });
 
+t.test('a skimmed object has nothing on it but its members, and its large values are read through it', async (t) => {
+  const big = 'y'.repeat(40);
+  const raw = Buffer.from(JSON.stringify({ a: big, n: 1, inner: { b: big, c: [big, 2] } }));
+  const full = JSON.parse(raw.toString()) as Record<string, unknown>;
+  const value = skimParse(raw, 8) as Record<string, any>;
+  t.same(Reflect.ownKeys(value), Reflect.ownKeys(full), 'its own keys, symbols too, are those JSON.parse makes');
+  t.same(Reflect.ownKeys(value.inner), Reflect.ownKeys(full.inner as object));
+  t.same(Object.getOwnPropertySymbols(value), [], 'no symbol');
+  // Read through an object that inherits from it: the value settles on the object that holds it.
+  const child = Object.create(value) as Record<string, unknown>;
+  t.equal(child.a, big, 'read through an heir');
+  t.notOk(Object.hasOwn(child, 'a'), 'the heir gets no member of its own');
+  t.equal(Object.getOwnPropertyDescriptor(value, 'a')!.value, big, 'the holder keeps it as a plain value');
+  // A receiver that is not the object nor an heir of it cannot find the value: a clear error, not a wrong value.
+  const other = skimParse(raw, 8) as Record<string, unknown>;
+  t.throws(() => Reflect.get(other, 'a', {}), { name: 'TypeError', message: /large value "a" of a skimmed object is read through that object/ });
+  t.equal(other.a, big, 'still read as it should through the object');
+  // Many keys and many large values in one object: each key is looked up once.
+  const members = Array.from({ length: 3000 }, (_, i) => `"L${i}":"${'z'.repeat(12)}${i}","k${i}":${i}`).join(',');
+  const many = Buffer.from(`{${members}}`);
+  t.same(skimParse(many, 8), JSON.parse(many.toString()), 'an object of 6,000 keys, half of them large values');
+});
+
 t.test('a kept record reads its values from its own copy of the bytes', async (t) => {
   const content = 'x'.repeat(5000);
   const line = Buffer.from(`${JSON.stringify({ type: 'tool_call', content, n: 1 })}\n`);

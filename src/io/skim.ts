@@ -309,35 +309,50 @@ function lazyElement(target: unknown[], index: number, raw: Buffer, start: numbe
   });
 }
 
-/** Where an object's large values are, for the accessors that stand for them (see lazyObject). */
+/** Where the large values of an object are, for the accessors that stand for them (see lazyObject). */
 class LargeValues {
+  /** The index of each large value's span, by its key (span `k` is `spans[2k]` to `spans[2k + 1]`). */
+  readonly at = new Map<string, number>();
+
   constructor(
     readonly raw: Buffer,
     readonly spans: number[],
-    /** The keys of the large values, */
-    readonly keys: string[],
-    /** and the index of each one's span (span `k` is `spans[2k]` to `spans[2k + 1]`). */
-    readonly at: number[],
   ) {}
 
   /** The large value of `key`, parsed. */
   value(key: string): unknown {
-    const k = this.at[this.keys.indexOf(key)]!;
+    const k = this.at.get(key)!;
     return JSON.parse(this.raw.toString('utf8', this.spans[2 * k], this.spans[2 * k + 1]));
   }
 }
 
-/** The own property of an object with large values that says where they are (see LargeValues). */
-const LARGE = Symbol('large values');
+/**
+ * The large values of each object that holds some, by the object: kept
+ * beside it rather than on it, so that nothing but its members is to be
+ * found on it, as on what JSON.parse makes.
+ */
+const LARGE = new WeakMap<object, LargeValues>();
+
+/**
+ * The object that holds the large value of `key` that `receiver` reads: the
+ * receiver itself, or an object it inherits from. A getter read for another
+ * receiver (`Reflect.get` with one) cannot know where its value is.
+ */
+function holderOf(receiver: object, key: string): { holder: object; large: LargeValues } {
+  for (let o: object | null = receiver; o !== null; o = Object.getPrototypeOf(o) as object | null) {
+    const large = LARGE.get(o);
+    if (large?.at.has(key)) return { holder: o, large };
+  }
+  throw new TypeError(`the large value ${JSON.stringify(key)} of a skimmed object is read through that object`);
+}
 
 /**
  * The accessors that stand for large values, one pair for each key, shared by
  * every object: objects with the same keys then share V8's hidden class, as
  * parsed objects do. (An accessor of its own for each value, set on the
  * parsed object, made V8 move that object to slow properties, and every
- * later read of it slower.) Kept for the first
- * {@link MAX_SHARED_KEYS} keys: a hostile input with a new key on every large
- * value does not grow this.
+ * later read of it slower.) Kept for the first {@link MAX_SHARED_KEYS} keys:
+ * a hostile input with a new key on every large value does not grow this.
  */
 const ACCESSORS = new Map<string, PropertyDescriptor>();
 const MAX_SHARED_KEYS = 1000;
@@ -348,11 +363,12 @@ function largeAccessor(key: string): PropertyDescriptor {
   accessor = {
     enumerable: true,
     configurable: true,
-    get(this: JsonObject): unknown {
-      return settle(this, key, (this as unknown as Record<typeof LARGE, LargeValues>)[LARGE].value(key));
+    get(this: object): unknown {
+      const { holder, large } = holderOf(this, key);
+      return settle(holder as JsonObject, key, large.value(key));
     },
-    set(this: JsonObject, value: unknown): void {
-      settle(this, key, value);
+    set(this: object, value: unknown): void {
+      settle(holderOf(this, key).holder as JsonObject, key, value);
     },
   };
   if (ACCESSORS.size < MAX_SHARED_KEYS) ACCESSORS.set(key, accessor);
@@ -366,17 +382,17 @@ function setMember(target: JsonObject, key: string, value: unknown): void {
 }
 
 /**
- * A copy of `node` whose keys of `keys` are accessors that parse their large
+ * A copy of `node` whose keys of `large` are accessors that parse their large
  * values when read: made anew, member by member in order, rather than set
  * on `node`, where V8 would have to move the object to slow properties.
  */
 function lazyObject(node: JsonObject, large: LargeValues): JsonObject {
   const fresh: JsonObject = {};
   for (const key of Object.keys(node)) {
-    if (large.keys.includes(key)) Object.defineProperty(fresh, key, largeAccessor(key));
+    if (large.at.has(key)) Object.defineProperty(fresh, key, largeAccessor(key));
     else setMember(fresh, key, node[key]);
   }
-  Object.defineProperty(fresh, LARGE, { value: large });
+  LARGE.set(fresh, large);
   return fresh;
 }
 
@@ -418,9 +434,7 @@ function placeLarge(node: JsonObject | unknown[], placing: Placing): JsonObject 
     const v = node[key];
     const k = standIn(v);
     if (k >= 0) {
-      large ??= new LargeValues(raw, spans, [], []);
-      large.keys.push(key);
-      large.at.push(k);
+      (large ??= new LargeValues(raw, spans)).at.set(key, k);
       placing.left--;
     } else if (typeof v === 'object' && v !== null) {
       const placed = placeLarge(v as JsonObject | unknown[], placing);
