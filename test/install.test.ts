@@ -60,6 +60,14 @@ t.test('npm pack and npm install -g into a fresh prefix', async (t) => {
     t.match(rendered.stdout, /ndjson-text/, 'man ndjson-text renders');
   }
 
+  // npm runs `prepare` where a package is installed in place (`npm install` in its directory): with no sources there, it
+  // builds nothing, and leaves the built files be.
+  const installed = path.join(prefix, 'lib/node_modules/ndjson-agent');
+  const prepare = sh('npm', ['run', 'prepare', '--silent'], { cwd: installed });
+  t.equal(prepare.status, 0, `prepare in the installed package: nothing to do (${prepare.stderr})`);
+  t.ok(fs.existsSync(path.join(installed, 'dist/bundle/ndjson-agent.cjs')), 'the built files are still there');
+  t.equal(sh('ndjson-result', [example]).status, 0, 'and the commands still run');
+
   // The library, imported by name from a program beside the installed package.
   const program = path.join(prefix, 'lib', 'use.mjs');
   fs.writeFileSync(program, "import { result } from 'ndjson-agent';\nprocess.stdin.pipe(result()).pipe(process.stdout);\n");
