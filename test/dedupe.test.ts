@@ -42,6 +42,8 @@ t.test('excerptAt quotes a safe piece around the offset', async (t) => {
   t.equal(excerptAt('short', 0), '"short"');
   t.equal(excerptAt('a\u001b[2Jb', 0), '"a\\x1b[2Jb"', 'escape sequences made visible');
   t.equal(excerptAt('line\nbreak', 0), '"line\\nbreak"');
+  t.equal(excerptAt('a\\nb', 0), '"a\\\\nb"', 'a backslash and an n are not a line end');
+  t.equal(excerptAt('say "hi"', 0), '"say \\"hi\\""', 'quotes inside escaped');
   const long = 'x'.repeat(100);
   t.equal(excerptAt(long, 50), `"…${'x'.repeat(40)}…"`);
 });

@@ -9,12 +9,16 @@ import { visibleOneLine } from '../safe-text.js';
 const EXCERPT_BEFORE = 10;
 const EXCERPT_AFTER = 30;
 
-/** A short quoted piece of `text` around the code-point offset `at`, safe for one line. */
+/**
+ * A short quoted piece of `text` around the code-point offset `at`, safe for
+ * one line: a backslash and a quote of the text escaped by a backslash, so
+ * that a line end shown as `\n` is one, and a backslash and an `n` are `\\n`.
+ */
 export function excerptAt(text: string, at: number): string {
   const chars = Array.from(text);
   const start = Math.max(0, at - EXCERPT_BEFORE);
   const end = Math.min(chars.length, at + EXCERPT_AFTER);
-  const piece = chars.slice(start, end).join('');
+  const piece = chars.slice(start, end).join('').replace(/[\\"]/g, '\\$&');
   return `"${start > 0 ? '…' : ''}${visibleOneLine(piece)}${end < chars.length ? '…' : ''}"`;
 }
 
