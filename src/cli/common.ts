@@ -239,7 +239,8 @@ function configure<O extends Record<string, Options>>(spec: CommandSpec<O>, args
     .alias('V', 'version')
     .help()
     .alias('h', 'help')
-    .parserConfiguration({ 'populate--': true, 'boolean-negation': true })
+    // Words are kept as written: a file named `1.50`, a command's `0x10` after `--`.
+    .parserConfiguration({ 'populate--': true, 'boolean-negation': true, 'parse-positional-numbers': false })
     .completion(COMPLETION_COMMAND, false)
     .epilogue(epilogue(spec))
     .wrap(Math.min(100, process.stdout.columns ?? 80));
