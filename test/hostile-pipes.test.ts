@@ -527,6 +527,54 @@ t.test('SIGTERM with a command after --, once its output has ended: the command 
   }
 });
 
+t.test('SIGTERM with a command after --: what the command writes as it stops is read, not cut off by a closed pipe', async (t) => {
+  for (const tool of ['ndjson-result', 'ndjson-text']) {
+    // An agent that, told to stop, writes a last event to stdout and then says it saved the session.
+    const { reading, code, run } = await stopWithAgent(
+      tool,
+      `process.on('SIGTERM', () => { process.stderr.write('stopping\\n'); setTimeout(() => process.stdout.write('{"type":"result"}\\n', (error) => { process.stderr.write(error ? \`write failed: \${error.code}\\n\` : 'session saved\\n'); process.exit(0); }), 200); });`,
+    );
+    t.ok(reading, `${tool} is reading the agent's output`);
+    t.equal(code, 143, `${tool} -- agent: 143`);
+    t.match(run.stderr(), /stopping\nsession saved\n/, `${tool}: the agent's write after the signal did not fail`);
+    t.notMatch(run.stderr(), /EPIPE/);
+  }
+});
+
+t.test('--strict with a command after --: the command is stopped at the bad line, not left writing into a closed pipe', async (t) => {
+  for (const tool of ['ndjson-result', 'ndjson-text']) {
+    const pidFile = path.join(dir, `strict-${tool}.pid`);
+    const line = JSON.stringify({ type: 'assistant', message: { content: [{ type: 'text', text: 'x' }] }, session_id: 's' });
+    const agent = `require('fs').writeFileSync(${JSON.stringify(pidFile)}, String(process.pid)); console.log('Update available'); setInterval(() => console.log(${JSON.stringify(line)}), 20);`;
+    const run = startBin(tool, ['--strict', '--', process.execPath, '-e', agent]);
+    const timer = setTimeout(() => run.child.kill('SIGKILL'), 10000);
+    const end = await run.exited;
+    clearTimeout(timer);
+    t.equal(end.code, 2, `${tool} --strict -- agent: 2`);
+    t.match(run.stderr(), /:1: not JSON: Update available\n$/, `${tool}: the bad line, and nothing of the agent after it`);
+    const pid = Number(fs.readFileSync(pidFile, 'utf8'));
+    t.notOk(alive(pid), 'the agent had ended when the tool did');
+    if (alive(pid)) process.kill(pid, 'SIGKILL');
+  }
+});
+
+t.test('a command after -- that ends while a process it started holds its stderr open: the run ends with it', async (t) => {
+  for (const tool of ['ndjson-result', 'ndjson-text']) {
+    const stream = '{"type":"system","subtype":"init","session_id":"s"}\n{"type":"result","subtype":"success","result":"done","session_id":"s"}\n';
+    // The agent starts a helper that outlives it with its stderr, and only its stderr, still open.
+    const helper = `require('child_process').spawn(process.execPath, ['-e', 'setTimeout(() => {}, 8000)'], { stdio: ['ignore', 'ignore', 'inherit'], detached: true }).unref();`;
+    const agent = `${helper} process.stdout.write(${JSON.stringify(stream)});`;
+    const t0 = Date.now();
+    const run = startBin(tool, ['--', process.execPath, '-e', agent]);
+    const timer = setTimeout(() => run.child.kill('SIGKILL'), 20000);
+    const end = await run.exited;
+    clearTimeout(timer);
+    t.equal(end.code, 0, `${tool} -- agent: 0`);
+    t.equal(run.stdout(), 'done\n');
+    t.ok(Date.now() - t0 < 4000, `${tool} did not wait for the helper (${Date.now() - t0} ms)`);
+  }
+});
+
 t.test('inputs that cannot be read: one clear line each', async (t) => {
   const missing = path.join(dir, 'missing.ndjson');
   const good = path.join(dir, 'good.ndjson');

@@ -6,6 +6,7 @@
 import yargs from 'yargs';
 import type { Argv, Options } from 'yargs';
 import { spawn } from 'node:child_process';
+import { PassThrough } from 'node:stream';
 import { LineTooLongError, formatProblem, scanReadBuffers } from '../io/input.js';
 import type { InputProblem } from '../io/input.js';
 import { ReadPool, openSources, describeError, isFile, outputFile, pathExists, sameFile } from '../io/sources.js';
@@ -623,6 +624,8 @@ export interface RunResult {
   strictStop?: boolean;
   /** How many lines were not events. */
   problems: number;
+  /** The command run after `--` was stopped (SIGTERM) when its output was no longer read: how it ended is not its failure. */
+  commandStopped?: boolean;
 }
 
 /** How the command run after `--` ended. */
@@ -651,17 +654,42 @@ export interface StartedCommand {
  * Starts `argv` (the words after `--`) with stdin inherited, its stderr passed
  * through to ours, placed as a warning is (see {@link toStderr}), and its
  * stdout piped to us.
+ *
+ * Its stdout is read to its end whatever reads the stream handed over: a
+ * reader that stops (a signal, `--strict`) lets go of that stream, and the
+ * rest is drained, so that a command writing as it shuts down is not killed
+ * by a pipe closed under it. It counts as exited once it has ended and its
+ * stdout has: its stderr, which a process it started may hold open (a server
+ * left running), is then waited for {@link OUTPUT_CLOSE_MS} at most, and no
+ * longer holds the run open.
  */
 export function startCommand(argv: string[], io: Io): StartedCommand {
   const child = spawn(argv[0]!, argv.slice(1), { stdio: ['inherit', 'pipe', 'pipe'], env: io.env });
-  child.stderr!.on('data', (chunk: Buffer) => toStderr(io, chunk, true));
+  const stderr = child.stderr!;
+  stderr.on('data', (chunk: Buffer) => toStderr(io, chunk, true));
+  const stdout = new PassThrough();
+  child.stdout!.on('error', (error) => stdout.destroy(error));
+  child.stdout!.pipe(stdout);
+  stdout.once('close', () => {
+    child.stdout!.unpipe(stdout);
+    child.stdout!.resume();
+  });
+  const stdoutClosed = new Promise<void>((resolve) => child.stdout!.once('close', () => resolve()));
+  const stderrClosed = new Promise<void>((resolve) => stderr.once('close', () => resolve()));
   const exited = new Promise<CommandExit>((resolve) => {
     child.once('error', (error: NodeJS.ErrnoException) => resolve({ code: null, signal: null, error }));
-    child.once('close', (code, signal) => resolve({ code, signal }));
+    child.once('exit', (code, signal) => {
+      void stdoutClosed
+        .then(() => Promise.race([stderrClosed, after(OUTPUT_CLOSE_MS)]))
+        .then(() => {
+          (stderr as { unref?: () => void }).unref?.();
+          resolve({ code, signal });
+        });
+    });
   });
   return {
     name: argv[0]!,
-    stdout: child.stdout!,
+    stdout,
     exited,
     kill: (signal) => void child.kill(signal),
     running: () => child.exitCode === null && child.signalCode === null,
@@ -897,14 +925,14 @@ export async function runTool(
       warn(io, name, `write error: ${outcome.message}`);
       if (command) await stopCommand(name, command, io);
       return { code: EXIT.INPUT, closed: true, problems };
-    case 'failed':
-      if (outcome.error instanceof StrictError) return { code: EXIT.INPUT, closed: false, strictStop: true, problems };
+    case 'failed': {
+      const strictStop = outcome.error instanceof StrictError || outcome.error instanceof LineTooLongError;
       // A line too long to hold ends the run there, as --strict does at a bad line.
-      if (outcome.error instanceof LineTooLongError) {
-        warn(io, name, visibleOneLine(outcome.error.message));
-        return { code: EXIT.INPUT, closed: false, strictStop: true, problems };
-      }
-      warn(io, name, outcome.error.message);
-      return { code: EXIT.INPUT, closed: false, problems };
+      if (outcome.error instanceof LineTooLongError) warn(io, name, visibleOneLine(outcome.error.message));
+      else if (!strictStop) warn(io, name, outcome.error.message);
+      // Its output is no longer read: the command run after `--` is stopped, as when the output cannot be written.
+      if (command) await stopCommand(name, command, io);
+      return { code: EXIT.INPUT, closed: false, problems, ...(strictStop ? { strictStop } : {}), ...(command ? { commandStopped: true } : {}) };
+    }
   }
 }

@@ -90,5 +90,5 @@ export async function runJudged(
     if (notStarted !== null) return notStarted;
   }
   const code = await judge(run);
-  return command ? commandStatus(name, command, code, io) : code;
+  return command && run.commandStopped !== true ? commandStatus(name, command, code, io) : code;
 }
