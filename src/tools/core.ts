@@ -39,7 +39,7 @@ import type { JsonObject, ToolCallEntry, ToolCallFacts, ToolCallResult } from '.
 import type { AuditedCall, CallStatus } from './call.js';
 import { CALL_STATUSES, callIsTool, toolNameMatched, toolNameSet } from './call.js';
 import { choiceList, choiceOption, namesOption } from '../option-values.js';
-import { samePath } from './paths.js';
+import { resolvePath, samePath } from './paths.js';
 import { Policy } from './policy.js';
 import type { PolicyOptions, Violation } from './policy.js';
 import { auditRecord, safeJsonLine } from './record.js';
@@ -161,6 +161,19 @@ const NO_STEPS: readonly JsonObject[] = [];
 /** Milliseconds from `start` to `end`, when both are known and `end` is not before `start`. */
 function spanMs(start: number | undefined, end: number | undefined): number | undefined {
   return start !== undefined && end !== undefined && end >= start ? end - start : undefined;
+}
+
+/** `paths` less those that resolve as one before them does (see resolvePath). */
+function oneSpellingEach(paths: readonly string[], cwd: string | undefined): string[] {
+  const out: string[] = [];
+  const resolved: string[] = [];
+  for (const p of paths) {
+    const r = resolvePath(p, cwd);
+    if (resolved.includes(r)) continue;
+    out.push(p);
+    resolved.push(r);
+  }
+  return out;
 }
 
 /** True when `a` and `b` name different tools (neither unknown). */
@@ -592,7 +605,10 @@ export class ToolsCore implements ToolCore {
     result: ToolCallResult | undefined,
   ): AuditedCall {
     const cwd = this.cwds.get(state.session);
-    const paths = [...facts.argPaths];
+    // One spelling of each file, the first: the arguments of its start and of its completion may name it two ways
+    // (`./b`, `/r/b`), and a result names it again. Two arguments are one file only when they resolve alike (without a
+    // cwd, `x.txt` and `/backup/x.txt` may be a move's two).
+    const paths = facts.argPaths.length < 2 ? [...facts.argPaths] : oneSpellingEach(facts.argPaths, cwd);
     for (const r of facts.resultPaths) if (!paths.some((p) => samePath(p, r, cwd))) paths.push(r);
     const all = [...facts.argPaths];
     for (const r of facts.resultPaths) if (!all.includes(r)) all.push(r);

@@ -103,6 +103,21 @@ export function normalizedForm(p: string, cwd: string | undefined): string {
 }
 
 /**
+ * The path `--absolute` shows: made absolute against `cwd` (see
+ * {@link resolvePath}), but for one whose first segment starts with `~`
+ * (`~/.ssh/id_rsa`), which is in the home directory where the agent's tool
+ * reads it so, and in the `cwd` where it does not: the stream says neither
+ * which nor where home is, so it is shown as written (normalized).
+ */
+export function absoluteForm(p: string, cwd: string | undefined): string {
+  const path = shownAsPath(p) ?? p;
+  return HOME_RELATIVE.test(path) ? normalizedForm(p, cwd) : resolvePath(p, cwd);
+}
+
+// A path whose first segment starts with `~`: `~`, `~/x`, `~user/x`.
+const HOME_RELATIVE = /^~[^/\\]*(?:[/\\]|$)/;
+
+/**
  * The path made absolute against `cwd` (itself absolute), normalized; a
  * relative path stays relative without one. A file URL is the path it names. In a session whose `cwd` is a
  * Windows path, backslashes are read as slashes, in both.

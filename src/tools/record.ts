@@ -6,7 +6,7 @@
 import type { JsonObject } from '../events.js';
 import type { AuditedCall } from './call.js';
 import { pathField } from './call.js';
-import { resolvePath } from './paths.js';
+import { absoluteForm } from './paths.js';
 import { exactJsonText, jsonText } from '../json-text.js';
 import { clipped, visibleJson } from '../safe-text.js';
 
@@ -23,7 +23,7 @@ export const REASON_MAX = 1000;
 
 /** A path as the options want it shown. */
 export function shownPath(call: AuditedCall, path: string, absolute: boolean | undefined): string {
-  return absolute ? resolvePath(path, call.cwd) : path;
+  return absolute ? absoluteForm(path, call.cwd) : path;
 }
 
 /** The record of a call, fields in contract order; fields without a value are left out. */

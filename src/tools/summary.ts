@@ -4,7 +4,7 @@
  */
 import type { AuditedCall, CallStatus, PathField } from './call.js';
 import { CALL_STATUSES, PATH_FIELDS, READ_FIELDS, WRITE_FIELDS, callCounts, pathField } from './call.js';
-import { normalizedForm, resolvePath } from './paths.js';
+import { absoluteForm, normalizedForm, resolvePath } from './paths.js';
 import { visibleOneLine } from '../safe-text.js';
 
 /** Which paths `--paths` lists. */
@@ -35,7 +35,7 @@ export class PathSet {
   /** Adds a path of a call; returns the form to show when it is new, else undefined. */
   add(call: AuditedCall, path: string): string | undefined {
     const resolved = resolvePath(path, call.cwd);
-    const show = this.absolute ? resolved : normalizedForm(path, call.cwd);
+    const show = this.absolute ? absoluteForm(path, call.cwd) : normalizedForm(path, call.cwd);
     // Relative paths of sessions without a cwd are only known by their normalized form.
     const key = `${call.cwd === undefined && !resolved.startsWith('/') ? `${call.session}\u0000` : ''}${resolved}`;
     // A file seen before (under this spelling or another) is not listed again; a success now makes it a success.
