@@ -575,6 +575,31 @@ t.test('a command after -- that ends while a process it started holds its stderr
   }
 });
 
+t.test('a command after -- whose stderr a process it started goes on writing after it ends: every line is passed through', async (t) => {
+  for (const tool of ['ndjson-result', 'ndjson-text']) {
+    const stream = '{"type":"system","subtype":"init","session_id":"s"}\n{"type":"result","subtype":"success","result":"done","session_id":"s"}\n';
+    // A wrapper's filter of the agent's stderr: it writes a line every 60 ms, for longer than the agent lives.
+    const filter = `let i = 0; const t = setInterval(() => { process.stderr.write('log ' + ++i + '\\n'); if (i === 8) clearInterval(t); }, 60);`;
+    const agent = `require('child_process').spawn(process.execPath, ['-e', ${JSON.stringify(filter)}], { stdio: ['ignore', 'ignore', 'inherit'] }).unref(); process.stdout.write(${JSON.stringify(stream)}, () => { process.exitCode = 1; });`;
+    const run = startBin(tool, ['--', process.execPath, '-e', agent]);
+    const end = await run.exited;
+    t.equal(end.code, 5, `${tool} -- agent: 5, its failure`);
+    t.match(run.stderr(), /log 1\nlog 2\nlog 3\nlog 4\nlog 5\nlog 6\nlog 7\nlog 8\n.*exited with status 1\n$/s, `${tool}: all its lines, then its status`);
+  }
+});
+
+t.test('--strict with a command after -- that had ended its own way: its failure is still reported', async (t) => {
+  for (const tool of ['ndjson-result', 'ndjson-text']) {
+    // The agent writes a session's start and fails; a process it started writes the bad line after it has ended.
+    const late = `setTimeout(() => process.stdout.write('not json\\n'), 300);`;
+    const agent = `require('child_process').spawn(process.execPath, ['-e', ${JSON.stringify(late)}], { stdio: ['ignore', 'inherit', 'ignore'] }).unref(); process.stdout.write('{"type":"system","subtype":"init","session_id":"s"}\\n', () => process.exit(3));`;
+    const run = startBin(tool, ['--strict', '--', process.execPath, '-e', agent]);
+    const end = await run.exited;
+    t.equal(end.code, 2, `${tool} --strict -- agent: 2`);
+    t.match(run.stderr(), /:2: not JSON: not json\n.*exited with status 3\n$/s, `${tool}: the bad line, then the agent's own failure`);
+  }
+});
+
 t.test('inputs that cannot be read: one clear line each', async (t) => {
   const missing = path.join(dir, 'missing.ndjson');
   const good = path.join(dir, 'good.ndjson');

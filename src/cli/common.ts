@@ -7,6 +7,7 @@ import yargs from 'yargs';
 import type { Argv, Options } from 'yargs';
 import { spawn } from 'node:child_process';
 import { PassThrough } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { LineTooLongError, formatProblem, scanReadBuffers } from '../io/input.js';
 import type { InputProblem } from '../io/input.js';
 import { ReadPool, openSources, describeError, isFile, outputFile, pathExists, sameFile } from '../io/sources.js';
@@ -624,7 +625,7 @@ export interface RunResult {
   strictStop?: boolean;
   /** How many lines were not events. */
   problems: number;
-  /** The command run after `--` was stopped (SIGTERM) when its output was no longer read: how it ended is not its failure. */
+  /** The command run after `--` was ended by the SIGTERM sent when its output was no longer read: not its failure. */
   commandStopped?: boolean;
 }
 
@@ -659,9 +660,9 @@ export interface StartedCommand {
  * reader that stops (a signal, `--strict`) lets go of that stream, and the
  * rest is drained, so that a command writing as it shuts down is not killed
  * by a pipe closed under it. It counts as exited once it has ended and its
- * stdout has: its stderr, which a process it started may hold open (a server
- * left running), is then waited for {@link OUTPUT_CLOSE_MS} at most, and no
- * longer holds the run open.
+ * stdout has, and its stderr has closed or passed nothing on for {@link
+ * OUTPUT_CLOSE_MS}: a process it started may hold that open (a server left
+ * running), which then no longer holds the run open.
  */
 export function startCommand(argv: string[], io: Io): StartedCommand {
   const child = spawn(argv[0]!, argv.slice(1), { stdio: ['inherit', 'pipe', 'pipe'], env: io.env });
@@ -675,12 +676,11 @@ export function startCommand(argv: string[], io: Io): StartedCommand {
     child.stdout!.resume();
   });
   const stdoutClosed = new Promise<void>((resolve) => child.stdout!.once('close', () => resolve()));
-  const stderrClosed = new Promise<void>((resolve) => stderr.once('close', () => resolve()));
   const exited = new Promise<CommandExit>((resolve) => {
     child.once('error', (error: NodeJS.ErrnoException) => resolve({ code: null, signal: null, error }));
     child.once('exit', (code, signal) => {
       void stdoutClosed
-        .then(() => Promise.race([stderrClosed, after(OUTPUT_CLOSE_MS)]))
+        .then(() => closedOrQuiet(stderr, OUTPUT_CLOSE_MS))
         .then(() => {
           (stderr as { unref?: () => void }).unref?.();
           resolve({ code, signal });
@@ -698,6 +698,34 @@ export function startCommand(argv: string[], io: Io): StartedCommand {
       child.once('error', () => resolve());
     }),
   };
+}
+
+/**
+ * Resolves when `stream` has closed, or has passed nothing on for `ms`: a
+ * stream still written to (a wrapper's filter of the command's stderr,
+ * behind it) is waited for, one only held open is not.
+ */
+function closedOrQuiet(stream: NodeJS.ReadableStream, ms: number): Promise<void> {
+  return new Promise<void>((resolve) => {
+    let timer: NodeJS.Timeout | undefined;
+    const done = (): void => {
+      clearTimeout(timer);
+      stream.off('data', arm);
+      stream.off('close', done);
+      resolve();
+    };
+    const arm = (): void => {
+      clearTimeout(timer);
+      timer = setTimeout(done, ms).unref();
+    };
+    if ((stream as Partial<Readable>).closed === true) {
+      resolve();
+      return;
+    }
+    stream.on('data', arm);
+    stream.once('close', done);
+    arm();
+  });
 }
 
 /**
@@ -766,6 +794,13 @@ export async function awaitCommand(name: string, command: StartedCommand, io: Io
 function stopCommand(name: string, command: StartedCommand, io: Io): Promise<void> {
   command.kill('SIGTERM');
   return commandEnds(name, command, io);
+}
+
+/** {@link stopCommand} for a command still running; true when it was (a command that had ended its own way is left be). */
+async function stopIfRunning(name: string, command: StartedCommand, io: Io): Promise<boolean> {
+  if (!command.running()) return false;
+  await stopCommand(name, command, io);
+  return true;
 }
 
 /**
@@ -930,9 +965,10 @@ export async function runTool(
       // A line too long to hold ends the run there, as --strict does at a bad line.
       if (outcome.error instanceof LineTooLongError) warn(io, name, visibleOneLine(outcome.error.message));
       else if (!strictStop) warn(io, name, outcome.error.message);
-      // Its output is no longer read: the command run after `--` is stopped, as when the output cannot be written.
-      if (command) await stopCommand(name, command, io);
-      return { code: EXIT.INPUT, closed: false, problems, ...(strictStop ? { strictStop } : {}), ...(command ? { commandStopped: true } : {}) };
+      // Its output is no longer read: the command run after `--` is stopped, as when the output cannot be written. One
+      // that had ended its own way, or ended so once told to stop, is judged as ever: only the end the signal made is not.
+      const stopped = command !== undefined && (await stopIfRunning(name, command, io)) && (await command.exited).signal === 'SIGTERM';
+      return { code: EXIT.INPUT, closed: false, problems, ...(strictStop ? { strictStop } : {}), ...(stopped ? { commandStopped: true } : {}) };
     }
   }
 }
