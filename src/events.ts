@@ -1096,6 +1096,12 @@ const PATCH_FILE = /^([^\S\r\n]*)\*\*\* (Update File|Add File|Delete File|Move t
 /** What makes a part of a glob more than a plain name. */
 export const GLOB_CHARS = /[*?[\]{}()!+@\\]/;
 
+/** The plain directories a glob's `parts` start with, up to the first with a glob character, joined by `/`. */
+export function plainLead(parts: readonly string[]): string {
+  const plain = parts.findIndex((part) => GLOB_CHARS.test(part));
+  return (plain === -1 ? parts : parts.slice(0, plain)).join('/');
+}
+
 /**
  * Pushes to a glob call's paths the directory its `pattern` names before its
  * first part with a glob character (`secrets` of `secrets/**`, `src/a` of
@@ -1103,9 +1109,7 @@ export const GLOB_CHARS = /[*?[\]{}()!+@\\]/;
  * nothing for a pattern of a file name alone (`*.md`).
  */
 function pushGlobDirectory(facts: ToolCallFacts, pattern: string): void {
-  const parts = pattern.split('/').slice(0, -1);
-  const plain = parts.findIndex((part) => GLOB_CHARS.test(part));
-  const dir = (plain === -1 ? parts : parts.slice(0, plain)).join('/');
+  const dir = plainLead(pattern.split('/').slice(0, -1));
   if (dir === '' || dir === '.') return;
   pushPath(facts.argPaths, pattern.startsWith('/') ? dir : `${facts.argPaths[0] ?? '.'}/${dir}`);
 }

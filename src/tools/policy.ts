@@ -10,7 +10,7 @@ import type { MinimatchOptions } from 'minimatch';
 import { denyForms, isAbsolute, isRoot, matchForms, samePath } from './paths.js';
 import type { UnderForms } from './paths.js';
 import { callCounts, givenToolName, servedKind, toolNameMatched, FIELD_OF_ACCESS, READ_FIELDS, WRITE_FIELDS, toolNameSet } from './call.js';
-import { GLOB_CHARS, MAX_GLOB_ALTERNATIVES, nearToolName, toolNameKey } from '../events.js';
+import { GLOB_CHARS, MAX_GLOB_ALTERNATIVES, nearToolName, plainLead, toolNameKey } from '../events.js';
 import type { AuditedCall, PathField } from './call.js';
 import { clipped, visibleOneLine } from '../safe-text.js';
 import { flagOption, listOption } from '../option-values.js';
@@ -220,8 +220,7 @@ function floatingDirectories(parts: readonly string[]): string[][] {
 
 /** The plain directories a glob's directory `parts` start with, up to the first with a glob character, lower case. */
 function leadingDirectory(parts: readonly string[]): string {
-  const plain = parts.findIndex((part) => GLOB_CHARS.test(part));
-  return (plain === -1 ? parts : parts.slice(0, plain)).join('/').toLowerCase();
+  return plainLead(parts).toLowerCase();
 }
 
 // The session's cwd, or a directory above it, as a relative form of a path (see matchForms).
