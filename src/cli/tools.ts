@@ -41,7 +41,7 @@ export const toolsOptions = {
     alias: 'a',
     type: 'boolean',
     default: false,
-    describe: "Resolve relative paths against the session's cwd (from system/init)",
+    describe: "Resolve relative paths against the session's cwd (from system/init); ~/… stays as written",
   },
   full: {
     type: 'boolean',
