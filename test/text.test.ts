@@ -808,6 +808,15 @@ t.test('where stdout and stderr are one place, a warning stands where its line w
   const both5 = sink();
   await main(['--all', '--thinking', '--color=always', '--no-user'], { stdin: dim, stdout: both5.stream, stderr: both5.stream, sharedOutput: true, env });
   t.notMatch(both5.text(), /not JSON: noise\n(\x1b\[[0-9;]*m)*\n/, 'no blank line after the warning, colour or not');
+  // A thought the warning came in the middle of goes on below it as a line of its own, with its bar.
+  const bar = Readable.from([Buffer.from(lines(init(), thinking('abc'))), Buffer.from(`noise\n${lines(thinking('def\nghi'), asst('A'), ok('A'))}`)]);
+  const both7 = sink();
+  await main(['--all', '--thinking', '--no-user'], { stdin: bar, stdout: both7.stream, stderr: both7.stream, sharedOutput: true, env });
+  t.equal(both7.text(), '│ abc\nndjson-text: stdin:3: not JSON: noise\n│ def\n│ ghi\n\nA\n');
+  const barColour = Readable.from([Buffer.from(lines(init(), thinking('abc'))), Buffer.from(`noise\n${lines(thinking('def'), ok('x'))}`)]);
+  const both8 = sink();
+  await main(['--all', '--thinking', '--no-user', '--color=always'], { stdin: barColour, stdout: both8.stream, stderr: both8.stream, sharedOutput: true, env });
+  t.match(both8.text(), /not JSON: noise\n(\x1b\[[0-9;]*m)*│ def/, 'coloured, the bar too');
   // --strict stopping mid-line: the warning ended the line, and the stop does not end it again.
   const strict = Readable.from([Buffer.from(lines(init(), delta('Hi'))), Buffer.from('noise\n')]);
   const both6 = sink();

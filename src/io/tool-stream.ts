@@ -35,6 +35,13 @@ export interface ToolCore {
    */
   halt?(emit: Emit): void;
   /**
+   * The line the output was in the middle of was ended outside the core (an
+   * interjection, see ToolTransform.interject): the line end the core writes
+   * next, if it comes at once, is that one (it is not written again), and
+   * what it writes on otherwise starts a line of its own.
+   */
+  lineBroken?(): void;
+  /**
    * Which event types the core reads beyond their type and session. Lines of
    * other types are handed over unparsed (their `event` parses on first use).
    * Without it, every line is parsed. Ignored under `strict`, which checks
@@ -382,7 +389,10 @@ export function toolStream(core: ToolCore, given: ToolStreamOptions = {}): ToolT
         lineEnded = owed;
         interjectionOpen = (typeof more === 'string' ? more.charCodeAt(more.length - 1) : more[more.length - 1]) !== 0x0a;
       }
-      if (endsLine) lineEnded = true;
+      if (endsLine) {
+        lineEnded = true;
+        core.lineBroken?.();
+      }
       return true;
     },
   });

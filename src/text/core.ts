@@ -341,6 +341,12 @@ function trailingNewlines(s: string, before: number): number {
 export class Transcript {
   /** Newlines at the end of what was written (2: at the start of a fresh paragraph). */
   private nl = 2;
+  /**
+   * The line written last was ended outside (see {@link lineBroken}): the
+   * next line end written is that one, and text written before one starts a
+   * new line, with its prefix.
+   */
+  private broken = false;
   private started = false;
   private block: Block | null = null;
   /** The session of the last block written. */
@@ -396,6 +402,7 @@ export class Transcript {
       const label = sessionLabel(session, this.safeLine);
       this.emit(this.color ? `${BLOCK_COLOR.label}${label}${SGR.reset}\n` : `${label}\n`);
       this.nl = 1;
+      this.broken = false;
       this.block = 'label';
     }
     if (this.started) {
@@ -486,6 +493,12 @@ export class Transcript {
     const sgr = this.color && kind !== null ? BLOCK_COLOR[kind] : '';
     this.emit(sgr ? `${sgr}${s}${SGR.reset}` : s);
     this.nl = trailingNewlines(s, this.nl);
+    this.broken = false;
+  }
+
+  /** The line being written was ended outside the core (see ToolCore.lineBroken). */
+  lineBroken(): void {
+    if (this.nl === 0) this.broken = true;
   }
 
   /** Writes a piece of the current block's text: assistant text, thinking or a prompt (see {@link held}). */
@@ -535,7 +548,8 @@ export class Transcript {
   private prefixed(s: string, prefix: string): string {
     const bare = prefix.trimEnd();
     let out = '';
-    let atStart = this.nl > 0;
+    // A line ended outside: text that does not end it first (its line end is the one owed) starts the next line.
+    let atStart = this.nl > 0 || (this.broken && s.charCodeAt(0) !== 10 && !(s.charCodeAt(0) === 13 && s.charCodeAt(1) === 10));
     let from = 0;
     while (from < s.length) {
       const nl = s.indexOf('\n', from);
@@ -585,6 +599,7 @@ export class Transcript {
     const s = this.color ? `${failed ? SGR.red : SGR.cyan}${line}${SGR.reset}\n` : `${line}\n`;
     this.emit(s);
     this.nl = 1;
+    this.broken = false;
   }
 
   /** Ends the current line, if one was begun (at the end of the input), after what any session still held back. */
@@ -785,6 +800,11 @@ export class TextCore implements ToolCore {
   /** `--all`: a transcript stopped at a bad line under `--strict` ends the line it was in. */
   halt(): void {
     this.transcript?.endLine();
+  }
+
+  /** `--all`: a warning ended the transcript's line (see ToolCore.lineBroken). */
+  lineBroken(): void {
+    this.transcript?.lineBroken();
   }
 
   end(emit: Emit): void {
