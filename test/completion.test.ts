@@ -65,7 +65,7 @@ for (const tool of tools) {
       t.equal(complete('--color', '=', 'al'), 'always\n', '--color=al, as bash splits it');
       // With nothing typed after it, the `=` is the word bash completes.
       t.equal(complete('--color', '='), 'auto\nalways\nnever\n', '--color=, as bash splits it');
-      t.equal(complete('--no-t'), '--no-tools\n', '--no-t');
+      t.equal(complete('--no-t'), '--no-tools\n--no-thinking\n', '--no-t');
     }
     if (tool === 'ndjson-tools') {
       t.equal(complete('--status', 'sp'), 'spawnError\n', '--status sp');

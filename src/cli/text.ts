@@ -84,7 +84,7 @@ export const textSpec: CommandSpec<typeof textOptions> = {
     [EXIT.FAILED]: 'failure reported: a result says the run failed',
   },
   values: { color: COLOR_WHEN },
-  negations: ['tools', 'user', 'color'],
+  negations: ['tools', 'user', 'thinking', 'color'],
   check: (argv) => {
     const badColor = (Array.isArray(argv.color) ? argv.color : [argv.color]).find((v) => colorWhen(v) === undefined);
     if (badColor !== undefined) return `--color must be auto, always or never, not '${String(badColor)}'`;
