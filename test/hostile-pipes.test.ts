@@ -558,6 +558,21 @@ t.test('--strict with a command after --: the command is stopped at the bad line
   }
 });
 
+t.test('--strict with a command after -- whose output a process it started holds: the run ends without it, saying so', async (t) => {
+  // A wrapper (`sh -c 'agent | tee log'`) that SIGTERM ends, its agent left holding the output: the run gives up on it, as after a signal.
+  const runs = ['ndjson-result', 'ndjson-text'].map((tool) => {
+    const t0 = Date.now();
+    const run = startBin(tool, ['--strict', '--', 'sh', '-c', 'echo junk; sleep 20; :']);
+    const timer = setTimeout(() => run.child.kill('SIGKILL'), 25000);
+    return run.exited.then((end) => (clearTimeout(timer), { tool, run, end, ms: Date.now() - t0 }));
+  });
+  for (const { tool, run, end, ms } of await Promise.all(runs)) {
+    t.equal(end.code, 2, `${tool} --strict -- sh: 2`);
+    t.ok(ms < 12000, `${tool} ended without waiting for the process left running (${ms} ms)`);
+    t.match(run.stderr(), /:1: not JSON: junk\n.*still holds its output open: left running\n$/s, `${tool}: the bad line, then what was left running`);
+  }
+});
+
 t.test('a command after -- that ends while a process it started holds its stderr open: the run ends with it', async (t) => {
   for (const tool of ['ndjson-result', 'ndjson-text']) {
     const stream = '{"type":"system","subtype":"init","session_id":"s"}\n{"type":"result","subtype":"success","result":"done","session_id":"s"}\n';

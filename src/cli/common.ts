@@ -627,6 +627,12 @@ export interface RunResult {
   problems: number;
   /** The command run after `--` was ended by the SIGTERM sent when its output was no longer read: not its failure. */
   commandStopped?: boolean;
+  /**
+   * How the command run after `--` ended, when the run stopped reading its
+   * output before its end (the output may still be held open by a process
+   * it started, which is not waited for).
+   */
+  commandExit?: CommandExit;
 }
 
 /** How the command run after `--` ended. */
@@ -647,8 +653,8 @@ export interface StartedCommand {
   kill(signal: NodeJS.Signals): void;
   /** True while the command's process has not ended (its output may still be open in a process it started). */
   running(): boolean;
-  /** Resolves when the command's process has ended (and is reaped), whatever holds its output open. */
-  ended: Promise<void>;
+  /** Resolves when the command's process has ended (and is reaped), whatever holds its output open: how it ended. */
+  ended: Promise<CommandExit>;
 }
 
 /**
@@ -694,8 +700,8 @@ export function startCommand(argv: string[], io: Io): StartedCommand {
     kill: (signal) => void child.kill(signal),
     running: () => child.exitCode === null && child.signalCode === null,
     ended: new Promise((resolve) => {
-      child.once('exit', () => resolve());
-      child.once('error', () => resolve());
+      child.once('exit', (code, signal) => resolve({ code, signal }));
+      child.once('error', (error: NodeJS.ErrnoException) => resolve({ code: null, signal: null, error }));
     }),
   };
 }
@@ -749,8 +755,8 @@ export async function commandStartFailure(name: string, command: StartedCommand,
  * The status of a run that read a command's output: the stream's own verdict
  * when it reports a failure or an I/O error, else the command's failure (5).
  */
-export async function commandStatus(name: string, command: StartedCommand, streamCode: number, io: Io): Promise<number> {
-  const exit = await command.exited;
+export async function commandStatus(name: string, command: StartedCommand, streamCode: number, io: Io, ended?: CommandExit): Promise<number> {
+  const exit = ended ?? (await command.exited);
   const what = visibleOneLine(command.name);
   let failure: string | null = null;
   if (exit.signal) failure = `${what} was killed by ${exit.signal}`;
@@ -821,6 +827,11 @@ async function commandEnds(name: string, command: StartedCommand, io: Io): Promi
   await Promise.race([command.ended, after(1000)]);
   warn(io, name, `${visibleOneLine(command.name)} was still running ${COMMAND_WAIT_MS / 1000} seconds after it was told to stop: killed (SIGKILL)`);
   // Its output still open once it is gone: a process it started (an agent under `sh -c`) holds it, and SIGKILL did not reach it.
+  await outputLeftOpen(name, command, io);
+}
+
+/** Says so when the output of a command that has ended is still held open, {@link OUTPUT_CLOSE_MS} on, by a process it started. */
+async function outputLeftOpen(name: string, command: StartedCommand, io: Io): Promise<void> {
   if (await Promise.race([command.exited.then(() => false), after(OUTPUT_CLOSE_MS).then(() => true)])) {
     warn(io, name, `a process ${visibleOneLine(command.name)} started still holds its output open: left running`);
   }
@@ -967,8 +978,23 @@ export async function runTool(
       else if (!strictStop) warn(io, name, outcome.error.message);
       // Its output is no longer read: the command run after `--` is stopped, as when the output cannot be written. One
       // that had ended its own way, or ended so once told to stop, is judged as ever: only the end the signal made is not.
-      const stopped = command !== undefined && (await stopIfRunning(name, command, io)) && (await command.exited).signal === 'SIGTERM';
-      return { code: EXIT.INPUT, closed: false, problems, ...(strictStop ? { strictStop } : {}), ...(stopped ? { commandStopped: true } : {}) };
+      // A process it started that holds its output open is not waited for, as after a signal.
+      let commandExit: CommandExit | undefined;
+      let stopped = false;
+      if (command !== undefined) {
+        const wasRunning = await stopIfRunning(name, command, io);
+        commandExit = await command.ended;
+        stopped = wasRunning && commandExit.signal === 'SIGTERM';
+        if (!wasRunning) await outputLeftOpen(name, command, io);
+      }
+      return {
+        code: EXIT.INPUT,
+        closed: false,
+        problems,
+        ...(strictStop ? { strictStop } : {}),
+        ...(stopped ? { commandStopped: true } : {}),
+        ...(commandExit !== undefined ? { commandExit } : {}),
+      };
     }
   }
 }

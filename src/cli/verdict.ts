@@ -82,13 +82,14 @@ export async function runJudged(
   const command = rest.length > 0 ? startCommand(rest, io) : undefined;
   const run = await runTool(name, core, args, io, { command });
   if (run.closed) return run.code;
-  if (command) {
-    // Its output has ended; the command may not have: a signal meanwhile ends the run, as while its output was read.
+  // Its output has ended; the command may not have: a signal meanwhile ends the run, as while its output was read. (Unless
+  // the run stopped reading it: then the command has ended, or was stopped.)
+  if (command && run.commandExit === undefined) {
     const signal = await awaitCommand(name, command, io);
     if (signal !== null) return signalStatus(signal);
     const notStarted = await commandStartFailure(name, command, io);
     if (notStarted !== null) return notStarted;
   }
   const code = await judge(run);
-  return command && run.commandStopped !== true ? commandStatus(name, command, code, io) : code;
+  return command && run.commandStopped !== true ? commandStatus(name, command, code, io, run.commandExit) : code;
 }
