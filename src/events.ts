@@ -924,9 +924,9 @@ const TOOL_CALL = 'toolcall';
 /** Tools that move or rename a file, by {@link toolNameKey}: the paths they name under {@link MOVE_KEYS} are theirs too. */
 const MOVE_NAMES: ReadonlySet<string> = new Set(['move', 'movefile', 'rename', 'renamefile', 'mv']);
 // Argument keys of a move's two paths, beside those of PATH_KEYS (oldPath, newPath).
-const MOVE_KEYS = ['source', 'destination', 'src', 'dest', 'from', 'to'];
+const MOVE_KEYS = ['source', 'destination', 'src', 'dest', 'dst', 'from', 'to', 'source_path', 'destination_path', 'from_path', 'to_path', 'target'];
 // Argument keys of the path a move takes away.
-const MOVE_FROM_KEYS = ['source', 'src', 'from', 'oldPath', 'old_path'];
+const MOVE_FROM_KEYS = ['source', 'src', 'from', 'source_path', 'from_path', 'oldPath', 'old_path'];
 
 /**
  * Tools that copy a file, by {@link toolNameKey}: they read one path and
@@ -936,7 +936,7 @@ const MOVE_FROM_KEYS = ['source', 'src', 'from', 'oldPath', 'old_path'];
  */
 const COPY_NAMES: ReadonlySet<string> = new Set(['copy', 'copyfile', 'cp']);
 // Argument keys of a copy's two paths, beside those of PATH_KEYS.
-const COPY_KEYS = [...MOVE_KEYS, 'target'];
+const COPY_KEYS = MOVE_KEYS;
 
 /**
  * Pushes the paths `o` names under {@link MOVE_KEYS} or {@link COPY_KEYS},
@@ -949,7 +949,10 @@ function pushMoveKeys(facts: ToolCallFacts, key: string | undefined, o: JsonObje
     facts.moves = true;
     for (const k of MOVE_KEYS) pushPath(facts.argPaths, o[k]);
     for (const k of MOVE_FROM_KEYS) if (typeof o[k] === 'string' && o[k] !== '') pushPath((facts.movedFrom ??= []), o[k]);
-  } else if (COPY_NAMES.has(key)) for (const k of COPY_KEYS) pushPath(facts.argPaths, o[k]);
+  } else if (COPY_NAMES.has(key)) {
+    facts.copies = true;
+    for (const k of COPY_KEYS) pushPath(facts.argPaths, o[k]);
+  }
 }
 
 /** Argument keys of a list of changes, each an object that may name its file (`edits: [{ path, … }]`). */
@@ -1109,9 +1112,46 @@ export function plainLead(parts: readonly string[]): string {
  * nothing for a pattern of a file name alone (`*.md`).
  */
 function pushGlobDirectory(facts: ToolCallFacts, pattern: string): void {
-  const dir = plainLead(pattern.split('/').slice(0, -1));
-  if (dir === '' || dir === '.') return;
-  pushPath(facts.argPaths, pattern.startsWith('/') ? dir : `${facts.argPaths[0] ?? '.'}/${dir}`);
+  const searched = facts.argPaths[0] ?? '.';
+  // Each alternative of its braces on its own (`{secrets,docs}/*`: `secrets` and `docs`).
+  for (const one of globAlternatives(facts, pattern)) {
+    const dir = plainLead(one.split('/').slice(0, -1));
+    if (dir === '' || dir === '.') continue;
+    pushPath(facts.argPaths, one.startsWith('/') ? dir : `${searched}/${dir}`);
+  }
+}
+
+/**
+ * The globs a search's `glob` stands for: each alternative of its braces
+ * (`{secrets,docs}/*.pem` is `secrets/*.pem` and `docs/*.pem`, and names no
+ * file they do not), a group of one (`{secrets}`) its alternative, as
+ * ripgrep reads it; a glob whose braces make no alternatives (one not
+ * closed, escaped ones) as given too. Past the alternatives tried, or where
+ * they cannot be known, the call's facts say so (`searchFiltersCut`,
+ * `searchFiltersUnread`): the deny checks cannot clear it.
+ */
+function globAlternatives(facts: ToolCallFacts, glob: string): string[] {
+  if (glob === '') return [];
+  // The expansion also stops at bounds of its own (its total length, its depth); a glob short enough never meets them.
+  const grouped = glob.replace(/(?<!\\)\{([^{},\\]*)\}/g, '$1');
+  let alternatives: string[];
+  try {
+    alternatives = braceExpand(grouped, { braceExpandMax: MAX_GLOB_ALTERNATIVES + 1 });
+  } catch {
+    // Too long for minimatch (64 KiB), or too deep for its expansion: tried as given, and said to be unread.
+    facts.searchFiltersUnread = true;
+    return [glob];
+  }
+  if (alternatives.length > MAX_GLOB_ALTERNATIVES || (glob.length > MAX_BRACED_GLOB && glob.includes('{'))) facts.searchFiltersCut = true;
+  const tried = alternatives.slice(0, MAX_GLOB_ALTERNATIVES);
+  const braced = grouped !== glob || alternatives.length > 1;
+  return [...new Set(braced ? tried : [glob, ...tried])];
+}
+
+/** The strings `value` is: itself, or those of a list. */
+function stringsOf(value: unknown): string[] {
+  if (typeof value === 'string') return value === '' ? [] : [value];
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string' && v !== '') : [];
 }
 
 /**
@@ -1212,6 +1252,8 @@ export interface ToolCallFacts {
   movedFrom?: string[];
   /** A move or rename (not a patch): each of its paths may be a directory, taken away or put in place whole. */
   moves?: boolean;
+  /** A copy: it reads one of its paths and writes the other. */
+  copies?: boolean;
   /** The pattern of a glob or grep call. */
   pattern?: string;
   /** The URL of a web fetch. */
@@ -1255,6 +1297,12 @@ function pushPath(list: string[], value: unknown): void {
   if (typeof value === 'string' && value !== '' && !list.includes(value)) list.push(value);
 }
 
+/** {@link pushPath} for a path, or each path of a list. */
+function pushPaths(list: string[], value: unknown): void {
+  if (Array.isArray(value)) for (const v of value) pushPath(list, v);
+  else pushPath(list, value);
+}
+
 /** True when the arguments `o` name nothing: no key, or only `paths` and empty (`{}`, `{"paths": []}`). */
 function namesNothing(o: JsonObject): boolean {
   for (const key in o) if (key !== 'paths' || !Array.isArray(o.paths) || o.paths.length > 0) return false;
@@ -1277,10 +1325,11 @@ function pushPathKeys(list: string[], o: JsonObject): void {
     if (first === undefined) first = key;
     else (more ??= [first]).push(key);
   }
+  // A key may name one path or a list of them (`path: ["a", "b"]`).
   if (more !== undefined) {
     more.sort((a, b) => PATH_KEY_RANK.get(a)! - PATH_KEY_RANK.get(b)!);
-    for (const key of more) pushPath(list, o[key]);
-  } else if (first !== undefined) pushPath(list, o[first]);
+    for (const key of more) pushPaths(list, o[key]);
+  } else if (first !== undefined) pushPaths(list, o[first]);
   // A resource's URI, or a fetch's URL, when it names a file (Cursor's `readMcpResource`: `file:///repo/.env`); other URIs
   // name no path.
   for (const key of URI_KEYS) {
@@ -1366,30 +1415,18 @@ export function toolCallFacts(
     // A glob into a directory (`secrets/**`) searches it: the directories its pattern starts with, in the one searched.
     if (kind === 'glob' && facts.pattern !== undefined) pushGlobDirectory(facts, facts.pattern);
     if (kind === 'grep') {
-      const dir = facts.argPaths[0] ?? '.';
+      // Each directory or file the grep searches (one, or a list), the project when it names none.
+      const dirs = facts.argPaths.length > 0 ? [...facts.argPaths] : ['.'];
       for (const key of ['glob', 'include', 'include_pattern']) {
-        const glob = str(args, key);
-        if (!glob) continue;
-        // `{secrets,docs}/*.pem` reads the files of each alternative: each is a filter of its own, and the glob as given
-        // is none (it names no file the alternatives do not); a group of one (`{secrets}`) is its alternative, as ripgrep
-        // reads it. A glob whose braces make no alternatives (one not closed, escaped ones) is a filter as given. Past
-        // the alternatives tried, the deny checks cannot clear the call.
-        // The expansion also stops at bounds of its own (its total length, its depth); a glob short enough never meets them.
-        const grouped = glob.replace(/(?<!\\)\{([^{},\\]*)\}/g, '$1');
-        let alternatives: string[];
-        try {
-          alternatives = braceExpand(grouped, { braceExpandMax: MAX_GLOB_ALTERNATIVES + 1 });
-        } catch {
-          // Too long for minimatch (64 KiB), or too deep for its expansion: tried as given, and said to be unread.
-          alternatives = [glob];
-          facts.searchFiltersUnread = true;
-        }
-        if (alternatives.length > MAX_GLOB_ALTERNATIVES || (glob.length > MAX_BRACED_GLOB && glob.includes('{'))) facts.searchFiltersCut = true;
-        const tried = alternatives.slice(0, MAX_GLOB_ALTERNATIVES);
-        const braced = grouped !== glob || alternatives.length > 1;
-        for (const one of new Set(braced ? tried : [glob, ...tried])) {
-          const filter = `${dir}/${one.includes('/') ? one : `**/${one}`}`;
-          if (!(facts.searchFilters ??= []).includes(filter)) facts.searchFilters.push(filter);
+        // A glob, or a list of them.
+        for (const glob of stringsOf(args[key])) {
+          // `{secrets,docs}/*.pem` reads the files of each alternative: each is a filter of its own (see globAlternatives).
+          for (const one of globAlternatives(facts, glob)) {
+            for (const dir of dirs) {
+              const filter = `${dir}/${one.includes('/') ? one : `**/${one}`}`;
+              if (!(facts.searchFilters ??= []).includes(filter)) facts.searchFilters.push(filter);
+            }
+          }
         }
       }
     }
@@ -1448,6 +1485,7 @@ export function addOtherFacts(facts: ToolCallFacts, other: ToolCallFacts): void 
   addArgPaths(facts, other.argPaths);
   for (const path of other.movedFrom ?? []) pushPath((facts.movedFrom ??= []), path);
   if (other.moves) facts.moves = true;
+  if (other.copies) facts.copies = true;
   if (other.wholeWorkspace && facts.argPaths.length === 0) facts.wholeWorkspace = true;
   if (other.mayRunCommand) facts.mayRunCommand = true;
   for (const filter of other.searchFilters ?? []) if (!(facts.searchFilters ??= []).includes(filter)) facts.searchFilters.push(filter);

@@ -529,6 +529,43 @@ t.test('a grep limited by its own glob to a denied file reads it, whatever direc
   t.match(formatViolation(named[0]!), /--deny-read '\*\*\/\.env': grep \.\/\*\*\/\.env \(call c, success\)$/);
 });
 
+t.test('review fixes: a glob\'s `.` parts, lists of paths and globs, a `**` standing for no directory, braces of a glob tool, moves and copies of one path', async (t) => {
+  // A deny glob with a `.` part names what it names without it, as the paths it meets are read.
+  for (const glob of ['/home/u/p/./secrets', 'secrets/./', 'secrets/.', './/secrets', 'secrets/./k.pem']) {
+    t.ok(violates(oneCall('read', 'secrets/k.pem', '/home/u/p'), { denyRead: [glob] }), `--deny-read ${glob}`);
+  }
+  t.ok(violates(oneCall('write', 'src/a.ts', '/home/u/p'), { denyWrite: ['/home/u/p/.'] }), '--deny-write /home/u/p/.: the project');
+  t.notOk(violates(oneCall('read', 'src/a.ts', '/home/u/p'), { denyRead: ['secrets/.'] }), 'another directory');
+  t.notOk(violates(oneCall('write', 'CHANGELOG.md', '/home/u/p'), { requireWrite: ['/home/u/p/./CHANGELOG.md'] }), 'a required write with a `.` part is met');
+  t.notOk(violates(oneCall('write', 'CHANGELOG.md', '/home/u/p'), { requireWrite: ['.//CHANGELOG.md'] }), 'nor is `.//` a root');
+  // A key may name a list of paths; a grep's glob may be a list too.
+  t.ok(violates(callOf('grepToolCall', { pattern: 'KEY', path: ['src', 'secrets/prod.pem'] }), { denyRead: ['secrets/**'] }), 'a grep of a list of paths');
+  t.ok(violates(callOf('readToolCall', { path: ['README.md', '.env'] }), { denyRead: ['**/.env'] }), 'a read of a list of paths');
+  t.ok(violates(callOf('grepToolCall', { pattern: 'KEY', glob: ['*.ts', '*.pem'] }), { denyRead: ['*.pem'] }), 'a list of globs');
+  t.ok(violates(callOf('grepToolCall', { pattern: 'KEY', path: ['src', 'config'], glob: 'secrets.yml' }), { denyRead: ['config/secrets.yml'] }), 'a glob in each directory of a list');
+  t.notOk(violates(callOf('grepToolCall', { pattern: 'KEY', path: ['src', 'lib'], glob: ['*.ts'] }), { denyRead: ['secrets/**', '**/.env'] }), 'lists of other files');
+  // A grep's `**` may stand for no directory: the directory searched is one it stands for.
+  t.ok(violates(callOf('grepToolCall', { pattern: 'KEY', glob: '**/secrets/**' }), { denyRead: ['secrets/**'] }), '**/secrets/** reads secrets/**');
+  t.ok(violates(callOf('grepToolCall', { pattern: 'KEY', glob: '**/secrets/*.pem' }), { denyRead: ['secrets/**'] }), '**/secrets/*.pem');
+  t.ok(violates(callOf('grepToolCall', { pattern: 'KEY', path: 'config', glob: '**/**/keys/*' }), { denyRead: ['config/keys/'] }), 'two of them');
+  t.notOk(violates(callOf('grepToolCall', { pattern: 'KEY', glob: '**/docs/**' }), { denyRead: ['secrets/**'] }), '**/docs/** does not read secrets');
+  // A glob tool's pattern with braces searches the directory of each alternative.
+  t.ok(violates(callOf('globToolCall', { globPattern: '{secrets,docs}/*' }), { denyRead: ['secrets/**'] }), 'a glob tool of {secrets,docs}/*');
+  t.notOk(violates(callOf('globToolCall', { globPattern: '{src,docs}/*.md' }), { denyRead: ['secrets/**'] }), 'of other directories');
+  t.same(records(runCore(callOf('globToolCall', { targetDirectory: '.', globPattern: '{secrets,docs}/*' })).out)[0]!.searched, ['.', './secrets', './docs']);
+  // A copy's or a move's paths under the keys such tools name them with; one of which the audit reads one path only, or none, fails the write checks.
+  const fn = (name: string, args: Record<string, unknown>) => callOf('function', args, '/home/u/p', name);
+  t.ok(violates(fn('copy_file', { from_path: 'a', to_path: '.github/workflows/ci.yml' }), { denyWrite: ['.github/**'] }), 'copy_file from_path to_path');
+  t.ok(violates(fn('move_file', { source: 'a', target: '.github/workflows/ci.yml' }), { denyWrite: ['.github/**'] }), 'move_file target');
+  t.ok(violates(fn('cp', { src: 'a', dst: '.github/ci.yml' }), { denyWrite: ['.github/**'] }), 'cp dst');
+  const one = runCore(fn('cp', { source: 'a', into: '.github/ci.yml' }), { denyWrite: ['.github/**'], denyRead: ['**/.env'] }).violations;
+  t.same(one.map((v) => [v.check, v.onePath]), [['--deny-write', true], ['--deny-read', true]], 'a copy of one path: where it writes, or reads, is not known');
+  t.match(formatViolation(one[0]!), /--deny-write '\.github\/\*\*': cp a, a move or copy whose other path the audit cannot read \(call c, success\)$/);
+  t.same(runCore(fn('mv', { source: 'a', into: 'b' }), { denyWrite: ['.github/**'] }).violations.map((v) => [v.check, v.onePath]), [['--deny-write', true]], 'a move of one path');
+  t.same(runCore(fn('copy_file', { what: 'a', where: 'b' }), { noWrites: true, denyRead: ['x'] }).violations.map((v) => [v.check, v.noPath]), [['--no-writes', true], ['--deny-read', true]], 'a copy of no path');
+  t.same(runCore(fn('copy_file', { source: 'a', destination: 'b' }), { denyWrite: ['.github/**'], denyRead: ['**/.env'] }).violations, [], 'a copy of two other paths passes');
+});
+
 t.test('a session whose cwd is a Windows path: backslashes separate, in its paths and its cwd', async (t) => {
   const cwd = 'C:\\proj';
   t.ok(violates(oneCall('read', 'C:\\proj\\secrets\\k.pem', cwd), { denyRead: ['secrets/**'] }), 'absolute path, relative glob');

@@ -37,6 +37,8 @@ export interface Violation {
   path?: string;
   /** The call changes or reads files by its kind, yet names no path the audit can read: the check cannot clear it. */
   noPath?: boolean;
+  /** A move or copy of which the audit reads only one path: where it puts the file, or takes it from, is not known. */
+  onePath?: boolean;
   /** A grep whose glob has more alternatives than the audit tries: the check cannot clear it. */
   globCut?: boolean;
   /** A grep whose glob the audit cannot read as a pattern (too long, too deeply nested): the check cannot clear it. */
@@ -132,8 +134,9 @@ function compile(text: string, options: MinimatchOptions, deny = false): Glob {
 type Reading = Omit<Glob, 'text'>;
 
 /** One reading of a glob (see {@link compile}). */
-function reading(given: string, options: MinimatchOptions, deny: boolean): Reading {
-  const pattern = given.replace(/^(\.\/)+/, '').replace(/(.)\/+$/, '$1/**');
+function reading(glob: string, options: MinimatchOptions, deny: boolean): Reading {
+  const given = withoutDotParts(glob);
+  const pattern = given.replace(/^(?:\.\/+)+/, '').replace(/(.)\/+$/, '$1/**');
   const matcher = matcherOf(pattern === '' ? '.' : pattern, options);
   // The directory alone names one place: not a base name to match in any directory.
   const dir = deny && /.\/\*\*$/.test(pattern) ? matcherOf(pattern.slice(0, -3), { ...options, matchBase: false }) : undefined;
@@ -152,6 +155,17 @@ function reading(given: string, options: MinimatchOptions, deny: boolean): Readi
     absolute,
     under: deny ? underGlob(given, absolute, options) : undefined,
   };
+}
+
+/**
+ * `glob` without its `.` parts, as paths are compared (see matchForms):
+ * `secrets/./k.pem` is `secrets/k.pem`, and `secrets/.` (`/r/.`) the
+ * directory, `secrets/` (`/r/`). Minimatch keeps them, and would match no
+ * path with them.
+ */
+function withoutDotParts(glob: string): string {
+  const g = glob.replace(/\/(?:\.\/+)+/g, '/');
+  return g.length >= 2 && g.endsWith('/.') ? g.slice(0, -1) : g;
 }
 
 /**
@@ -180,7 +194,7 @@ const MAX_UNDER_ALTERNATIVES = 64;
 
 /** {@link underGlob} for a glob without braces, or one read as a whole. */
 function underOne(given: string, absolute: boolean, options: MinimatchOptions): ((forms: UnderForms) => boolean) | undefined {
-  const base = given.replace(/^(\.\/)+/, '').replace(/\/+$/, '');
+  const base = given.replace(/^(?:\.\/+)+/, '').replace(/\/+$/, '');
   if (base.endsWith('**')) return undefined;
   if (!absolute && (base === '' || base === '.')) return (u) => u.inside;
   const one = base.replace(/^(\*\*\/)+/, '');
@@ -262,27 +276,27 @@ function endsWithStart(parts: readonly string[], run: readonly string[]): boolea
 
 /**
  * The paths a grep limited by its own glob reads, for the deny checks: the
- * glob as a path under the directory searched (`filter`), and, where its
- * file name is a glob (`*.env`), the same path with that name replaced by
- * each plain file name of a deny glob that it matches (`.env`, the last part
- * of the deny glob): the grep reads every file so named.
+ * glob as a path under the directory searched (`filter`), the same with
+ * each of its `**` parts standing for no directory (`./secrets/x` of a
+ * grep of `**` then `/secrets/x` in `.`: the directory searched is one a
+ * `**` stands for), and,
+ * where its file name is a glob (`*.env`), each of those with that name
+ * replaced by each plain file name of a deny glob that it matches (`.env`,
+ * the last part of the deny glob): the grep reads every file so named.
  */
 function filterPaths(filter: string, globs: readonly Glob[]): string[] | undefined {
-  const out = [filter];
   const slash = filter.lastIndexOf('/');
   const last = filter.slice(slash + 1);
-  const dir = filter.slice(0, slash + 1);
   // A name in any directory under the one searched names it in that one too (`config/secrets.yml` of `config/**/secrets.yml`).
-  if (dir.endsWith('/**/')) out.push(`${dir.slice(0, -3)}${last}`);
+  const dirs = noDirectoryForms(filter.slice(0, slash + 1));
+  const out = dirs.map((dir) => `${dir}${last}`);
   if (GLOB_CHARS.test(last)) {
     let names: Minimatch;
     try {
       names = matcherOf(last, { ...DENY, matchBase: false });
       for (const glob of globs) {
         if (glob.name === undefined || !names.match(glob.name)) continue;
-        out.push(`${dir}${glob.name}`);
-        // In any directory under the one searched: that one too.
-        if (dir.endsWith('/**/')) out.push(`${dir.slice(0, -3)}${glob.name}`);
+        for (const dir of dirs) out.push(`${dir}${glob.name}`);
       }
     } catch {
       // A pattern too long for minimatch (64 KiB), or one whose expression is too large or too deep: the files it names
@@ -291,6 +305,24 @@ function filterPaths(filter: string, globs: readonly Glob[]): string[] | undefin
     }
   }
   return out;
+}
+
+/** How many of a filter's `**` parts are each also read as no directory (see noDirectoryForms). */
+const MAX_EMPTY_STARS = 4;
+
+/**
+ * `dir` (the directories of a filter, ending with `/`), and the same with
+ * each set of its first {@link MAX_EMPTY_STARS} `**` parts left out, as
+ * when each stands for no directory.
+ */
+function noDirectoryForms(dir: string): string[] {
+  const parts = dir.split('/');
+  const stars = parts.flatMap((part, at) => (part === '**' ? [at] : [])).slice(0, MAX_EMPTY_STARS);
+  const forms = new Set<string>();
+  for (let set = 0; set < 1 << stars.length; set++) {
+    forms.add(parts.filter((_, at) => !stars.some((star, k) => star === at && (set & (1 << k)) !== 0)).join('/'));
+  }
+  return [...forms];
 }
 
 // Kinds of tool that change files, whatever paths the audit finds in their calls.
@@ -445,10 +477,12 @@ export class Policy {
     if (field === undefined) {
       // An MCP call does what the tool it calls on its server does (`write_file`, `delete_directory`).
       const kind = call.kind === 'mcp' ? servedKind(call) : call.kind;
-      if (CHANGE_KINDS.has(kind)) {
+      // A copy writes one of its paths, and reads the other.
+      if (CHANGE_KINDS.has(kind) || call.facts.copies) {
         if (this.options.noWrites) out.push({ check: '--no-writes', call, noPath: true });
         for (const glob of this.denyWrite) out.push({ check: '--deny-write', pattern: glob.text, call, noPath: true });
-      } else if (kind === 'read' && !call.facts.wholeWorkspace) {
+      }
+      if ((kind === 'read' && !call.facts.wholeWorkspace) || call.facts.copies) {
         for (const glob of this.denyRead) out.push({ check: '--deny-read', pattern: glob.text, call, noPath: true });
       } else if (SEARCH_KINDS.has(kind)) {
         // A search that names no directory searches the project: checked as a search of `.` is.
@@ -462,6 +496,13 @@ export class Policy {
     }
     if (READ_FIELDS.has(field)) this.deny('--deny-read', this.denyRead, call, out);
     if (WRITE_FIELDS.has(field)) this.deny('--deny-write', this.denyWrite, call, out);
+    // A move or copy that names one path: the other, where it puts the file (or a copy reads it from), is not known. Each
+    // check not failed already fails.
+    if ((call.facts.moves || call.facts.copies) && call.paths.length < 2) {
+      const failed = (check: string, glob: Glob): boolean => out.some((v) => v.check === check && v.pattern === glob.text);
+      for (const glob of this.denyWrite) if (!failed('--deny-write', glob)) out.push({ check: '--deny-write', pattern: glob.text, call, onePath: true });
+      if (call.facts.copies) for (const glob of this.denyRead) if (!failed('--deny-read', glob)) out.push({ check: '--deny-read', pattern: glob.text, call, onePath: true });
+    }
     // A delete of a directory above what a deny glob names deletes that too (`.github` for `.github/workflows/**`, the project for any),
     // whether the delete is a tool of the agent's or of an MCP server's (`delete_file`, whose paths are `touched`); a move of one
     // takes it away, or puts another in its place.
@@ -543,6 +584,7 @@ export function formatViolation(v: Violation): string {
   const tool = visibleOneLine(call.tool ?? '(no tool)');
   let what: string;
   if (v.noPath) what = `${tool}, which names no path the audit can read`;
+  else if (v.onePath) what = `${tool} ${visibleOneLine(call.paths[0] ?? '')}, a move or copy whose other path the audit cannot read`;
   else if (v.globCut) what = `${tool}, whose glob has more alternatives than the audit tries (${MAX_GLOB_ALTERNATIVES})`;
   else if (v.globUnread) what = `${tool}, whose glob is too long or too deeply nested for the audit to read`;
   else if (v.path !== undefined) what = `${tool} ${visibleOneLine(v.path)}`;
