@@ -669,13 +669,138 @@ export function toolCallArgs(entry: ToolCallEntry): ToolCallArgs {
 }
 
 /**
- * A function call's arguments given under `args` too, beside the
- * `arguments` that {@link toolCallArgs} reads: the object there, else
- * undefined. Both count: one does not hide the other.
+ * The arguments of a function call beside those {@link toolCallArgs} reads:
+ * the object under `args` beside its `arguments` (both count: one does not
+ * hide the other), and, where the `arguments` text gives a key twice in one
+ * object, those arguments read keeping each key's first value (JSON.parse,
+ * and so toolCallArgs, keeps the last; the tool the model called may keep
+ * the first): every value given counts.
  */
-export function secondArgs(entry: ToolCallEntry): JsonObject | undefined {
-  if (entry.key !== 'function' || !has(entry.body, 'arguments')) return undefined;
-  return obj(entry.body, 'args');
+export function otherArgs(entry: ToolCallEntry): JsonObject[] {
+  if (entry.key !== 'function' || !has(entry.body, 'arguments')) return [];
+  const out: JsonObject[] = [];
+  const beside = obj(entry.body, 'args');
+  if (beside !== undefined) out.push(beside);
+  const raw = entry.body.arguments;
+  const first = typeof raw === 'string' ? firstValues(raw) : undefined;
+  if (first !== undefined) out.push(first);
+  return out;
+}
+
+/**
+ * The JSON object `text` read keeping the first value of a key given twice
+ * in one object, when some key is: undefined when none is, or when `text` is
+ * not a JSON object.
+ */
+function firstValues(text: string): JsonObject | undefined {
+  if (!mayRepeatKey(text)) return undefined;
+  try {
+    JSON.parse(text);
+    const read = new FirstValues(text);
+    const value = read.value();
+    return read.repeated && isObject(value) ? value : undefined;
+  } catch {
+    // Not JSON (see toolCallArgs), or nested too deep to read this way.
+    return undefined;
+  }
+}
+
+// A string followed by a colon: every key of a JSON text is one, and a text whose keys are all different (unescaped) has
+// no key twice in an object; some other strings may be taken for keys, which only costs a closer look.
+const KEY_TEXT = /"((?:[^"\\]|\\.)*)"\s*:/g;
+
+/** True when `text` may give a key twice in an object (see KEY_TEXT). */
+function mayRepeatKey(text: string): boolean {
+  const seen = new Set<string>();
+  KEY_TEXT.lastIndex = 0;
+  for (let m = KEY_TEXT.exec(text); m !== null; m = KEY_TEXT.exec(text)) {
+    let key = m[1]!;
+    if (key.includes('\\')) {
+      try {
+        key = JSON.parse(`"${key}"`) as string;
+      } catch {
+        continue;
+      }
+    }
+    if (seen.has(key)) return true;
+    seen.add(key);
+  }
+  return false;
+}
+
+const JSON_SPACE = /[ \t\n\r]*/y;
+const JSON_SCALAR = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null/y;
+
+/** A reader of a JSON text (one JSON.parse accepts) that keeps the first value of a key given twice in an object. */
+class FirstValues {
+  private at = 0;
+  /** A key was given twice in an object. */
+  repeated = false;
+
+  constructor(private readonly text: string) {}
+
+  value(): unknown {
+    this.space();
+    const c = this.text.charCodeAt(this.at);
+    if (c === 0x7b /* { */) {
+      this.at++;
+      const o: JsonObject = {};
+      this.space();
+      if (this.text.charCodeAt(this.at) === 0x7d) {
+        this.at++;
+        return o;
+      }
+      for (;;) {
+        this.space();
+        const key = this.string();
+        this.space();
+        this.at++; // :
+        const v = this.value();
+        // As JSON.parse makes it: an own property, `__proto__` too.
+        if (Object.hasOwn(o, key)) this.repeated = true;
+        else Object.defineProperty(o, key, { value: v, writable: true, enumerable: true, configurable: true });
+        this.space();
+        if (this.text.charCodeAt(this.at++) !== 0x2c /* , */) return o;
+      }
+    }
+    if (c === 0x5b /* [ */) {
+      this.at++;
+      const a: unknown[] = [];
+      this.space();
+      if (this.text.charCodeAt(this.at) === 0x5d) {
+        this.at++;
+        return a;
+      }
+      for (;;) {
+        a.push(this.value());
+        this.space();
+        if (this.text.charCodeAt(this.at++) !== 0x2c) return a;
+      }
+    }
+    if (c === 0x22) return this.string();
+    JSON_SCALAR.lastIndex = this.at;
+    const m = JSON_SCALAR.exec(this.text)!;
+    this.at = JSON_SCALAR.lastIndex;
+    return JSON.parse(m[0]) as unknown;
+  }
+
+  private string(): string {
+    const start = this.at;
+    let i = start + 1;
+    for (;;) {
+      const c = this.text.charCodeAt(i);
+      if (c === 0x22) break;
+      i += c === 0x5c ? 2 : 1;
+    }
+    this.at = i + 1;
+    return JSON.parse(this.text.slice(start, this.at)) as string;
+  }
+
+  private space(): void {
+    JSON_SPACE.lastIndex = this.at;
+    JSON_SPACE.exec(this.text);
+    this.at = JSON_SPACE.lastIndex;
+  }
 }
 
 /**

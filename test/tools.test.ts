@@ -566,6 +566,30 @@ t.test('review fixes: a glob\'s `.` parts, lists of paths and globs, a `**` stan
   t.same(runCore(fn('copy_file', { source: 'a', destination: 'b' }), { denyWrite: ['.github/**'], denyRead: ['**/.env'] }).violations, [], 'a copy of two other paths passes');
 });
 
+t.test('a key a function call\'s arguments give twice in one object: each of its values counts', async (t) => {
+  const init = JSON.stringify({ type: 'system', subtype: 'init', cwd: '/p', session_id: 's' });
+  const fn = (name: string, args: string) =>
+    [init, JSON.stringify({ type: 'tool_call', subtype: 'completed', call_id: 'c', tool_call: { function: { name, arguments: args } }, session_id: 's' })].join('\n');
+  // JSON.parse keeps the last; the tool called may keep the first.
+  const twice = fn('read_file', '{"target_file":".env","target_file":"README.md"}');
+  t.same(runCore(twice, { denyRead: ['**/.env'] }).violations.map((v) => v.path), ['.env']);
+  t.same(records(runCore(twice).out)[0]!.read, ['README.md', '.env']);
+  // An escaped spelling of the key is the same key.
+  t.same(runCore(fn('read_file', '{"target_file":".env","target_\\u0066ile":"README.md"}'), { denyRead: ['**/.env'] }).violations.length, 1, 'a key spelt with an escape');
+  // In a nested object too; the same key in two objects of a list is no key given twice.
+  t.same(runCore(fn('edit_files', '{"edits":[{"path":".github/ci.yml","path":"src/a.ts"}]}'), { denyWrite: ['.github/**'] }).violations.length, 1, 'nested');
+  const list = fn('edit_files', '{"edits":[{"path":"src/a.ts"},{"path":"src/b.ts"}]}');
+  t.same(records(runCore(list).out)[0]!.edited, ['src/a.ts', 'src/b.ts']);
+  t.same(runCore(list, { denyWrite: ['.github/**'] }).violations, [], 'a key in two objects of a list');
+  // A command given twice: the one JSON.parse keeps is recorded, and both count.
+  const shell = records(runCore(fn('run_terminal_cmd', '{"command":"ls","command":"make","cwd":"/p"}')).out)[0]!;
+  t.equal(shell.command, 'make');
+  // Keys no object may hold as its own otherwise are read as JSON.parse reads them.
+  const proto = fn('read_file', '{"__proto__":{"x":1},"target_file":"a","target_file":".env"}');
+  t.same(records(runCore(proto).out)[0]!.read, ['.env', 'a']);
+  t.equal(({} as Record<string, unknown>).x, undefined, 'no prototype touched');
+});
+
 t.test('a session whose cwd is a Windows path: backslashes separate, in its paths and its cwd', async (t) => {
   const cwd = 'C:\\proj';
   t.ok(violates(oneCall('read', 'C:\\proj\\secrets\\k.pem', cwd), { denyRead: ['secrets/**'] }), 'absolute path, relative glob');

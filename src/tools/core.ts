@@ -18,7 +18,7 @@ import {
   isRunEvent,
   isObject,
   otherToolEntries,
-  secondArgs,
+  otherArgs,
   isSystemInit,
   str,
   MAX_SUBAGENT_DEPTH,
@@ -364,7 +364,7 @@ export class ToolsCore implements ToolCore {
 
   /**
    * The facts of a call (see toolCallFacts), from `args` as toolCallArgs
-   * read them in `entry` and from those given beside them (see secondArgs).
+   * read them in `entry` and from those given beside them (see otherArgs).
    */
   private factsOf(
     tool: string | undefined,
@@ -374,8 +374,7 @@ export class ToolsCore implements ToolCore {
     fromStart?: ToolCallFacts,
   ): ToolCallFacts {
     const facts = toolCallFacts(tool ?? '', args, result, fromStart);
-    const second = entry === undefined ? undefined : secondArgs(entry);
-    if (second !== undefined) addOtherFacts(facts, toolCallFacts(tool ?? '', second, undefined));
+    if (entry !== undefined) for (const other of otherArgs(entry)) addOtherFacts(facts, toolCallFacts(tool ?? '', other, undefined));
     return facts;
   }
 
