@@ -1227,7 +1227,11 @@ t.test('a file URL is checked as the path it names', async (t) => {
     ['file:///C:', ['C:/']],
     ['file:///a%20b%zz', ['/a%20b%zz', '/a b%zz']],
     ['/repo/.env', []],
-    ['file:x', []],
+    // Without a root: from the cwd, as some read it, and from the root, as a URL parser does.
+    ['file:x', ['x', '/x']],
+    ['file:.env', ['.env', '/.env']],
+    ['file:a%20b', ['a%20b', 'a b', '/a%20b', '/a b']],
+    ['file:', []],
     ['files/x', []],
   ];
   for (const [url, paths] of cases) t.same(fileUrlPaths(url), paths, url);
@@ -1241,6 +1245,10 @@ t.test('a file URL is checked as the path it names', async (t) => {
   t.equal(resolvePath('file:///repo/a%20b.txt', '/repo'), '/repo/a b.txt', 'shown as the path it names');
   t.equal(resolvePath('file://host/share/x.txt', '/repo'), 'file://host/share/x.txt', "another host's, as written");
   t.ok(violates(oneCall('read', 'file:///%43:/proj/secrets/k', 'C:\\proj'), deny), 'a drive written with escapes');
+  t.ok(violates(oneCall('read', 'file:secrets/k.pem', '/repo'), deny), 'a file URL without a root, from the cwd');
+  t.ok(violates(oneCall('read', 'file:.env', '/repo'), { denyRead: ['**/.env'] }), 'file:.env');
+  t.ok(violates(oneCall('read', 'file:etc/passwd', '/repo'), deny), 'and from the root');
+  t.notOk(violates(oneCall('read', 'file:src/a.ts', '/repo'), deny));
 });
 
 t.test("unreadToolCalls: the whole line, a piece at a time, what is cut at a piece's end found in the next", async (t) => {

@@ -189,6 +189,8 @@ interface FileUrl {
   decoded: string;
   suffix: string | undefined;
   local: boolean;
+  /** A path without a root (`file:.env`): read from the cwd by some, from the root by others (a URL parser's `/.env`). */
+  relative?: boolean;
 }
 
 /** `p` read as a file URL (see {@link fileUrlPaths}); undefined when it is none. */
@@ -203,6 +205,7 @@ function fileUrl(p: string): FileUrl | undefined {
     path = `//${host}${rest || '/'}`;
     local = false;
   } else if (host !== undefined || rest.startsWith('/') || URL_DRIVE.test(rest)) path = rest || '/';
+  else if (rest !== '') return { written: rest, decoded: decodeEscapes(rest), suffix, local, relative: true };
   else return undefined;
   return { written: drivePath(path), decoded: drivePath(decodeEscapes(path)), suffix, local };
 }
@@ -211,7 +214,9 @@ function fileUrl(p: string): FileUrl | undefined {
  * The paths a file URL names: `file:///repo/.env` is `/repo/.env`,
  * `file:///C:/x` (also `file:///C|/x`, `file://C:/x`, `file:C:/x`) is
  * `C:/x`, `file://localhost/x` and `file:/x` are `/x`, `file://host/s/x` is
- * `//host/s/x`; without its query or fragment (`?x=1`, `#L3`), and, where
+ * `//host/s/x`, `file:.env` both `.env` and `/.env` (a path without a
+ * root, read from the cwd by some, from the root by a URL parser); without
+ * its query or fragment (`?x=1`, `#L3`), and, where
  * they differ, with its escapes decoded (`%20` is a space, `%43:` a drive)
  * and with the query or fragment kept (a `#` an agent wrote in a file's
  * name). The first is the path as written, the second (when there is one)
@@ -223,6 +228,8 @@ export function fileUrlPaths(p: string): string[] {
   const paths = [url.written];
   if (url.decoded !== url.written) paths.push(url.decoded);
   if (url.suffix !== undefined) paths.push(`${url.written}${url.suffix}`);
+  // `file:.env`: from the cwd, as some read it, and from the root, as a URL parser does.
+  if (url.relative) for (const p of [...paths]) paths.push(`/${p}`);
   return paths;
 }
 
