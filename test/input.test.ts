@@ -259,6 +259,15 @@ t.test('a line longer than maxLine stops a tool stream: its output so far, a lin
 t.test('control characters in excerpts are made visible', async (t) => {
   const seen = read('\x1b]52;c;aGVsbG8=\x07 not json\n');
   t.same(seen.problems, ['in.ndjson:1: not JSON: \\x1b]52;c;aGVsbG8=\\x07 not json']);
+  // The white space JSON allows around a value is left out; any other, which may be what makes the line no JSON, is shown.
+  const spaces = read('{"type":"x"}\x0c\n\u00a0\n \ufeff\n \t{"a":1}\u2028\n\u3000{"b":2}\n');
+  t.same(spaces.problems, [
+    'in.ndjson:1: not JSON: {"type":"x"}\\x0c',
+    'in.ndjson:2: not JSON: \\u00a0',
+    'in.ndjson:3: not JSON: \\ufeff',
+    'in.ndjson:4: not JSON: {"a":1}\\u2028',
+    'in.ndjson:5: not JSON: \\u3000{"b":2}',
+  ]);
 });
 
 t.test('peekType reads the first key only when it is certain', async (t) => {

@@ -817,13 +817,22 @@ export interface ReaderSink {
 
 const EXCERPT_CHARS = 60;
 
-/** The first characters of a line, with control characters made visible, for messages. */
+/**
+ * The first characters of a line, with control characters made visible, for
+ * messages: without the white space JSON allows around a value, but with
+ * any other (a form feed, a no-break space, a byte-order mark inside the
+ * line), which may be what makes the line no JSON: shown as its code.
+ */
 export function excerptOf(buf: Buffer): string {
   const head = buf.toString('utf8', 0, Math.min(buf.length, EXCERPT_CHARS * 4));
-  const chars = Array.from(head.trim());
-  const text = visibleCodes(chars.slice(0, EXCERPT_CHARS).join(''));
+  const chars = Array.from(head.replace(JSON_SPACE_AROUND, ''));
+  const text = visibleCodes(chars.slice(0, EXCERPT_CHARS).join('')).replace(UNSEEN_SPACE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
   return chars.length > EXCERPT_CHARS || buf.length > EXCERPT_CHARS * 4 ? `${text}…` : text;
 }
+
+const JSON_SPACE_AROUND = /^[ \t\r\n]+|[ \t\r\n]+$/g;
+// White space that is no JSON's, and characters that show nothing: shown by their codes in an excerpt.
+const UNSEEN_SPACE = /[\u00a0\u1680\u180e\u2000-\u200f\u202f\u205f\u2060\u3000\ufeff]/g;
 
 const NONE = Symbol.for('object-stream.none');
 type Token = { name: string; value?: unknown };
