@@ -69,6 +69,16 @@ t.test('reads every quirk of real input', async (t) => {
   const joined = read(Buffer.from('\ufeff{"type":"result","result":"one"}\r\n\ufeff{"type":"result","result":"two"}\r\n'));
   t.same(joined.events.map((e) => e.raw), ['{"type":"result","result":"one"}', '{"type":"result","result":"two"}'], 'a byte-order mark at the start of any line');
   t.same(joined.problems, []);
+  // And the first without its last newline: the mark between two values glued together.
+  const bare = read(Buffer.from('{"type":"result","result":"one"}\ufeff{"type":"result","result":"two"}\n{"type":"thinking","text":"x"} \ufeff {"type":"result","result":"three"}\n'));
+  t.same(bare.events.map((e) => [e.line, e.raw]), [[1, '{"type":"result","result":"one"}'], [1, '{"type":"result","result":"two"}'], [2, '{"type":"thinking","text":"x"}'], [2, '{"type":"result","result":"three"}']], 'a byte-order mark between two values');
+  t.same(bare.problems, []);
+  // Anywhere else, it is no JSON, as JSON.parse has it.
+  t.same(read(Buffer.from('{"type":"x","a":\ufeff1}\n{"type":"x","a":"\ufeff"}\n')).problems, ['in.ndjson:1: not JSON: {"type":"x","a":\\ufeff1}']);
+  // A value that is no object before an object: each is read, as where an object comes first.
+  const first = read(Buffer.from('42 {"type":"result","result":"one"}\n"x"{"type":"result","result":"two"}\n0 errors {"type":"result"}\n'));
+  t.same(first.events.map((e) => [e.line, e.raw]), [[1, '{"type":"result","result":"one"}'], [2, '{"type":"result","result":"two"}']]);
+  t.same(first.problems, ['in.ndjson:1: not an object: 42', 'in.ndjson:2: not an object: "x"', 'in.ndjson:3: not JSON: 0 errors {"type":"result"}']);
   const glued = read(Buffer.from('{"type":"result","result":"ok","session_id":"s"} [1,\n 2] "x"\n'));
   t.same(glued.problems, ['in.ndjson:1: not an object: [1,2]', 'in.ndjson:2: not an object: "x"'], 'a value glued after an object: the excerpt is of the value');
   t.same(seen.problems, [

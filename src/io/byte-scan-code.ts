@@ -349,8 +349,8 @@ const PLACE_PATTERNS: ByteTest[][] = [
   [{ at: 0, is: [0x22] }, { at: 2, is: [0x79] }, { at: -1, not: [0x7b, 0x5b, 0x3a] }],
   // `\u0`: an escape that may spell a letter of `type`.
   [{ at: 0, is: [0x5c] }, { at: 1, is: [0x75] }, { at: 2, is: [0x30], exact: true }],
-  // `}` then `{`, or a byte below `!` but a newline: perhaps values glued together.
-  [{ at: 0, is: [0x7d] }, { at: 1, is: [0x7b], below: 0x21, except: 0x0a }],
+  // `}` then `{`, a byte-order mark's first byte, or a byte below `!` but a newline: perhaps values glued together.
+  [{ at: 0, is: [0x7d] }, { at: 1, is: [0x7b, 0xef], below: 0x21, except: 0x0a }],
 ];
 
 /** The instructions the patterns are tested with: on 16 bytes at a time (vectors of lanes), or on one. */
@@ -891,7 +891,8 @@ const PLAIN_BODY = (() => {
  * The body of `concern(x, end) -> bool`: whether the place at `x` (see
  * `places`) may make a line's first key not its type, as the input layer
  * judges places (input.ts, LineScan): a `}` followed by `{` (spaces, tabs
- * and carriage returns between), an escape `\u006…` or `\u007…`, or a
+ * and carriage returns between; or what may start another value, a
+ * byte-order mark's first byte too: files joined with cat), an escape `\u006…` or `\u007…`, or a
  * `"type"`, which only following the line's structure could clear. What
  * runs into `end` is a concern.
  */
@@ -908,9 +909,9 @@ const CONCERN_BODY = (() => {
     loop,
     [localGet(I), localGet(E), i32GeU, if_, i32Const(1), return_, end],
     [localGet(I), i32Load8U, localTee(B), i32Const(0x7b), i32Eq, if_, i32Const(1), return_, end],
-    // After the spaces, a byte that may start another value (`[`, `"`, `-`, a digit, `tr`, `fa`, `nu`) is a concern too.
+    // After the spaces, a byte that may start another value (`[`, `"`, `-`, a digit, `tr`, `fa`, `nu`, a byte-order mark) is a concern too.
     [localGet(B), i32Const(0x20), i32Eq, localGet(B), i32Const(0x09), i32Eq, i32Or, localGet(B), i32Const(0x0d), i32Eq, i32Or, i32Eqz, if_],
-    [0x5b, 0x22, 0x2d].map((b, k) => [localGet(B), i32Const(b), i32Eq, (k > 0 ? i32Or : [])]),
+    [0x5b, 0x22, 0x2d, 0xef].map((b, k) => [localGet(B), i32Const(b), i32Eq, (k > 0 ? i32Or : [])]),
     [localGet(B), i32Const(0x30), i32Sub, i32Const(10), i32LtU, i32Or],
     [
       [0x74, 0x72],

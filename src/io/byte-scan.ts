@@ -181,7 +181,7 @@ export function placeAt(raw: Uint8Array, at: number): boolean {
   const next = raw[at + 1];
   if (b === 0x22) return raw[at + 2] === 0x79 && before !== 0x7b && before !== 0x5b && before !== 0x3a;
   if (b === 0x5c) return next === 0x75 && raw[at + 2] === 0x30;
-  return b === 0x7d && next !== undefined && (next === 0x7b || (next < 0x21 && next !== 0x0a));
+  return b === 0x7d && next !== undefined && (next === 0x7b || next === 0xef || (next < 0x21 && next !== 0x0a));
 }
 
 /** How many objects and arrays are open after a walk. */

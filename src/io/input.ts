@@ -364,13 +364,14 @@ export function holdsBytes(raw: Buffer, needle: Buffer, pivot: number): boolean 
  * True when the `}` at `raw[close]` is followed by `{`, with only spaces,
  * tabs and carriage returns between; or by those and what starts another
  * value (`[`, `"`, `-`, a digit, `true`, `false`, `null`), which in one
- * object can follow a `}` only inside a string.
+ * object can follow a `}` only inside a string; or by a byte-order mark's
+ * first byte (files joined with cat, the first without its last newline).
  */
 function gluedAt(raw: Buffer, close: number): boolean {
   const n = raw.length;
   for (let i = close + 1; i < n; i++) {
     const b = raw[i]!;
-    if (b === 0x7b) return true;
+    if (b === 0x7b || b === 0xef) return true;
     if (b === 0x20 || b === 0x09 || b === 0x0d) continue;
     if (i === close + 1) return false;
     if (b === 0x5b || b === 0x22 || b === 0x2d || isDigit(b)) return true;
@@ -401,6 +402,51 @@ function whatIsAt(buf: Buffer, at: number): number {
 let placesScan: ByteScan | null | undefined;
 /** The line scan whose bytes are in {@link placesScan}. */
 let placesScanOwner: LineScan | null = null;
+
+/**
+ * True when `text` (no JSON value) starts with one, not an object nor an
+ * array, followed by an object (`42 {…}`, `"x"{…}`): values glued together,
+ * which the slow path reads one by one.
+ */
+function scalarBeforeObject(text: string): boolean {
+  const brace = text.indexOf('{');
+  if (brace <= 0) return false;
+  try {
+    JSON.parse(text.slice(0, brace));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * `text`, a line the slow path reads from where it left the line before (at
+ * `depth`, in a string or not), with each byte-order mark between two values
+ * (outside them all: files joined with cat, the first without its last
+ * newline) made a space, as one at a line's start is left out; one anywhere
+ * else is left for the tokenizer to refuse, as JSON.parse does.
+ */
+function withoutMarksBetween(text: string, depth: number, inString: boolean): string {
+  if (!text.includes('\ufeff')) return text;
+  let out = '';
+  let from = 0;
+  let escaped = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (escaped) escaped = false;
+      else if (c === 0x5c) escaped = true;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b || c === 0x5b) depth++;
+    else if (c === 0x7d || c === 0x5d) depth--;
+    else if (c === 0xfeff && depth === 0) {
+      out += `${text.slice(from, i)} `;
+      from = i + 1;
+    }
+  }
+  return from === 0 ? text : out + text.slice(from);
+}
 
 /** How many read buffers {@link placesScan} has: as many as a ReadPool keeps in use on a long file. */
 const READ_BUFFER_COUNT = 4;
@@ -1607,8 +1653,10 @@ export class EventReader {
     try {
       JSON.parse(text);
     } catch {
+      // A value glued before an object (`42 {…}`): each value is read, as where an object comes first.
+      if (scalarBeforeObject(text)) this.slowStart(raw, no);
       // Noise (a warning on `2>&1`), perhaps with the next run's first event glued on.
-      this.problemThenRun(raw, no, unterminated, () => 'not JSON');
+      else this.problemThenRun(raw, no, unterminated, () => 'not JSON');
       return;
     }
     this.problem('not an object', raw, no);
@@ -1874,7 +1922,7 @@ export class EventReader {
     // Kept until the value closes, past the chunk it was read from: a copy.
     slow.lines.push(raw, no, unterminated, shown);
     // What the tokenizer refuses fails the value; what the sink throws (a --strict stop) is the sink's.
-    const tokens = this.slowTokenize(slow, raw.toString('utf8'));
+    const tokens = this.slowTokenize(slow, withoutMarksBetween(raw.toString('utf8'), slow.depth, slow.inString));
     if (tokens === null) return;
     this.slowTokens(slow, tokens, no);
     // A line end inside a string is a literal newline in the value: read it as `\n`.
