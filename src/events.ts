@@ -696,36 +696,62 @@ function firstValues(text: string): JsonObject | undefined {
   if (!mayRepeatKey(text)) return undefined;
   try {
     JSON.parse(text);
+  } catch {
+    // Not JSON: toolCallArgs picked out what it could.
+    return undefined;
+  }
+  try {
     const read = new FirstValues(text);
     const value = read.value();
     return read.repeated && isObject(value) ? value : undefined;
   } catch {
-    // Not JSON (see toolCallArgs), or nested too deep to read this way.
-    return undefined;
+    // Nested too deep to read this way: the first value of each key the audit reads, as picked out of the text.
+    return salvageArguments(text);
   }
 }
 
-// A string followed by a colon: every key of a JSON text is one, and a text whose keys are all different (unescaped) has
-// no key twice in an object; some other strings may be taken for keys, which only costs a closer look.
-const KEY_TEXT = /"((?:[^"\\]|\\.)*)"\s*:/g;
-
-/** True when `text` may give a key twice in an object (see KEY_TEXT). */
+/**
+ * True when `text` may give a key twice in an object: two of its strings
+ * followed by a colon (every key is one) are the same key. Each string is
+ * found from the end of the one before, so it is found once: a text that is
+ * no JSON may be misread, which only costs a closer look or none.
+ */
 function mayRepeatKey(text: string): boolean {
   const seen = new Set<string>();
-  KEY_TEXT.lastIndex = 0;
-  for (let m = KEY_TEXT.exec(text); m !== null; m = KEY_TEXT.exec(text)) {
-    let key = m[1]!;
-    if (key.includes('\\')) {
-      try {
-        key = JSON.parse(`"${key}"`) as string;
-      } catch {
-        continue;
-      }
+  const n = text.length;
+  let at = text.indexOf('"');
+  while (at !== -1) {
+    // The string's closing quote: one not escaped by an odd run of backslashes.
+    let end = at + 1;
+    for (;;) {
+      end = text.indexOf('"', end);
+      if (end === -1) return false;
+      let slashes = 0;
+      while (text.charCodeAt(end - 1 - slashes) === 0x5c) slashes++;
+      if (slashes % 2 === 0) break;
+      end++;
     }
-    if (seen.has(key)) return true;
-    seen.add(key);
+    let next = end + 1;
+    while (next < n && isJsonSpace(text.charCodeAt(next))) next++;
+    if (text.charCodeAt(next) === 0x3a) {
+      let key = text.slice(at + 1, end);
+      if (key.includes('\\')) {
+        try {
+          key = JSON.parse(text.slice(at, end + 1)) as string;
+        } catch {
+          key = '';
+        }
+      }
+      if (seen.has(key)) return true;
+      seen.add(key);
+    }
+    at = text.indexOf('"', end + 1);
   }
   return false;
+}
+
+function isJsonSpace(c: number): boolean {
+  return c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d;
 }
 
 const JSON_SPACE = /[ \t\n\r]*/y;
@@ -1074,9 +1100,18 @@ function pushMoveKeys(facts: ToolCallFacts, key: string | undefined, o: JsonObje
     facts.moves = true;
     for (const k of MOVE_KEYS) pushPath(facts.argPaths, o[k]);
     for (const k of MOVE_FROM_KEYS) if (typeof o[k] === 'string' && o[k] !== '') pushPath((facts.movedFrom ??= []), o[k]);
+    // A rename given the file's new name (`{path, new_name}`): it puts the file beside where it was.
+    const name = str(o, 'new_name') ?? str(o, 'newName');
+    const from = facts.argPaths[0];
+    if (facts.argPaths.length === 1 && from !== undefined && name) {
+      pushPath((facts.movedFrom ??= []), from);
+      const slash = from.lastIndexOf('/');
+      pushPath(facts.argPaths, name.includes('/') || slash === -1 ? name : `${from.slice(0, slash + 1)}${name}`);
+    }
   } else if (COPY_NAMES.has(key)) {
-    facts.copies = true;
     for (const k of COPY_KEYS) pushPath(facts.argPaths, o[k]);
+    // A `copy` that names no path may copy no file (text to a clipboard); `copy_file` and `cp` copy one.
+    if (key !== 'copy' || facts.argPaths.length > 0) facts.copies = true;
   }
 }
 
@@ -1310,9 +1345,10 @@ function pushPatchFiles(facts: ToolCallFacts, patch: string): void {
 }
 // How many alternatives of a grep's glob (`{a,b}`, `{1..9}`) become filters of their own.
 export const MAX_GLOB_ALTERNATIVES = 1000;
-// How long a grep's glob with braces may be for its alternatives to be known whole: each is no longer than the glob,
-// so 1000 of them stay well under the expansion's bound on their total length (4 MB), and its nesting under 1000 deep.
-const MAX_BRACED_GLOB = 1000;
+// How long a search's glob with braces may be for its alternatives to be known whole: each is no longer than the glob,
+// so the 1000 tried (and one more, which says there are more) stay under the expansion's bound on their total length
+// (4,000,000 characters), past which it stops without a word, and its nesting under 1000 deep.
+const MAX_BRACED_GLOB = 3900;
 // Argument keys a patch's text is given under.
 const PATCH_KEYS = ['input', 'patch', 'patchText', 'patch_text'];
 // Keys of a result variant that name the path acted on (often made absolute by the agent).
@@ -1542,18 +1578,24 @@ export function toolCallFacts(
     if (kind === 'grep') {
       // Each directory or file the grep searches (one, or a list), the project when it names none.
       const dirs = facts.argPaths.length > 0 ? [...facts.argPaths] : ['.'];
-      for (const key of ['glob', 'include', 'include_pattern']) {
+      const filters = new Set<string>();
+      filtering: for (const key of ['glob', 'include', 'include_pattern']) {
         // A glob, or a list of them.
         for (const glob of stringsOf(args[key])) {
           // `{secrets,docs}/*.pem` reads the files of each alternative: each is a filter of its own (see globAlternatives).
           for (const one of globAlternatives(facts, glob)) {
             for (const dir of dirs) {
-              const filter = `${dir}/${one.includes('/') ? one : `**/${one}`}`;
-              if (!(facts.searchFilters ??= []).includes(filter)) facts.searchFilters.push(filter);
+              // Past as many filters as a glob's alternatives are tried, the deny checks cannot clear the call.
+              if (filters.size === MAX_GLOB_ALTERNATIVES) {
+                facts.searchFiltersCut = true;
+                break filtering;
+              }
+              filters.add(`${dir}/${one.includes('/') ? one : `**/${one}`}`);
             }
           }
         }
       }
+      if (filters.size > 0) facts.searchFilters = [...filters];
     }
     facts.url = str(args, 'url');
     if (kind === 'mcp') {
@@ -1613,7 +1655,7 @@ export function addOtherFacts(facts: ToolCallFacts, other: ToolCallFacts): void 
   if (other.copies) facts.copies = true;
   if (other.wholeWorkspace && facts.argPaths.length === 0) facts.wholeWorkspace = true;
   if (other.mayRunCommand) facts.mayRunCommand = true;
-  for (const filter of other.searchFilters ?? []) if (!(facts.searchFilters ??= []).includes(filter)) facts.searchFilters.push(filter);
+  if (other.searchFilters !== undefined) facts.searchFilters = [...new Set([...(facts.searchFilters ?? []), ...other.searchFilters])];
   if (other.searchFiltersCut) facts.searchFiltersCut = true;
   if (other.searchFiltersUnread) facts.searchFiltersUnread = true;
   facts.command ??= other.command;

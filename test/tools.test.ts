@@ -564,6 +564,13 @@ t.test('review fixes: a glob\'s `.` parts, lists of paths and globs, a `**` stan
   t.same(runCore(fn('mv', { source: 'a', into: 'b' }), { denyWrite: ['.github/**'] }).violations.map((v) => [v.check, v.onePath]), [['--deny-write', true]], 'a move of one path');
   t.same(runCore(fn('copy_file', { what: 'a', where: 'b' }), { noWrites: true, denyRead: ['x'] }).violations.map((v) => [v.check, v.noPath]), [['--no-writes', true], ['--deny-read', true]], 'a copy of no path');
   t.same(runCore(fn('copy_file', { source: 'a', destination: 'b' }), { denyWrite: ['.github/**'], denyRead: ['**/.env'] }).violations, [], 'a copy of two other paths passes');
+  // A rename given the new name: the file is put beside where it was.
+  const renamed = runCore(fn('rename_file', { path: 'src/a.ts', new_name: 'b.ts' }), { denyWrite: ['.github/**'], requireWrite: ['src/b.ts'] });
+  t.same(renamed.violations, [], 'a rename of src/a.ts to b.ts writes src/b.ts');
+  t.same(records(renamed.out)[0]!.written, ['src/a.ts', 'src/b.ts']);
+  t.ok(violates(fn('rename_file', { path: '.github/ci.yml', new_name: 'off.yml' }), { denyWrite: ['.github/**'] }), 'a rename in a denied directory');
+  // A `copy` that names no file may copy none: text to a clipboard.
+  t.same(runCore(fn('copy', { text: 'hello' }), { denyWrite: ['**'], denyRead: ['**/.env'], noWrites: true }).violations, [], 'a copy of text');
 });
 
 t.test('a key a function call\'s arguments give twice in one object: each of its values counts', async (t) => {
@@ -588,6 +595,35 @@ t.test('a key a function call\'s arguments give twice in one object: each of its
   const proto = fn('read_file', '{"__proto__":{"x":1},"target_file":"a","target_file":".env"}');
   t.same(records(runCore(proto).out)[0]!.read, ['.env', 'a']);
   t.equal(({} as Record<string, unknown>).x, undefined, 'no prototype touched');
+});
+
+t.test('the review of those fixes: in linear time, no false alarm on a long glob call, a key given twice read however deep', async (t) => {
+  const init = JSON.stringify({ type: 'system', subtype: 'init', cwd: '/p', session_id: 's' });
+  const fnCall = (name: string, args: string) =>
+    [init, JSON.stringify({ type: 'tool_call', subtype: 'completed', call_id: 'c', tool_call: { function: { name, arguments: args } }, session_id: 's' })].join('\n');
+  // A write of a JSON file: its content holds a quote escaped every few bytes. Each string of the arguments is found once.
+  const data = JSON.stringify(Object.fromEntries(Array.from({ length: 20000 }, (_, k) => [`key${k}`, `value ${k}`])), null, 2);
+  let t0 = performance.now();
+  const write = runCore(fnCall('write', JSON.stringify({ target_file: 'data.json', contents: data })), { denyWrite: ['**/.env'] });
+  t.same(write.violations, []);
+  // (A bound on what took 50 s when each string was searched again from each escaped quote: no measure of speed.)
+  t.ok(performance.now() - t0 < 15000, `a write of ${data.length} bytes of JSON does not hang (${Math.round(performance.now() - t0)} ms)`);
+  // A grep of many directories with many globs: at most as many filters as a glob's alternatives are tried.
+  const dirs = Array.from({ length: 300 }, (_, k) => `d${k}`);
+  const globs = Array.from({ length: 300 }, (_, k) => `g${k}`);
+  t0 = performance.now();
+  const many = runCore(callOf('grepToolCall', { pattern: 'x', path: dirs, glob: globs }), { denyRead: ['secrets/**'] });
+  t.ok(performance.now() - t0 < 15000, `300 directories and 300 globs do not hang (${Math.round(performance.now() - t0)} ms)`);
+  t.same(many.violations.map((v) => [v.check, v.globCut]), [['--deny-read', true]], 'past 1000 filters, the check cannot clear it');
+  t.notOk(violates(callOf('grepToolCall', { pattern: 'x', path: dirs.slice(0, 10), glob: globs.slice(0, 10) }), { denyRead: ['secrets/**'] }), '100 filters are all tried');
+  // A glob call's pattern with braces, long but of few alternatives: they are all known.
+  const tests = `**/{${Array.from({ length: 70 }, (_, k) => `component${k}.test.tsx`).join(',')}}`;
+  t.ok(tests.length > 1000);
+  t.notOk(violates(callOf('globToolCall', { globPattern: tests, targetDirectory: 'src' }), { denyRead: ['**/.env'] }), `a glob call of ${tests.length} characters, 70 alternatives`);
+  t.ok(violates(callOf('globToolCall', { globPattern: `{${Array.from({ length: 1001 }, (_, k) => `d${k}`).join(',')}}/*` }), { denyRead: ['**/.env'] }), 'one of more than 1000');
+  // A key given twice in arguments nested deeper than the reader goes: the first value still counts.
+  const deep = `{"target_file":".env","target_file":"README.md","x":${'['.repeat(20000)}${']'.repeat(20000)}}`;
+  t.same(runCore(fnCall('read_file', deep), { denyRead: ['**/.env'] }).violations.map((v) => v.path), ['.env'], 'nested 20,000 deep');
 });
 
 t.test('a session whose cwd is a Windows path: backslashes separate, in its paths and its cwd', async (t) => {
