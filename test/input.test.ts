@@ -73,8 +73,12 @@ t.test('reads every quirk of real input', async (t) => {
   const bare = read(Buffer.from('{"type":"result","result":"one"}\ufeff{"type":"result","result":"two"}\n{"type":"thinking","text":"x"} \ufeff {"type":"result","result":"three"}\n'));
   t.same(bare.events.map((e) => [e.line, e.raw]), [[1, '{"type":"result","result":"one"}'], [1, '{"type":"result","result":"two"}'], [2, '{"type":"thinking","text":"x"}'], [2, '{"type":"result","result":"three"}']], 'a byte-order mark between two values');
   t.same(bare.problems, []);
-  // Anywhere else, it is no JSON, as JSON.parse has it.
+  // Anywhere else (in a value, after a number), it is no JSON, as JSON.parse has it.
   t.same(read(Buffer.from('{"type":"x","a":\ufeff1}\n{"type":"x","a":"\ufeff"}\n')).problems, ['in.ndjson:1: not JSON: {"type":"x","a":\\ufeff1}']);
+  // In a number after an object: the line is no JSON, as `{…} 4x2` is (not two numbers).
+  const inNumber = read(Buffer.from('{"type":"x"}\ufeff4\ufeff2\n'));
+  t.same(inNumber.events, []);
+  t.same(inNumber.problems, ['in.ndjson:1: not JSON: {"type":"x"}\\ufeff4\\ufeff2']);
   // A value that is no object before an object: each is read, as where an object comes first.
   const first = read(Buffer.from('42 {"type":"result","result":"one"}\n"x"{"type":"result","result":"two"}\n0 errors {"type":"result"}\n'));
   t.same(first.events.map((e) => [e.line, e.raw]), [[1, '{"type":"result","result":"one"}'], [2, '{"type":"result","result":"two"}']]);
@@ -270,13 +274,15 @@ t.test('control characters in excerpts are made visible', async (t) => {
   const seen = read('\x1b]52;c;aGVsbG8=\x07 not json\n');
   t.same(seen.problems, ['in.ndjson:1: not JSON: \\x1b]52;c;aGVsbG8=\\x07 not json']);
   // The white space JSON allows around a value is left out; any other, which may be what makes the line no JSON, is shown.
-  const spaces = read('{"type":"x"}\x0c\n\u00a0\n \ufeff\n \t{"a":1}\u2028\n\u3000{"b":2}\n');
+  const spaces = read('{"type":"x"}\x0c\n\u00a0\n \ufeff\n \t{"a":1}\u2028\n\u2003{"b":2}\n{"c":"\u200d\u3000"} x\n');
   t.same(spaces.problems, [
     'in.ndjson:1: not JSON: {"type":"x"}\\x0c',
     'in.ndjson:2: not JSON: \\u00a0',
     'in.ndjson:3: not JSON: \\ufeff',
     'in.ndjson:4: not JSON: {"a":1}\\u2028',
-    'in.ndjson:5: not JSON: \\u3000{"b":2}',
+    'in.ndjson:5: not JSON: \\u2003{"b":2}',
+    // Joiners, and the ideographic space, belong to the text of many scripts: left as written.
+    'in.ndjson:6: not JSON: {"c":"\u200d\u3000"} x',
   ]);
 });
 

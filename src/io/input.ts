@@ -403,6 +403,14 @@ let placesScan: ByteScan | null | undefined;
 /** The line scan whose bytes are in {@link placesScan}. */
 let placesScanOwner: LineScan | null = null;
 
+/** True when what comes before `text[at]`, past JSON's white space, closes an object or an array (`}`, `]`). */
+function afterClose(text: string, at: number): boolean {
+  let i = at - 1;
+  while (i >= 0 && isSpace(text.charCodeAt(i))) i--;
+  const c = text.charCodeAt(i);
+  return c === 0x7d || c === 0x5d;
+}
+
 /**
  * True when `text` (no JSON value) starts with one, not an object nor an
  * array, followed by an object (`42 {…}`, `"x"{…}`): values glued together,
@@ -421,10 +429,11 @@ function scalarBeforeObject(text: string): boolean {
 
 /**
  * `text`, a line the slow path reads from where it left the line before (at
- * `depth`, in a string or not), with each byte-order mark between two values
- * (outside them all: files joined with cat, the first without its last
- * newline) made a space, as one at a line's start is left out; one anywhere
- * else is left for the tokenizer to refuse, as JSON.parse does.
+ * `depth`, in a string or not), with each byte-order mark that follows an
+ * object or an array (outside them all: files joined with cat, the first
+ * without its last newline) made a space, as one at a line's start is left
+ * out; one anywhere else (in a value, after a number) is left for the
+ * tokenizer to refuse, as JSON.parse does.
  */
 function withoutMarksBetween(text: string, depth: number, inString: boolean): string {
   if (!text.includes('\ufeff')) return text;
@@ -440,7 +449,7 @@ function withoutMarksBetween(text: string, depth: number, inString: boolean): st
     } else if (c === 0x22) inString = true;
     else if (c === 0x7b || c === 0x5b) depth++;
     else if (c === 0x7d || c === 0x5d) depth--;
-    else if (c === 0xfeff && depth === 0) {
+    else if (c === 0xfeff && depth === 0 && afterClose(text, i)) {
       out += `${text.slice(from, i)} `;
       from = i + 1;
     }
@@ -877,8 +886,9 @@ export function excerptOf(buf: Buffer): string {
 }
 
 const JSON_SPACE_AROUND = /^[ \t\r\n]+|[ \t\r\n]+$/g;
-// White space that is no JSON's, and characters that show nothing: shown by their codes in an excerpt.
-const UNSEEN_SPACE = /[\u00a0\u1680\u180e\u2000-\u200f\u202f\u205f\u2060\u3000\ufeff]/g;
+// White space that is no JSON's and shows as a space, or nothing: shown by its code in an excerpt. (Joiners and the marks
+// of a writing's direction are left as written: they belong to the text of many scripts.)
+const UNSEEN_SPACE = /[\u00a0\u1680\u180e\u2000-\u200b\u202f\u205f\u2060\ufeff]/g;
 
 const NONE = Symbol.for('object-stream.none');
 type Token = { name: string; value?: unknown };
