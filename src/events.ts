@@ -10,6 +10,7 @@
 
 import type { LineShape } from './io/shapes.js';
 import { braceExpand } from 'minimatch';
+import { firstValues } from './io/json-tokens.js';
 import { exactJsonText } from './json-text.js';
 import { clipped } from './safe-text.js';
 
@@ -683,150 +684,8 @@ export function otherArgs(entry: ToolCallEntry): JsonObject[] {
   if (beside !== undefined) out.push(beside);
   const raw = entry.body.arguments;
   const first = typeof raw === 'string' ? firstValues(raw) : undefined;
-  if (first !== undefined) out.push(first);
+  if (isObject(first)) out.push(first);
   return out;
-}
-
-/**
- * The JSON object `text` read keeping the first value of a key given twice
- * in one object, when some key is: undefined when none is, or when `text` is
- * not a JSON object.
- */
-function firstValues(text: string): JsonObject | undefined {
-  if (!mayRepeatKey(text)) return undefined;
-  try {
-    JSON.parse(text);
-  } catch {
-    // Not JSON: toolCallArgs picked out what it could.
-    return undefined;
-  }
-  try {
-    const read = new FirstValues(text);
-    const value = read.value();
-    return read.repeated && isObject(value) ? value : undefined;
-  } catch {
-    // Nested too deep to read this way: the first value of each key the audit reads, as picked out of the text.
-    return salvageArguments(text);
-  }
-}
-
-/**
- * True when `text` may give a key twice in an object: two of its strings
- * followed by a colon (every key is one) are the same key. Each string is
- * found from the end of the one before, so it is found once: a text that is
- * no JSON may be misread, which only costs a closer look or none.
- */
-function mayRepeatKey(text: string): boolean {
-  const seen = new Set<string>();
-  const n = text.length;
-  let at = text.indexOf('"');
-  while (at !== -1) {
-    // The string's closing quote: one not escaped by an odd run of backslashes.
-    let end = at + 1;
-    for (;;) {
-      end = text.indexOf('"', end);
-      if (end === -1) return false;
-      let slashes = 0;
-      while (text.charCodeAt(end - 1 - slashes) === 0x5c) slashes++;
-      if (slashes % 2 === 0) break;
-      end++;
-    }
-    let next = end + 1;
-    while (next < n && isJsonSpace(text.charCodeAt(next))) next++;
-    if (text.charCodeAt(next) === 0x3a) {
-      let key = text.slice(at + 1, end);
-      if (key.includes('\\')) {
-        try {
-          key = JSON.parse(text.slice(at, end + 1)) as string;
-        } catch {
-          key = '';
-        }
-      }
-      if (seen.has(key)) return true;
-      seen.add(key);
-    }
-    at = text.indexOf('"', end + 1);
-  }
-  return false;
-}
-
-function isJsonSpace(c: number): boolean {
-  return c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d;
-}
-
-const JSON_SPACE = /[ \t\n\r]*/y;
-const JSON_SCALAR = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null/y;
-
-/** A reader of a JSON text (one JSON.parse accepts) that keeps the first value of a key given twice in an object. */
-class FirstValues {
-  private at = 0;
-  /** A key was given twice in an object. */
-  repeated = false;
-
-  constructor(private readonly text: string) {}
-
-  value(): unknown {
-    this.space();
-    const c = this.text.charCodeAt(this.at);
-    if (c === 0x7b /* { */) {
-      this.at++;
-      const o: JsonObject = {};
-      this.space();
-      if (this.text.charCodeAt(this.at) === 0x7d) {
-        this.at++;
-        return o;
-      }
-      for (;;) {
-        this.space();
-        const key = this.string();
-        this.space();
-        this.at++; // :
-        const v = this.value();
-        // As JSON.parse makes it: an own property, `__proto__` too.
-        if (Object.hasOwn(o, key)) this.repeated = true;
-        else Object.defineProperty(o, key, { value: v, writable: true, enumerable: true, configurable: true });
-        this.space();
-        if (this.text.charCodeAt(this.at++) !== 0x2c /* , */) return o;
-      }
-    }
-    if (c === 0x5b /* [ */) {
-      this.at++;
-      const a: unknown[] = [];
-      this.space();
-      if (this.text.charCodeAt(this.at) === 0x5d) {
-        this.at++;
-        return a;
-      }
-      for (;;) {
-        a.push(this.value());
-        this.space();
-        if (this.text.charCodeAt(this.at++) !== 0x2c) return a;
-      }
-    }
-    if (c === 0x22) return this.string();
-    JSON_SCALAR.lastIndex = this.at;
-    const m = JSON_SCALAR.exec(this.text)!;
-    this.at = JSON_SCALAR.lastIndex;
-    return JSON.parse(m[0]) as unknown;
-  }
-
-  private string(): string {
-    const start = this.at;
-    let i = start + 1;
-    for (;;) {
-      const c = this.text.charCodeAt(i);
-      if (c === 0x22) break;
-      i += c === 0x5c ? 2 : 1;
-    }
-    this.at = i + 1;
-    return JSON.parse(this.text.slice(start, this.at)) as string;
-  }
-
-  private space(): void {
-    JSON_SPACE.lastIndex = this.at;
-    JSON_SPACE.exec(this.text);
-    this.at = JSON_SPACE.lastIndex;
-  }
 }
 
 /**
@@ -1458,10 +1317,9 @@ function pushPath(list: string[], value: unknown): void {
   if (typeof value === 'string' && value !== '' && !list.includes(value)) list.push(value);
 }
 
-/** {@link pushPath} for a path, or each path of a list. */
+/** {@link pushPath} for a path, or each path of a list (see stringsOf). */
 function pushPaths(list: string[], value: unknown): void {
-  if (Array.isArray(value)) for (const v of value) pushPath(list, v);
-  else pushPath(list, value);
+  for (const p of stringsOf(value)) pushPath(list, p);
 }
 
 /** True when the arguments `o` name nothing: no key, or only `paths` and empty (`{}`, `{"paths": []}`). */

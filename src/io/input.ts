@@ -17,7 +17,6 @@
  *   goes on with the next line. Invalid UTF-8 is decoded with U+FFFD, never a
  *   crash.
  */
-import { jsonParser } from 'stream-json/parser.js';
 import { stringer } from 'stream-json/core/stringer.js';
 import Assembler from 'stream-json/assembler.js';
 import type { AgentEvent } from '../events.js';
@@ -25,7 +24,9 @@ import { EVENT_TYPES, eventType, FREQUENT_SHAPES, isObject, str } from '../event
 import { SKIM_THRESHOLD, isJsonObject, skimParse } from './skim.js';
 import { compileShapes, matchShape, numberValue, parseShape, slotEnd, slotStart, slotValue, stringValue } from './shapes.js';
 import type { CompiledShape } from './shapes.js';
-import { isDigit, literalAt, sameBytes } from './json-bytes.js';
+import { isDigit, isJsonSpace, literalAt, sameBytes } from './json-bytes.js';
+import { NONE, tokenizer, tokensOf } from './json-tokens.js';
+import type { TokenFn } from './json-tokens.js';
 import type { ByteScan } from './byte-scan.js';
 import { PREFIX_PLAIN, makeByteScan, placeAt, walkBytes, walkDepth, walkEscaped, walkInString } from './byte-scan.js';
 import { exactJsonText } from '../json-text.js';
@@ -403,14 +404,6 @@ let placesScan: ByteScan | null | undefined;
 /** The line scan whose bytes are in {@link placesScan}. */
 let placesScanOwner: LineScan | null = null;
 
-/** True when what comes before `text[at]`, past JSON's white space, closes an object or an array (`}`, `]`). */
-function afterClose(text: string, at: number): boolean {
-  let i = at - 1;
-  while (i >= 0 && isSpace(text.charCodeAt(i))) i--;
-  const c = text.charCodeAt(i);
-  return c === 0x7d || c === 0x5d;
-}
-
 /**
  * True when `text` (no JSON value) starts with one, not an object nor an
  * array, followed by an object (`42 {…}`, `"x"{…}`): values glued together,
@@ -428,33 +421,35 @@ function scalarBeforeObject(text: string): boolean {
 }
 
 /**
- * `text`, a line the slow path reads from where it left the line before (at
- * `depth`, in a string or not), with each byte-order mark that follows an
- * object or an array (outside them all: files joined with cat, the first
- * without its last newline) made a space, as one at a line's start is left
- * out; one anywhere else (in a value, after a number) is left for the
- * tokenizer to refuse, as JSON.parse does.
+ * The line `raw`, which the slow path reads from where it left the line
+ * before (at `depth`, in a string or not), as text, with each byte-order
+ * mark that follows an object or an array (outside them all: files joined
+ * with cat, the first without its last newline) made spaces, as one at a
+ * line's start is left out; one anywhere else (in a value, after a number)
+ * is left for the tokenizer to refuse, as JSON.parse does.
  */
-function withoutMarksBetween(text: string, depth: number, inString: boolean): string {
-  if (!text.includes('\ufeff')) return text;
-  let out = '';
+function withoutMarksBetween(raw: Buffer, depth: number, inString: boolean): string {
+  let at = raw.indexOf(BYTE_ORDER_MARK);
+  if (at === -1) return raw.toString('utf8');
+  const out = Buffer.from(raw);
+  let state = (depth << 2) | (inString ? 2 : 0);
   let from = 0;
-  let escaped = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (escaped) escaped = false;
-      else if (c === 0x5c) escaped = true;
-      else if (c === 0x22) inString = false;
-    } else if (c === 0x22) inString = true;
-    else if (c === 0x7b || c === 0x5b) depth++;
-    else if (c === 0x7d || c === 0x5d) depth--;
-    else if (c === 0xfeff && depth === 0 && afterClose(text, i)) {
-      out += `${text.slice(from, i)} `;
-      from = i + 1;
-    }
+  while (at !== -1) {
+    state = walkBytes(raw, from, at, state);
+    if (walkDepth(state) === 0 && !walkInString(state) && !walkEscaped(state) && afterClose(raw, at)) out.fill(0x20, at, at + BYTE_ORDER_MARK.length);
+    from = at;
+    at = raw.indexOf(BYTE_ORDER_MARK, at + BYTE_ORDER_MARK.length);
   }
-  return from === 0 ? text : out + text.slice(from);
+  return out.toString('utf8');
+}
+
+const BYTE_ORDER_MARK = Buffer.from([0xef, 0xbb, 0xbf]);
+
+/** True when what comes before `raw[at]`, past JSON's white space, closes an object or an array (`}`, `]`). */
+function afterClose(raw: Buffer, at: number): boolean {
+  let i = at - 1;
+  while (i >= 0 && isJsonSpace(raw[i]!)) i--;
+  return raw[i] === 0x7d || raw[i] === 0x5d;
 }
 
 /** How many read buffers {@link placesScan} has: as many as a ReadPool keeps in use on a long file. */
@@ -591,7 +586,7 @@ class LineScan {
  */
 function mayBeLineKey(buf: Buffer, start: number, at: number): boolean {
   let k = at - 1;
-  while (k > start && isSpace(buf[k]!)) k--;
+  while (k > start && isJsonSpace(buf[k]!)) k--;
   const b = buf[k];
   return k === start || (b !== 0x7b && b !== 0x5b && b !== 0x3a);
 }
@@ -737,10 +732,10 @@ export function tornSession(raw: Buffer): string | undefined {
     from = at;
     if (walkDepth(state) !== 1 || walkInString(state) || walkEscaped(state)) continue;
     let i = at + SESSION_KEY.length;
-    while (isSpace(raw[i] ?? 0)) i++;
+    while (isJsonSpace(raw[i] ?? 0)) i++;
     if (raw[i] !== 0x3a) continue;
     i++;
-    while (isSpace(raw[i] ?? 0)) i++;
+    while (isJsonSpace(raw[i] ?? 0)) i++;
     if (raw[i] !== 0x22) continue;
     let j = i + 1;
     while (j < raw.length && isPlain(raw[j]!)) j++;
@@ -890,25 +885,10 @@ const JSON_SPACE_AROUND = /^[ \t\r\n]+|[ \t\r\n]+$/g;
 // of a writing's direction are left as written: they belong to the text of many scripts.)
 const UNSEEN_SPACE = /[\u00a0\u1680\u180e\u2000-\u200b\u202f\u205f\u2060\ufeff]/g;
 
-const NONE = Symbol.for('object-stream.none');
-type Token = { name: string; value?: unknown };
-type TokenFn = (input: string | symbol) => unknown;
 
 /** stream-json's stringer, fed the parser's packed tokens: a value's compact JSON text, numbers as they were written. */
 function compactText(): TokenFn {
   return stringer({ useValues: true }) as unknown as TokenFn;
-}
-
-function tokensOf(result: unknown): Token[] {
-  if (result && typeof result === 'object' && Array.isArray((result as { values?: unknown }).values)) {
-    return (result as { values: Token[] }).values;
-  }
-  return [];
-}
-
-/** stream-json's tokenizer as the slow path reads values with it: values one after another, each string's start and end told. */
-function tokenizer(): TokenFn {
-  return jsonParser({ jsonStreaming: true, packValues: true, streamKeys: false, streamNumbers: false, streamStrings: true }) as unknown as TokenFn;
 }
 
 /**
@@ -1099,13 +1079,10 @@ const EMPTY = Buffer.alloc(0);
 /** The largest line-assembly buffer a reader keeps for reuse once its line is read. */
 const MAX_KEPT = 16 * 1024 * 1024;
 
-function isSpace(b: number): boolean {
-  return b === 0x20 || b === 0x09 || b === 0x0d || b === 0x0a;
-}
 
 /** Where the white space from `raw[at]` ends (at `raw`'s end at most). */
 function spaceEnd(raw: Buffer, at: number): number {
-  while (at < raw.length && isSpace(raw[at]!)) at++;
+  while (at < raw.length && isJsonSpace(raw[at]!)) at++;
   return at;
 }
 
@@ -1189,7 +1166,7 @@ function elementEnd(raw: Buffer, start: number, scan: ElementScan | null): numbe
     else if (b === 0x7b || b === 0x5b) depth++;
     else if (b === 0x7d || b === 0x5d) {
       if (--depth === 0) return i + 1;
-    } else if (isSpace(b)) return -2;
+    } else if (isJsonSpace(b)) return -2;
     i++;
   }
   if (scan !== null) {
@@ -1932,7 +1909,7 @@ export class EventReader {
     // Kept until the value closes, past the chunk it was read from: a copy.
     slow.lines.push(raw, no, unterminated, shown);
     // What the tokenizer refuses fails the value; what the sink throws (a --strict stop) is the sink's.
-    const tokens = this.slowTokenize(slow, withoutMarksBetween(raw.toString('utf8'), slow.depth, slow.inString));
+    const tokens = this.slowTokenize(slow, withoutMarksBetween(raw, slow.depth, slow.inString));
     if (tokens === null) return;
     this.slowTokens(slow, tokens, no);
     // A line end inside a string is a literal newline in the value: read it as `\n`.

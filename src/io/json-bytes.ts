@@ -6,6 +6,11 @@
  * when the bytes are not one, exactly as `JSON.parse` would judge them.
  */
 
+/** True when `c` (a byte, or a character's code) is white space JSON allows between tokens. */
+export function isJsonSpace(c: number): boolean {
+  return c === 0x20 || c === 0x09 || c === 0x0d || c === 0x0a;
+}
+
 /** True when `raw` holds `bytes` at `at` (a loop: short compares cost less than a native call). */
 export function sameBytes(raw: Buffer, at: number, bytes: Buffer): boolean {
   if (at < 0 || at + bytes.length > raw.length) return false;

@@ -1,0 +1,95 @@
+/**
+ * stream-json's tokenizer as the project reads JSON text with it: the input
+ * layer's slow path (values spread over lines, glued together), and a
+ * function call's arguments read again keeping the first value of a key
+ * given twice (see firstValues).
+ */
+import { jsonParser } from 'stream-json/parser.js';
+import Assembler from 'stream-json/assembler.js';
+import { isJsonSpace } from './json-bytes.js';
+
+/** What ends the tokenizer's input: the value it holds is read to its end. */
+export const NONE = Symbol.for('object-stream.none');
+export type Token = { name: string; value?: unknown };
+export type TokenFn = (input: string | symbol) => unknown;
+
+/** The tokens of what a {@link TokenFn} returned. */
+export function tokensOf(result: unknown): Token[] {
+  if (result && typeof result === 'object' && Array.isArray((result as { values?: unknown }).values)) {
+    return (result as { values: Token[] }).values;
+  }
+  return [];
+}
+
+/** The tokenizer: values one after another, each string's start and end told, keys, strings and numbers whole too. */
+export function tokenizer(): TokenFn {
+  return jsonParser({ jsonStreaming: true, packValues: true, streamKeys: false, streamNumbers: false, streamStrings: true }) as unknown as TokenFn;
+}
+
+/**
+ * `text`, JSON that gives a key twice in one object, read as JSON.parse reads
+ * it but keeping the first value of such a key (JSON.parse keeps the last);
+ * undefined when `text` gives no key twice, or is not JSON. Read by tokens,
+ * as deep as JSON.parse reads.
+ */
+export function firstValues(text: string): unknown {
+  if (!mayRepeatKey(text)) return undefined;
+  try {
+    JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  let repeated = false;
+  // The reviver is told each member before it is set: one of a key set already, to another value, is left out. (The
+  // whole value comes last, under the key '' of a holder made for it, and is kept.)
+  const assembler = new Assembler({
+    reviver(this: Record<string, unknown> | unknown[], key: string, value: unknown): unknown {
+      if (Array.isArray(this) || !Object.hasOwn(this, key) || this[key] === value) return value;
+      repeated = true;
+      return undefined;
+    },
+  });
+  const tokenize = tokenizer();
+  for (const token of [...tokensOf(tokenize(text)), ...tokensOf(tokenize(NONE))]) assembler.consume(token as never);
+  return repeated ? (assembler.current as unknown) : undefined;
+}
+
+/**
+ * True when `text` may give a key twice in an object: two of its strings
+ * followed by a colon (every key is one) are the same key. Each string is
+ * found from the end of the one before, so it is found once: a text that is
+ * no JSON may be misread, which only costs a closer look or none.
+ */
+function mayRepeatKey(text: string): boolean {
+  const seen = new Set<string>();
+  const n = text.length;
+  let at = text.indexOf('"');
+  while (at !== -1) {
+    // The string's closing quote: one not escaped by an odd run of backslashes.
+    let end = at + 1;
+    for (;;) {
+      end = text.indexOf('"', end);
+      if (end === -1) return false;
+      let slashes = 0;
+      while (text.charCodeAt(end - 1 - slashes) === 0x5c) slashes++;
+      if (slashes % 2 === 0) break;
+      end++;
+    }
+    let next = end + 1;
+    while (next < n && isJsonSpace(text.charCodeAt(next))) next++;
+    if (text.charCodeAt(next) === 0x3a) {
+      let key = text.slice(at + 1, end);
+      if (key.includes('\\')) {
+        try {
+          key = JSON.parse(text.slice(at, end + 1)) as string;
+        } catch {
+          key = '';
+        }
+      }
+      if (seen.has(key)) return true;
+      seen.add(key);
+    }
+    at = text.indexOf('"', end + 1);
+  }
+  return false;
+}
