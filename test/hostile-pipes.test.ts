@@ -1,7 +1,7 @@
 // Pipes, signals and inputs that cannot be read, with the built binaries as a shell
 // runs them:
 //   - `| head -1` ends every tool with status 0 and nothing on stderr, but one that judges its whole input (the
-//     checks, --verify), which reads on to its end;
+//     checks, --verify, ndjson-result), which reads on to its end and gives its status;
 //   - a stdout reader slower than the input keeps memory bounded (it does not grow
 //     with the input);
 //   - --strict into a slow reader: all the output made before the bad line arrives,
@@ -95,6 +95,55 @@ t.test('| head -1 does not end a tool that judges its whole input: the checks, -
       t.match(ran.stderr, stderr, `${tool} ${args.join(' ')} (${how}) | head -1: what it says`);
     }
   }
+});
+
+t.test('| head -1 does not end ndjson-result: its status is the verdict of the whole input', async (t) => {
+  // Sessions that succeed, then one that fails, its answer longer than a pipe holds: the reader is gone before its end.
+  const long = Array.from({ length: 4000 }, (_, i) => `line ${i} of the answer, more than a pipe holds`).join('\n');
+  const failed = JSON.stringify({ type: 'result', subtype: 'error_during_execution', is_error: true, result: long, session_id: 'F' });
+  const died = JSON.stringify({ type: 'assistant', message: { role: 'assistant', content: [{ type: 'text', text: 'working' }] }, session_id: 'D' });
+  const failedFile = path.join(dir, 'failed-last.ndjson');
+  fs.writeFileSync(failedFile, Buffer.concat([manySessions(1e6), Buffer.from(`${failed}\n`)]));
+  const diedFile = path.join(dir, 'died-last.ndjson');
+  fs.writeFileSync(diedFile, Buffer.concat([manySessions(1e6), Buffer.from(`${died}\n`)]));
+  const runs: Array<[string, string[], number, RegExp]> = [
+    // (A failed run's answer is not printed but with --json or --field.)
+    [failedFile, ['--field', 'result'], 3, /^ndjson-result: the run failed: error_during_execution: line 0 of the answer[^\n]*\(session F, result at [^\n]*\)\n$/],
+    [failedFile, ['--json'], 3, /^ndjson-result: the run failed: [^\n]*\(session F, result at [^\n]*\)\n$/],
+    [failedFile, ['--all'], 3, /^ndjson-result: the run failed: [^\n]*\(session F, result at [^\n]*\)\n$/],
+    [diedFile, ['--all', '--json'], 4, /^ndjson-result: no result event: the agent stopped before finishing \(session D, last event at [^\n]*\)\n$/],
+    [diedFile, [], 4, /^ndjson-result: no result event: the agent stopped before finishing \(session D, last event at [^\n]*\)\n$/],
+  ];
+  for (const [file, args, code, stderr] of runs) {
+    for (const how of ['file', 'pipe'] as const) {
+      const command = `env -u NODE_OPTIONS ${JSON.stringify(process.execPath)} ${JSON.stringify(path.join(BIN, `ndjson-result.js`))} ${args.join(' ')}`;
+      const script = how === 'file' ? `${command} "$1" | head -1` : `cat "$1" | ${command} | head -1`;
+      const ran = spawnSync('bash', ['-c', `${script} > /dev/null; echo "\${PIPESTATUS[@]}"`, 'bash', file], { env: PLAIN_ENV, encoding: 'utf8' });
+      const status = ran.stdout.trim().split(' ')[how === 'file' ? 0 : 1];
+      const name = `ndjson-result ${args.join(' ')} ${path.basename(file)} (${how}) | head -1`;
+      t.equal(Number(status), code, `${name}: the status of the whole input`);
+      t.match(ran.stderr, stderr, `${name}: what it says`);
+    }
+  }
+  // A reader gone before anything is written (`| true`, which reads nothing): the verdict all the same.
+  const ran = spawnSync('bash', ['-c', `env -u NODE_OPTIONS "$2" "$3" --json "$1" | true; echo "\${PIPESTATUS[0]}"`, 'bash', failedFile, process.execPath, path.join(BIN, 'ndjson-result.js')], {
+    env: PLAIN_ENV,
+    encoding: 'utf8',
+  });
+  t.equal(ran.stdout, '3\n', 'ndjson-result --json FILE | true: 3');
+});
+
+t.test('| head -1 with ndjson-result -- command: the command is read to its end, and its status weighed', async (t) => {
+  // The agent writes a session that succeeds, then, once its reader has surely gone, one that fails, and exits 1.
+  const ok = JSON.stringify({ type: 'result', subtype: 'success', is_error: false, result: 'fine', session_id: 'A' });
+  const failed = JSON.stringify({ type: 'result', subtype: 'error_during_execution', is_error: true, result: 'broken', session_id: 'B' });
+  const agent = `process.stdout.write(${JSON.stringify(`${ok}
+`)}); setTimeout(() => { process.stdout.write(${JSON.stringify(`${failed}
+`)}, () => process.exit(1)); }, 300)`;
+  const command = `env -u NODE_OPTIONS ${JSON.stringify(process.execPath)} ${JSON.stringify(path.join(BIN, 'ndjson-result.js'))} --all --field result -- ${JSON.stringify(process.execPath)} -e ${JSON.stringify(agent)}`;
+  const ran = spawnSync('bash', ['-c', `${command} | head -1; echo "\${PIPESTATUS[@]}"`], { env: PLAIN_ENV, encoding: 'utf8', timeout: 20_000 });
+  t.equal(ran.stdout, 'fine\n3 0\n', 'the first answer, then the status of the failed run');
+  t.match(ran.stderr, /^ndjson-result: the run failed: error_during_execution: broken \(session B, result at [^\n]*:2\)\n/);
 });
 
 t.test('| head -1 with a command run after --: the command is stopped, not left running', async (t) => {

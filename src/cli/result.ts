@@ -110,7 +110,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
         if (code !== undefined) return code;
       }
       return judgeSessions(name, core.verdicts, args, run, io, { given: core.given });
-    });
+    }, true);
   } finally {
     await seekable?.close();
   }
@@ -152,7 +152,7 @@ async function fromEnd(args: ResultArgs & CommonArgs, core: ResultCore, io: Io, 
   if (out !== undefined) {
     guardOutput(io.stdout);
     const written = await writeAll(io.stdout, out);
-    if (written.kind === 'closed') return EXIT.OK;
+    // A reader gone (`| head -c0`) does not change how the run ended: the status is the verdict.
     if (written.kind === 'write-error') {
       warn(io, resultSpec.name, `write error: ${written.message}`);
       return EXIT.INPUT;

@@ -69,7 +69,10 @@ export function judgeSessions<S extends SessionEnd>(
 /**
  * Runs a judging command's core over its inputs, or over the output of the
  * command given after `--` (`rest`), and returns the status: `judge`'s
- * verdict on the stream, weighed with the command's exit.
+ * verdict on the stream, weighed with the command's exit. `readToEnd`: the
+ * status is the verdict whoever reads the output (ndjson-result): a reader
+ * that goes away does not end the run, which reads on, its output dropped
+ * (see RunOptions.readToEnd).
  */
 export async function runJudged(
   name: string,
@@ -78,9 +81,10 @@ export async function runJudged(
   rest: string[],
   io: Io,
   judge: (run: RunResult) => number | Promise<number>,
+  readToEnd = false,
 ): Promise<number> {
   const command = rest.length > 0 ? startCommand(rest, io) : undefined;
-  const run = await runTool(name, core, args, io, { command });
+  const run = await runTool(name, core, args, io, { command, readToEnd });
   if (run.closed) return run.code;
   // Its output has ended; the command may not have: a signal meanwhile ends the run, as while its output was read. (Unless
   // the run stopped reading it: then the command has ended, or was stopped.)
