@@ -881,8 +881,8 @@ export interface RunOptions {
   /** The command started after `--`, whose output is read. */
   command?: StartedCommand;
   /**
-   * The tool judges its whole input (ndjson-tools' checks, ndjson-dedupe
-   * --verify): a reader that goes away (`| head`) does not end the run, which
+   * The tool judges its whole input (ndjson-result, ndjson-tools' checks,
+   * ndjson-dedupe --verify): a reader that goes away (`| head`) does not end the run, which
    * reads on to the end of its input, its output dropped.
    */
   readToEnd?: boolean;
