@@ -642,13 +642,38 @@ t.test('a command after -- that ends while a process it started holds its stderr
 t.test('a command after -- whose stderr a process it started goes on writing after it ends: every line is passed through', async (t) => {
   for (const tool of ['ndjson-result', 'ndjson-text']) {
     const stream = '{"type":"system","subtype":"init","session_id":"s"}\n{"type":"result","subtype":"success","result":"done","session_id":"s"}\n';
-    // A wrapper's filter of the agent's stderr: it writes a line every 60 ms, for longer than the agent lives.
-    const filter = `let i = 0; const t = setInterval(() => { process.stderr.write('log ' + ++i + '\\n'); if (i === 8) clearInterval(t); }, 60);`;
-    const agent = `require('child_process').spawn(process.execPath, ['-e', ${JSON.stringify(filter)}], { stdio: ['ignore', 'ignore', 'inherit'] }).unref(); process.stdout.write(${JSON.stringify(stream)}, () => { process.exitCode = 1; });`;
+    // A wrapper's filter of the agent's stderr: it writes a line every 60 ms, for longer than the agent lives (which
+    // ends once the filter has written its first line and made the file `ready`).
+    const ready = path.join(dir, `${tool}-filter.ready`);
+    const filter = `let i = 0; const line = () => process.stderr.write('log ' + ++i + '\\n'); line(); require('fs').writeFileSync(${JSON.stringify(ready)}, ''); const t = setInterval(() => { line(); if (i === 8) clearInterval(t); }, 60);`;
+    const wait = `const fs = require('fs'); const t = setInterval(() => { if (!fs.existsSync(${JSON.stringify(ready)})) return; clearInterval(t); process.stdout.write(${JSON.stringify(stream)}, () => { process.exitCode = 1; }); }, 10);`;
+    const agent = `require('child_process').spawn(process.execPath, ['-e', ${JSON.stringify(filter)}], { stdio: ['ignore', 'ignore', 'inherit'] }).unref(); ${wait}`;
     const run = startBin(tool, ['--', process.execPath, '-e', agent]);
     const end = await run.exited;
     t.equal(end.code, 5, `${tool} -- agent: 5, its failure`);
     t.match(run.stderr(), /log 1\nlog 2\nlog 3\nlog 4\nlog 5\nlog 6\nlog 7\nlog 8\n.*exited with status 1\n$/s, `${tool}: all its lines, then its status`);
+  }
+});
+
+t.test('a command after -- whose stderr a process it started never stops writing: the run ends 5 seconds on, saying so', async (t) => {
+  const runs = ['ndjson-result', 'ndjson-text'].map((tool) => {
+    const stream = '{"type":"system","subtype":"init","session_id":"s"}\n{"type":"result","subtype":"success","result":"done","session_id":"s"}\n';
+    // A server the agent left running, logging on the stderr it inherited every 50 ms, for longer than the test waits;
+    // the agent ends once the server has written its first line (and made the file `ready`).
+    const ready = path.join(dir, `${tool}-server.ready`);
+    const server = `setInterval(() => process.stderr.write('server log\\n'), 50); process.stderr.write('server log\\n', () => require('fs').writeFileSync(${JSON.stringify(ready)}, '')); setTimeout(() => process.exit(0), 30000);`;
+    const wait = `const fs = require('fs'); const t = setInterval(() => { if (!fs.existsSync(${JSON.stringify(ready)})) return; clearInterval(t); process.stdout.write(${JSON.stringify(stream)}); }, 10);`;
+    const agent = `require('child_process').spawn(process.execPath, ['-e', ${JSON.stringify(server)}], { stdio: ['ignore', 'ignore', 'inherit'], detached: true }).unref(); ${wait}`;
+    const t0 = Date.now();
+    const run = startBin(tool, ['--', process.execPath, '-e', agent]);
+    const timer = setTimeout(() => run.child.kill('SIGKILL'), 25000);
+    return run.exited.then((end) => (clearTimeout(timer), { tool, run, end, ms: Date.now() - t0 }));
+  });
+  for (const { tool, run, end, ms } of await Promise.all(runs)) {
+    t.equal(end.code, 0, `${tool} -- agent: 0`);
+    t.equal(run.stdout(), 'done\n');
+    t.ok(ms >= 4500 && ms < 15000, `${tool} waited 5 seconds for the server's stderr, not for ever (${ms} ms)`);
+    t.match(run.stderr(), /^server log\n(?:server log\n)*[^\n]*: a process [^\n]* started still writes on its stderr: no longer waited for\n/, `${tool}: its lines, then what was left writing`);
   }
 });
 

@@ -668,9 +668,11 @@ export interface StartedCommand {
  * by a pipe closed under it. It counts as exited once it has ended and its
  * stdout has, and its stderr has closed or passed nothing on for {@link
  * OUTPUT_CLOSE_MS}: a process it started may hold that open (a server left
- * running), which then no longer holds the run open.
+ * running), which then no longer holds the run open; nor does one still
+ * writing on it {@link STDERR_DRAIN_MS} on (a server that logs), of which a
+ * line says so (`name`: the tool's).
  */
-export function startCommand(argv: string[], io: Io): StartedCommand {
+export function startCommand(argv: string[], io: Io, name: string): StartedCommand {
   const child = spawn(argv[0]!, argv.slice(1), { stdio: ['inherit', 'pipe', 'pipe'], env: io.env });
   const stderr = child.stderr!;
   stderr.on('data', (chunk: Buffer) => toStderr(io, chunk, true));
@@ -686,9 +688,10 @@ export function startCommand(argv: string[], io: Io): StartedCommand {
     child.once('error', (error: NodeJS.ErrnoException) => resolve({ code: null, signal: null, error }));
     child.once('exit', (code, signal) => {
       void stdoutClosed
-        .then(() => closedOrQuiet(stderr, OUTPUT_CLOSE_MS))
-        .then(() => {
+        .then(() => closedOrQuiet(stderr, OUTPUT_CLOSE_MS, STDERR_DRAIN_MS))
+        .then((held) => {
           (stderr as { unref?: () => void }).unref?.();
+          if (held) warn(io, name, `a process ${visibleOneLine(argv[0]!)} started still writes on its stderr: no longer waited for`);
           resolve({ code, signal });
         });
     });
@@ -709,28 +712,33 @@ export function startCommand(argv: string[], io: Io): StartedCommand {
 /**
  * Resolves when `stream` has closed, or has passed nothing on for `ms`: a
  * stream still written to (a wrapper's filter of the command's stderr,
- * behind it) is waited for, one only held open is not.
+ * behind it) is waited for, one only held open is not; nor one still
+ * written to `maxMs` on, for which it resolves true.
  */
-function closedOrQuiet(stream: NodeJS.ReadableStream, ms: number): Promise<void> {
-  return new Promise<void>((resolve) => {
+function closedOrQuiet(stream: NodeJS.ReadableStream, ms: number, maxMs: number): Promise<boolean> {
+  return new Promise<boolean>((resolve) => {
     let timer: NodeJS.Timeout | undefined;
-    const done = (): void => {
+    let cap: NodeJS.Timeout | undefined;
+    const end = (held: boolean): void => {
       clearTimeout(timer);
+      clearTimeout(cap);
       stream.off('data', arm);
       stream.off('close', done);
-      resolve();
+      resolve(held);
     };
+    const done = (): void => end(false);
     const arm = (): void => {
       clearTimeout(timer);
       timer = setTimeout(done, ms).unref();
     };
     if ((stream as Partial<Readable>).closed === true) {
-      resolve();
+      resolve(false);
       return;
     }
     stream.on('data', arm);
     stream.once('close', done);
     arm();
+    cap = setTimeout(() => end(true), maxMs).unref();
   });
 }
 
@@ -839,6 +847,9 @@ async function outputLeftOpen(name: string, command: StartedCommand, io: Io): Pr
 
 /** How long the pipes of a command killed are given to close, once it has ended, before a process it started is taken to hold them. */
 const OUTPUT_CLOSE_MS = 200;
+
+/** How long, at most, the stderr of a command that has ended (and its stdout) is waited for while a process it started goes on writing on it. */
+const STDERR_DRAIN_MS = 5000;
 
 /** Resolves `ms` later, holding no run open meanwhile. */
 function after(ms: number): Promise<void> {

@@ -83,7 +83,7 @@ export async function runJudged(
   judge: (run: RunResult) => number | Promise<number>,
   readToEnd = false,
 ): Promise<number> {
-  const command = rest.length > 0 ? startCommand(rest, io) : undefined;
+  const command = rest.length > 0 ? startCommand(rest, io, name) : undefined;
   const run = await runTool(name, core, args, io, { command, readToEnd });
   if (run.closed) return run.code;
   // Its output has ended; the command may not have: a signal meanwhile ends the run, as while its output was read. (Unless
