@@ -21,6 +21,9 @@ import { PLAIN_ENV } from './fixtures/hostile/spawn.js';
 import { RUNS, SGR, runInProcess, stderrProblems, tapSafe } from './fixtures/hostile/check.js';
 import type { ToolRun } from './fixtures/hostile/check.js';
 import { main as toolsMain } from '../src/cli/tools.js';
+import { main as resultMain } from '../src/cli/result.js';
+import { main as textMain } from '../src/cli/text.js';
+import { main as dedupeMain } from '../src/cli/dedupe.js';
 
 const HOSTILE = fs.readFileSync(path.join(ROOT, 'test/fixtures/hostile/seeds/escapes-everywhere.ndjson'));
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ndjson-security-'));
@@ -98,6 +101,31 @@ t.test('--raw is the one way to write them (so the check above can fail)', async
   t.match(piped.stdout.toString('utf8'), /\x1b\[2K/);
   const tty = await runInProcess({ tool: 'ndjson-result', args: ['--all'], tty: true }, [HOSTILE]);
   t.match(tty.stdout.toString('utf8'), /\\x1b\[2K/);
+});
+
+t.test('usage errors: what the command line gave is made visible too (a file name from a glob, a value)', async (t) => {
+  // A file name a glob gave that starts with `--` (so read as an option), or after `--`, holding an OSC 52 clipboard
+  // write, a C1 CSI and a right-to-left override; and an option's value holding the same.
+  const name = '--x\x1b]52;c;ZXZpbDEh\x07\u009b2J\u202eyek.ndjson';
+  const mains = { 'ndjson-result': resultMain, 'ndjson-text': textMain, 'ndjson-tools': toolsMain, 'ndjson-dedupe': dedupeMain };
+  const runs: Array<[keyof typeof mains, string[]]> = [
+    ['ndjson-result', [name]],
+    ['ndjson-text', ['--summary', name]],
+    ['ndjson-tools', ['--summary', name]],
+    ['ndjson-dedupe', [name]],
+    ['ndjson-tools', ['--', `d/${name}`]],
+    ['ndjson-dedupe', ['--', `d/${name}`]],
+    ['ndjson-tools', ['--status', `x${name}`, 'f.ndjson']],
+    ['ndjson-result', ['--field', `a..${name}`, 'f.ndjson']],
+  ];
+  for (const [tool, args] of runs) {
+    const m = memoryIo('');
+    const code = await mains[tool](args, m.io);
+    t.equal(code, 1, tapSafe(`${tool} ${args.join(' ')}: a usage error`));
+    t.notOk(firstRaw(m.stderr(), RAW_ONE_LINE), tapSafe(`${tool} ${args.join(' ')}: ${firstRaw(m.stderr(), RAW_ONE_LINE) ?? 'nothing raw'}`));
+    // (yargs quotes a value it refuses as JSON does: `\u001b`.)
+    t.match(m.stderr(), /\\(?:x1b|u001b)\]52;c;ZXZpbDEh\\(?:x07|u0007)/, 'the sequence, made visible');
+  }
 });
 
 /** Runs a binary under a pseudo-terminal (script(1)), returning what the terminal received. */

@@ -369,7 +369,7 @@ export function parseArgs<O extends Record<string, Options>, A>(spec: CommandSpe
   }
   if (failure === null && spec.check) failure = spec.check(parsed) ?? null;
   if (failure !== null) {
-    io.stderr.write(`${spec.name}: ${failure}\nTry '${spec.name} --help' for more information.\n`);
+    io.stderr.write(`${spec.name}: ${visibleOneLine(failure)}\nTry '${spec.name} --help' for more information.\n`);
     return { code: EXIT.USAGE };
   }
   const files = (parsed._ as unknown[]).map(String);
@@ -380,7 +380,7 @@ export function parseArgs<O extends Record<string, Options>, A>(spec: CommandSpe
   else if (rest.length > 0 && rest[0] === '') failure = 'the command after -- is empty';
   else if (rest.length > 0 && files.length > 0) failure = 'give either files or -- command, not both';
   if (failure !== null) {
-    io.stderr.write(`${spec.name}: ${failure}\nTry '${spec.name} --help' for more information.\n`);
+    io.stderr.write(`${spec.name}: ${visibleOneLine(failure)}\nTry '${spec.name} --help' for more information.\n`);
     return { code: EXIT.USAGE };
   }
   return { args: { ...(parsed as A & CommonArgs), files }, rest };
