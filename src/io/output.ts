@@ -106,21 +106,46 @@ export function writeAll(out: NodeJS.WritableStream, data: string | Buffer): Pro
  * `out`, as a stream that takes all that is written to it: once its reader
  * has gone (EPIPE), the rest is dropped, so that a tool that judges its
  * whole input (its checks) reads it to its end whatever its reader does.
- * A chunk is handed on once `out` has taken the one before (backpressure);
- * another write error is the stream's.
+ * A chunk is handed on at once, and the next taken when `out` takes more
+ * (backpressure: its `drain`), as a pipe into `out` itself would; an empty
+ * write (see handedOver) is done once `out` has handed all before it to
+ * the system. Another write error is the stream's.
  */
 export function untilClosed(out: NodeJS.WritableStream): Writable {
   let closed = false;
-  return new Writable({
+  // The write waiting for `out` to take more.
+  let waiting: (() => void) | null = null;
+  const release = (): void => {
+    const done = waiting;
+    waiting = null;
+    out.off('drain', release);
+    done?.();
+  };
+  const target = new Writable({
     write(chunk: Buffer, _encoding, done) {
       if (closed) {
         done();
         return;
       }
-      out.write(chunk, (error) => {
-        if (error && isEpipe(error)) closed = true;
-        done(error && !closed ? error : null);
+      const last = chunk.length === 0;
+      const taken = out.write(chunk, (error) => {
+        if (error && !isEpipe(error)) {
+          target.destroy(error);
+          return;
+        }
+        if (error) closed = true;
+        if (last) done();
+        // Its reader gone, `out` drains no more: the write waiting for it goes on.
+        else if (closed) release();
       });
+      if (last) return;
+      if (taken || closed) {
+        done();
+        return;
+      }
+      waiting = done;
+      out.once('drain', release);
     },
   });
+  return target;
 }
