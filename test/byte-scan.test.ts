@@ -340,7 +340,7 @@ t.test('the build wrote the module as its code assembles it, and the commands lo
 for (const plain of [[], ['assistant', 'user']]) {
 const marked = plain.length > 0 ? `, ${plain.join(' and ')} only when plain` : '';
 t.test(`run: only lines the reader would let by, and nearly all of them${marked}`, { skip: scan ? false : 'no byte scan' }, async (t) => {
-  const { plainLine, peekSession, peekType, typeIsCertain } = await import('../src/io/input.js');
+  const { holdsRunStart, plainLine, peekSession, peekType, typeIsCertain } = await import('../src/io/input.js');
   const { PREFIX_PLAIN } = await import('../src/io/byte-scan.js');
   const { generate } = await import('../bench/generate.mjs');
   const { damage } = await import('./fixtures/lib/json-text.js');
@@ -353,7 +353,8 @@ t.test(`run: only lines the reader would let by, and nearly all of them${marked}
   );
   /**
    * What the reader judges by the line's bytes (see EventReader.passOver): the type, the session, that the type is
-   * certain, and for a type passing only when plain, that the line is (see plainLine).
+   * certain, that no run's first event is glued on it (see holdsRunStart), and for a type passing only when plain, that
+   * the line is (see plainLine).
    */
   const lets = (line: Buffer, session: string): boolean => {
     const type = peekType(line);
@@ -362,6 +363,7 @@ t.test(`run: only lines the reader would let by, and nearly all of them${marked}
       names.includes(type) &&
       peekSession(line) === session &&
       typeIsCertain(line, false) &&
+      !holdsRunStart(line) &&
       !(plain.includes(type) && !plainLine(line))
     );
   };
@@ -431,6 +433,14 @@ t.test(`run: only lines the reader would let by, and nearly all of them${marked}
         `${e(type, undefined, s, `,"x":"${'y'.repeat(k)}`).slice(0, -40)}{"type":"system","subtype":"init","session_id":"${s}"}`,
       ]).flat(),
     ),
+    // Such an event as far from the line's end as the reader looks for it, a byte either side, and at every offset
+    // near there (what the scan reads 16 bytes at a time).
+    ...Array.from({ length: 40 }, (_, k) => {
+      const line = (pad: number): string => e('thinking', undefined, s, `,"v":{"type":"system","x":1},"x":"${'y'.repeat(pad)}"`);
+      // Its `{` 64 KiB from the line's end, less 20 bytes to more 19.
+      const bare = line(0);
+      return line(64 * 1024 - 20 + k - (bare.length - bare.indexOf('{"type":"system"')));
+    }),
   ];
   let letBy = 0;
   let could = 0;

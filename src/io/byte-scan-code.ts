@@ -27,6 +27,7 @@ import {
   PREFIX_PLAIN,
   RUN_AREA,
   RUN_PREFIXES,
+  RUN_START_WINDOW,
   RUN_TAIL,
   RUN_WORDS,
   STATE_BLOCK,
@@ -788,6 +789,7 @@ const SAME_TAIL_FUNC = 10;
 const CONCERN_FUNC = 11;
 const SAME_BYTES_FUNC = 13;
 const PLAIN_FUNC = 15;
+const RUN_START_FUNC = 16;
 /** How many members `tail` reads back from a line's end, as peekSession (input.ts). */
 const MAX_MEMBERS = 16;
 /** What `lineEnd` gives when a place comes before the newline, and when no newline comes before the end. */
@@ -883,6 +885,52 @@ const PLAIN_BODY = (() => {
     [localGet(P), i32Const(1), i32Add, localSet(P), br(0)],
     end, // $bytes
     i32Const(1),
+    end,
+  ];
+})();
+
+/**
+ * The body of `runStart(p, nl) -> bool`: whether the line `[p, nl)` holds
+ * `{"type":"system"` (a run's first event glued on it) past its first byte,
+ * within RUN_START_WINDOW of its end, as holdsRunStart finds it (input.ts).
+ * Each `{"` of 16 bytes at a time is compared whole.
+ */
+const RUN_START_BODY = (() => {
+  const [P, NL, M, Q] = [0, 1, 2, 3];
+  const RUN_START = [...Buffer.from('{"type":"system"')];
+  /** Returns true when the 16 bytes at `q`, all before `nl`, are RUN_START. */
+  const judge: Code = [
+    [localGet(Q), i32Const(RUN_START.length), i32Add, localGet(NL), i32LeU, if_],
+    [localGet(Q), v128Load, [0xfd, 0x0c, RUN_START], i8x16Eq, i8x16AllTrue, if_, i32Const(1), return_, end],
+    end,
+  ];
+  return [
+    // (local $m $q i32)
+    [1, 2, I32],
+    // From the line's second byte, or RUN_START_WINDOW before its end when that is later.
+    [localGet(P), i32Const(1), i32Add, localSet(P)],
+    [localGet(NL), i32Const(RUN_START_WINDOW), i32Sub, localSet(Q), localGet(P), localGet(Q), i32LtS, if_, localGet(Q), localSet(P), end],
+    block, // $tail
+    loop, // $simd: the `{"` of 16 bytes, each judged
+    [localGet(P), i32Const(18), i32Add, localGet(NL), i32GtU, brIf(1)],
+    [localGet(P), v128Load, v128Const(0x7b), i8x16Eq, localGet(P), v128LoadAt(1), v128Const(0x22), i8x16Eq, v128And, localGet(P), v128LoadAt(2), v128Const(0x74), i8x16Eq, v128And, i8x16Bitmask, localSet(M)],
+    block, // $judged
+    loop, // $bits
+    [localGet(M), i32Eqz, brIf(1)],
+    [localGet(P), localGet(M), i32Ctz, i32Add, localSet(Q)],
+    judge,
+    [localGet(M), localGet(M), i32Const(1), i32Sub, i32And, localSet(M), br(0)],
+    end, // $bits
+    end, // $judged
+    [localGet(P), i32Const(16), i32Add, localSet(P), br(0)],
+    end, // $simd
+    end, // $tail
+    loop, // $bytes: the last ones one at a time
+    [localGet(P), localGet(NL), i32GeU, if_, i32Const(0), return_, end],
+    [localGet(P), i32Load8U, i32Const(0x7b), i32Eq, if_, localGet(P), localSet(Q), judge, end],
+    [localGet(P), i32Const(1), i32Add, localSet(P), br(0)],
+    end, // $bytes
+    i32Const(0),
     end,
   ];
 })();
@@ -1098,6 +1146,8 @@ const RUN_BODY = (() => {
     [localGet(P), localGet(ENTRY), i32Const(PREFIX_LENGTH), i32And, i32Add, localGet(E), call(LINE_END_FUNC), localTee(NL), i32BelowZero, brIf(1)],
     [localGet(P), localGet(NL), call(TAIL_FUNC), i32Eqz, brIf(1)],
     [localGet(ENTRY), i32Const(PREFIX_PLAIN), i32And, if_, localGet(P), localGet(NL), call(PLAIN_FUNC), i32Eqz, brIf(2), end],
+    // A run's first event glued on it: the reader reads the line itself (and the event).
+    [localGet(P), localGet(NL), call(RUN_START_FUNC), brIf(1)],
     [localGet(COUNT), i32Const(1), i32Add, localSet(COUNT), localGet(P), localSet(LAST)],
     [localGet(NL), i32Const(1), i32Add, localSet(P), br(0)],
     end, // $lines
@@ -1227,7 +1277,7 @@ const DELTAS_BODY = (() => {
   ];
 })();
 
-/** The module: one memory, `string`, `places`, `walk`, `large`, `run` and `deltas`, all exported. */
+/** The module: one memory, `string`, `places`, `walk`, `large`, `run`, `deltas` and `runStart`, all exported. */
 export function moduleBytes(): Uint8Array<ArrayBuffer> {
   return Uint8Array.from(
     bytesOf([
@@ -1236,15 +1286,19 @@ export function moduleBytes(): Uint8Array<ArrayBuffer> {
       section(1, [2, 0x60, 2, I32, I32, 1, I32, 0x60, 3, I32, I32, I32, 1, I32]),
       // (func $string (type 0)) (func $places (type 1)) (func $walk (type 1)) (func $large (type 1)) (func $quote (type 1)) (func $number (type 1))
       // (func $run (type 0)) (func $prefix (type 0)) (func $lineEnd (type 0)) (func $tail (type 0)) (func $sameTail (type 0)) (func $concern (type 0))
-      // (func $deltas (type 0)) (func $sameBytes (type 1)) (func $textFlags (type 0)) (func $plain (type 0))
-      section(3, [16, 0, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0]),
+      // (func $deltas (type 0)) (func $sameBytes (type 1)) (func $textFlags (type 0)) (func $plain (type 0)) (func $runStart (type 0))
+      section(3, [17, 0, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0]),
       // (memory 1): grown to one window and more when made
       section(5, [1, 0x00, 1]),
       // (export "memory" (memory 0)) (export "string" (func $string)) (export "places" (func $places)) (export "walk" (func $walk)) (export "large" (func $large)) (export "run" (func $run))
-      // (export "deltas" (func $deltas))
-      section(7, [7, name('memory'), 0x02, 0, name('string'), 0x00, 0, name('places'), 0x00, 1, name('walk'), 0x00, 2, name('large'), 0x00, 3, name('run'), 0x00, 6, name('deltas'), 0x00, DELTAS_FUNC]),
+      // (export "deltas" (func $deltas)) (export "runStart" (func $runStart))
+      section(7, [
+        8,
+        [name('memory'), 0x02, 0, name('string'), 0x00, 0, name('places'), 0x00, 1, name('walk'), 0x00, 2, name('large'), 0x00, 3, name('run'), 0x00, 6],
+        [name('deltas'), 0x00, DELTAS_FUNC, name('runStart'), 0x00, RUN_START_FUNC],
+      ]),
       section(10, [
-        16,
+        17,
         [
           STRING_BODY,
           PLACES_BODY,
@@ -1262,6 +1316,7 @@ export function moduleBytes(): Uint8Array<ArrayBuffer> {
           SAME_BYTES_BODY,
           TEXT_FLAGS_BODY,
           PLAIN_BODY,
+          RUN_START_BODY,
         ]
           .map((body) => bytesOf(body))
           .map((body) => [uleb(body.length), body]),

@@ -32,6 +32,14 @@ export const MAX_TAIL = 1024;
  */
 export const RUN_PREFIXES = RUN_TAIL + MAX_TAIL;
 export const MAX_PREFIXES = 4096;
+/**
+ * How far from a line's end a run's first event glued on it (`{"type":"system"`
+ * past its first byte) is looked for, in the lines `run` lets by as in those
+ * the reader reads (see RUN_START in input.ts): such an event is a few KiB at
+ * most (an `init` names the tools, and Claude Code's its MCP servers), and a
+ * long line (a tool call's output of MiBs) is not searched all through.
+ */
+export const RUN_START_WINDOW = 64 * 1024;
 /** The bits of a prefix's length byte that are its length (a prefix is at most 127 bytes). */
 export const PREFIX_LENGTH = 0x7f;
 /** The bit of a prefix's length byte set for a type whose lines pass only when plain: holding none of `"tool_`, `\u` and `{"type":"system"`. */

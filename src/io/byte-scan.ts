@@ -55,6 +55,7 @@ import {
   RUN_AREA,
   RUN_PREFIXES,
   RUN_TAIL,
+  RUN_START_WINDOW,
   RUN_WORDS,
   STATE_BLOCK,
   STATE_WORDS,
@@ -137,6 +138,13 @@ export interface ByteScan {
    * the call before: do not change them in place.
    */
   run(from: number, prefixes: Buffer, tail: Buffer): number;
+  /**
+   * Whether the line `[start, end)` of the loaded bytes (its newline not in
+   * it) holds `{"type":"system"` past its first byte, within
+   * RUN_START_WINDOW of its end: a run's first event glued on it, as
+   * holdsRunStart finds it (input.ts), which `run` also looks for.
+   */
+  holdsRunStart(start: number, end: number): boolean;
   /** After {@link run}: where the last line it let by starts (in the loaded bytes). */
   readonly lastRun: number;
   /** After {@link run}: where the first line it did not let by starts. */
@@ -228,6 +236,7 @@ type Walk = (from: number, to: number, state: number) => number;
 type Places = (from: number, end: number, out: number) => number;
 type Large = (base: number, limit: number, end: number) => number;
 type Run = (from: number, end: number) => number;
+type RunStart = (from: number, end: number) => number;
 type Deltas = (from: number, end: number) => number;
 
 class WasmScan implements ByteScan {
@@ -265,6 +274,7 @@ class WasmScan implements ByteScan {
     private readonly largeSearch: Large,
     private readonly runSearch: Run,
     private readonly deltaSearch: Deltas,
+    private readonly runStartSearch: RunStart,
     readBuffers: number,
   ) {
     // A window, a page for what `places` reads past its end, a page of places found, `large`'s two pages, and that of `run` and `deltas`;
@@ -377,6 +387,13 @@ class WasmScan implements ByteScan {
     }
   }
 
+  holdsRunStart(start: number, end: number): boolean {
+    // The module looks from the byte after `from`, and no further back than RUN_START_WINDOW from `end`.
+    const from = Math.max(start, end - RUN_START_WINDOW - 1);
+    if (from < this.base || end > this.base + this.size) this.show(from);
+    return this.runStartSearch(this.address(from), this.address(end)) !== 0;
+  }
+
   places(from: number, end: number, found: number[]): void {
     while (from < end) {
       // The window holds the byte before the place and, but at the end of the bytes, the 2 after it.
@@ -446,8 +463,9 @@ export function makeByteScan(readBuffers = 0): ByteScan | undefined {
       large: Large;
       run: Run;
       deltas: Deltas;
+      runStart: RunStart;
     };
-    return new WasmScan(exports.memory, exports.string, exports.places, exports.walk, exports.large, exports.run, exports.deltas, readBuffers);
+    return new WasmScan(exports.memory, exports.string, exports.places, exports.walk, exports.large, exports.run, exports.deltas, exports.runStart, readBuffers);
   } catch {
     return undefined;
   }

@@ -29,6 +29,7 @@ import { NONE, tokenizer, tokensOf } from './json-tokens.js';
 import type { TokenFn } from './json-tokens.js';
 import type { ByteScan } from './byte-scan.js';
 import { PREFIX_PLAIN, makeByteScan, placeAt, walkBytes, walkDepth, walkEscaped, walkInString } from './byte-scan.js';
+import { RUN_START_WINDOW } from './byte-scan-layout.js';
 import { exactJsonText } from '../json-text.js';
 import { visibleCodes, visibleOneLine } from '../safe-text.js';
 import { SlowLines } from './slow-lines.js';
@@ -553,6 +554,12 @@ class LineScan {
   timeStart = 0;
   timeEnd = 0;
 
+  /** Whether the line `buf[start, end)` holds a run's first event glued on it (see holdsRunStart): by the byte scan where there is one. */
+  holdsRunStart(start: number, end: number): boolean {
+    const bytes = this.bytes();
+    return bytes !== undefined ? bytes.holdsRunStart(start, end) : holdsRunStart(this.buf.subarray(start, end));
+  }
+
   /** How many lines from `from` the byte scan reads as deltas (see ByteScan.deltas): 0 where there is none. */
   deltas(from: number, head: Buffer, middle: Buffer, texts?: number[]): number {
     const bytes = this.bytes();
@@ -609,27 +616,22 @@ const TYPE_PREFIX = Buffer.from('{"type":"');
  * writes before it. Past a line's first byte, it may be the first line of
  * the next run glued on the last line of a run cut short (an agent killed
  * mid-write, the next run appended to the same log): such a line is read as
- * the cut line and that event (see {@link gluedRunStart}). A line of a type
- * the reader hands over unparsed one at a time (one `passes` says no to)
- * that holds it is parsed in full first; one of a type let by in runs is
- * not searched, so that what a line reads as does not hang on where a
- * write of the input ended (a run is let by within one write).
+ * the cut line and that event (see {@link gluedRunStart}). A line the
+ * reader would hand over unparsed, or let by unread, that holds it (within
+ * RUN_START_WINDOW of its end) is parsed in full first: let by in a run or
+ * one at a time alike (the byte scan's `run` searches each line of a run so),
+ * so that a run that died is not hidden by the one glued on it, and what a
+ * line reads as does not hang on where a write of the input ended.
  */
 const RUN_START = Buffer.from('{"type":"system"');
 
-/**
- * How far from a line's end a run's first event glued on it is looked for:
- * such an event is a few KiB at most (an `init` names the tools, and
- * Claude Code's its MCP servers), and a long line (a tool call's output of
- * MiBs) is not searched all through.
- */
-export const RUN_START_WINDOW = 64 * 1024;
+export { RUN_START_WINDOW };
 
 /** Lines up to this long are searched for {@link RUN_START} a `{` at a time; longer ones by Buffer#indexOf. */
 const SHORT_LINE = 1024;
 
 /** True when `raw` holds {@link RUN_START} past its first byte, within {@link RUN_START_WINDOW} of its end. */
-function holdsRunStart(raw: Buffer): boolean {
+export function holdsRunStart(raw: Buffer): boolean {
   const n = raw.length;
   if (n > SHORT_LINE) return raw.subarray(Math.max(1, n - RUN_START_WINDOW)).indexOf(RUN_START) !== -1;
   // Each `{` found with a byte search (a few to a line), the rest compared there: no search set up, nothing made.
@@ -1509,7 +1511,8 @@ export class EventReader {
     let session: string | undefined;
     if (this.passes!(type) || (this.passesPlain?.(type) === true && plainLine(chunk.subarray(start, end)))) {
       session = peekSession(chunk, start, end);
-      if (session === undefined || !scan.typeIsCertain(start, end)) return PASS_NO;
+      // A run's first event glued on (see RUN_START): the line is read one at a time (plainLine has found none).
+      if (session === undefined || !scan.typeIsCertain(start, end) || (this.passes!(type) && scan.holdsRunStart(start, end))) return PASS_NO;
     } else {
       // A text delta where deltas pass: of its shape exactly, its type is certain.
       session = this.passDeltas ? deltaSession(type, chunk.subarray(start, end)) : undefined;
@@ -1678,7 +1681,7 @@ export class EventReader {
       !this.needs(type) &&
       this.typeCertain(raw, scan, at) &&
       // Perhaps a run's first event glued on (see RUN_START): read in full. The check below finds it too.
-      (this.checkUnread || (this.passes !== undefined && this.passes(type)) || !holdsRunStart(raw)) &&
+      (this.checkUnread || !(scan === undefined ? holdsRunStart(raw) : scan.holdsRunStart(at, at + raw.length))) &&
       // A line the check fails takes the full path below; an array's element is checked whatever the options.
       ((!this.checkUnread && !element) || unreadLineChecked(type, raw))
     ) {

@@ -273,8 +273,8 @@ export class ToolsCore implements ToolCore {
     const type = recordType(rec);
     if (!this.sawStream && type !== 'result' && isRunEvent(type)) this.sawStream = true;
     if (type !== 'tool_call' && type !== 'system') {
-      // A line handed over unparsed that would open a session: an event only if it parses. One cut short, or with a run's
-      // first event glued on, is reported, as the full read reports it (the glued event is lost).
+      // A line handed over unparsed that would open a session: an event only if it parses. One cut short is reported, as
+      // the full read reports it (one with a run's first event glued on is not handed over so: see RUN_START in input.ts).
       if (this.opens(rec) && !recordSound(rec)) return;
       // A call's `tool_use` block, or the `tool_result` that answers one (seen even where the call's message was cut short).
       const foreign =
