@@ -830,6 +830,22 @@ const PREFIX_BODY = (() => {
 })();
 
 /**
+ * For each bit set in the local `mask` (of 16 bytes from the local `from`),
+ * lowest first: the local `at` set to the byte's address, then `body`
+ * (which may return). `mask` is used up.
+ */
+const eachBit = (mask: number, from: number, at: number, body: Code): Code => [
+  block, // $judged
+  loop, // $bits
+  [localGet(mask), i32Eqz, brIf(1)],
+  [localGet(from), localGet(mask), i32Ctz, i32Add, localSet(at)],
+  body,
+  [localGet(mask), localGet(mask), i32Const(1), i32Sub, i32And, localSet(mask), br(0)],
+  end, // $bits
+  end, // $judged
+];
+
+/**
  * The body of `plain(p, nl) -> bool`: whether the line `[p, nl)` holds none
  * of `"tool_` (the start of `"tool_use"`, `"tool_result"`), `\u` (an escape
  * that may spell one of them) and `{"type":"system"` (a run's first event
@@ -868,14 +884,7 @@ const PLAIN_BODY = (() => {
     [localGet(P), i32Const(16), i32Add, localGet(NL), i32GtU, brIf(1)],
     [localGet(P), v128Load, localSet(V)],
     [[0x7b, 0x5c, 0x5f].map((c, k) => [localGet(V), v128Const(c), i8x16Eq, k > 0 ? v128Or : []]), i8x16Bitmask, localSet(M)],
-    block, // $judged
-    loop, // $bits
-    [localGet(M), i32Eqz, brIf(1)],
-    [localGet(P), localGet(M), i32Ctz, i32Add, localTee(Q), i32Load8U, localSet(B)],
-    judge,
-    [localGet(M), localGet(M), i32Const(1), i32Sub, i32And, localSet(M), br(0)],
-    end, // $bits
-    end, // $judged
+    eachBit(M, P, Q, [[localGet(Q), i32Load8U, localSet(B)], judge]),
     [localGet(P), i32Const(16), i32Add, localSet(P), br(0)],
     end, // $simd
     end, // $tail
@@ -914,14 +923,7 @@ const RUN_START_BODY = (() => {
     loop, // $simd: the `{"` of 16 bytes, each judged
     [localGet(P), i32Const(18), i32Add, localGet(NL), i32GtU, brIf(1)],
     [localGet(P), v128Load, v128Const(0x7b), i8x16Eq, localGet(P), v128LoadAt(1), v128Const(0x22), i8x16Eq, v128And, localGet(P), v128LoadAt(2), v128Const(0x74), i8x16Eq, v128And, i8x16Bitmask, localSet(M)],
-    block, // $judged
-    loop, // $bits
-    [localGet(M), i32Eqz, brIf(1)],
-    [localGet(P), localGet(M), i32Ctz, i32Add, localSet(Q)],
-    judge,
-    [localGet(M), localGet(M), i32Const(1), i32Sub, i32And, localSet(M), br(0)],
-    end, // $bits
-    end, // $judged
+    eachBit(M, P, Q, judge),
     [localGet(P), i32Const(16), i32Add, localSet(P), br(0)],
     end, // $simd
     end, // $tail
