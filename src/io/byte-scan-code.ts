@@ -902,7 +902,7 @@ const PLAIN_BODY = (() => {
  * The body of `runStart(p, nl) -> bool`: whether the line `[p, nl)` holds
  * `{"type":"system"` (a run's first event glued on it) past its first byte,
  * within RUN_START_WINDOW of its end, as holdsRunStart finds it (input.ts).
- * Each `{"` of 16 bytes at a time is compared whole.
+ * Each `{"t` of 16 bytes at a time is compared whole.
  */
 const RUN_START_BODY = (() => {
   const [P, NL, M, Q] = [0, 1, 2, 3];
@@ -920,7 +920,7 @@ const RUN_START_BODY = (() => {
     [localGet(P), i32Const(1), i32Add, localSet(P)],
     [localGet(NL), i32Const(RUN_START_WINDOW), i32Sub, localSet(Q), localGet(P), localGet(Q), i32LtS, if_, localGet(Q), localSet(P), end],
     block, // $tail
-    loop, // $simd: the `{"` of 16 bytes, each judged
+    loop, // $simd: the `{"t` of 16 bytes (and the 2 after them), each judged
     [localGet(P), i32Const(18), i32Add, localGet(NL), i32GtU, brIf(1)],
     [localGet(P), v128Load, v128Const(0x7b), i8x16Eq, localGet(P), v128LoadAt(1), v128Const(0x22), i8x16Eq, v128And, localGet(P), v128LoadAt(2), v128Const(0x74), i8x16Eq, v128And, i8x16Bitmask, localSet(M)],
     eachBit(M, P, Q, judge),
