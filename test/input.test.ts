@@ -1026,11 +1026,17 @@ t.test("a line cut short with the next run's first event glued on: the cut line,
     '{"type":"assistant","session_id":"a",',
     '{"type":"tool_call","subtype":"started","call_id":"c","tool_call":{"readToolCall":{"args":{"path":"a.t',
     '{"type":"system","subtype":"init","session_id":"a","cw',
+    // Cut where a value may follow: the event reads on as a value of the cut line, which cannot go on past it.
+    '{"type":"assistant","message":{"role":"assistant","content":',
+    '{"type":"assistant","message":{"role":"assistant","content":[',
+    '{"type":',
   ];
   const options = {
     all: {},
     'needs result': { needs: (type: string) => type === 'result' },
     'needs result, passing thinking': { needs: (type: string) => type === 'result', passes: (type: string) => type === 'thinking' },
+    // The cut line of a type let by (in a run of such lines, or one at a time): searched all the same.
+    'needs result, passing all else': { needs: (type: string) => type === 'result', passes: (type: string) => type !== 'result' },
     'needs result, checkUnread': { needs: (type: string) => type === 'result', checkUnread: true },
   };
   for (const cut of cuts) {
@@ -1054,7 +1060,7 @@ t.test("a line cut short with the next run's first event glued on: the cut line,
       }
     }
   }
-  // Of a type let by in runs, the line is not searched: read the same way whatever the writes it came in.
+  // Of a type let by in runs: read the same way whatever the writes it came in.
   for (const cut of cuts) {
     const input = Buffer.from(`{"type":"system","subtype":"init","session_id":"a"}\n${cut}${init}\n${result}\n`);
     const seen = (size: number): unknown => {

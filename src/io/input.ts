@@ -2089,9 +2089,11 @@ export class EventReader {
         continue;
       }
       // A value whose first line may go on (see mayGoOn), and could not, was cut where that line began: by a line that
-      // cannot go on with it, by its own line end (`"n":-`), or by the end of the input. One broken in that line is not
-      // JSON, wherever the tokenizer found out (it judges a line's last few bytes only once more come).
-      if ((atEnd && array !== null) || mayGoOn(line.buf.toString('utf8'))) this.problem(cut, line.buf, line.no, line.shown);
+      // cannot go on with it, by its own line end (`"n":-`), or by the end of the input; where a value may follow (after
+      // `:`, `[`), perhaps by the next run's first event glued on, read on as a value of the cut line. One broken in that
+      // line is not JSON, wherever the tokenizer found out (it judges a line's last few bytes only once more come).
+      if (atEnd && array !== null) this.problem(cut, line.buf, line.no, line.shown);
+      else if (mayGoOn(line.buf.toString('utf8'))) this.problemThenRun(line.buf, line.no, line.unterminated, () => cut, line.shown);
       // Broken in the line: perhaps a line cut short with the next run's first event glued on.
       else this.problemThenRun(line.buf, line.no, line.unterminated, (head) => (head !== line.buf && mayGoOn(head.toString('utf8')) ? cut : 'not JSON'), line.shown);
     }
