@@ -1393,7 +1393,7 @@ export class EventReader {
     for (;;) {
       const nl = chunk.indexOf(10, start);
       if (nl === -1) {
-        if (held >= 0) this.line(chunk.subarray(held, heldEnd), heldNo, false, scan, held);
+        if (held >= 0) this.line(chunk.subarray(held, heldEnd), heldNo, false, scan, held, null, true);
         // Kept past this call: copied, since the chunk's memory may be read into again once written.
         if (start < chunk.length) this.keep(chunk, start, chunk.length);
         if (this.carryLength > 0 && this.slow === null) this.streamArray();
@@ -1417,7 +1417,7 @@ export class EventReader {
         if (held >= 0) {
           // The run ends: its last line is handed over first.
           const session = this.runSession;
-          this.line(chunk.subarray(held, heldEnd), heldNo, false, scan, held);
+          this.line(chunk.subarray(held, heldEnd), heldNo, false, scan, held, null, true);
           this.runSession = session;
           held = -1;
         }
@@ -1596,8 +1596,11 @@ export class EventReader {
    * ended without a newline after it, the mark of an agent that died mid-write.
    * `scan`: the scan of the chunk the line is `[at, …)` of, when it is one.
    * `peeked`: its type, when {@link passOver} has read it (null: not read).
+   * `judged`: a run's line the reader holds, which {@link passOver} or the
+   * byte scan's run has found certain of its type, with no run's first event
+   * glued on it: not judged again.
    */
-  private line(buf: Buffer, no: number, unterminated = false, scan?: LineScan, at = 0, peeked: string | undefined | null = null): void {
+  private line(buf: Buffer, no: number, unterminated = false, scan?: LineScan, at = 0, peeked: string | undefined | null = null, judged = false): void {
     // A line of the full path ends any run (the sink's last session may be another).
     this.runSession = undefined;
     // An array line read as it came (see streamArray): read on from there, if it is still read as an array.
@@ -1611,7 +1614,7 @@ export class EventReader {
       this.slowFeed(raw, no, unterminated);
       return;
     }
-    if (raw[0] === 0x7b && raw[raw.length - 1] === 0x7d && this.quickRecord(raw, no, unterminated, scan, at + begin, peeked)) return;
+    if (raw[0] === 0x7b && raw[raw.length - 1] === 0x7d && this.quickRecord(raw, no, unterminated, scan, at + begin, peeked, judged)) return;
     const i = spaceEnd(raw, 0);
     if (i === raw.length) return; // blank line
     const first = raw[i];
@@ -1668,6 +1671,7 @@ export class EventReader {
     scan: LineScan | undefined,
     at: number,
     peeked: string | undefined | null,
+    judged = false,
     element = false,
   ): boolean {
     if (this.needs === undefined && this.skim === undefined) return false;
@@ -1679,9 +1683,10 @@ export class EventReader {
       this.needs !== undefined &&
       !unterminated &&
       !this.needs(type) &&
-      this.typeCertain(raw, scan, at) &&
-      // Perhaps a run's first event glued on (see RUN_START): read in full. The check below finds it too.
-      (this.checkUnread || !(scan === undefined ? holdsRunStart(raw) : scan.holdsRunStart(at, at + raw.length))) &&
+      (judged ||
+        (this.typeCertain(raw, scan, at) &&
+          // Perhaps a run's first event glued on (see RUN_START): read in full. The check below finds it too.
+          (this.checkUnread || !(scan === undefined ? holdsRunStart(raw) : scan.holdsRunStart(at, at + raw.length))))) &&
       // A line the check fails takes the full path below; an array's element is checked whatever the options.
       ((!this.checkUnread && !element) || unreadLineChecked(type, raw))
     ) {
@@ -1872,7 +1877,7 @@ export class EventReader {
    * (nothing is handed over).
    */
   private arrayElementLine(raw: Buffer, no: number): boolean {
-    if (this.quickRecord(raw, no, false, undefined, 0, null, true)) return true;
+    if (this.quickRecord(raw, no, false, undefined, 0, null, false, true)) return true;
     let value: unknown;
     try {
       value = JSON.parse(raw.toString('utf8'));
