@@ -625,8 +625,6 @@ const TYPE_PREFIX = Buffer.from('{"type":"');
  */
 const RUN_START = Buffer.from('{"type":"system"');
 
-export { RUN_START_WINDOW };
-
 /** Lines up to this long are searched for {@link RUN_START} a `{` at a time; longer ones by Buffer#indexOf. */
 const SHORT_LINE = 1024;
 
