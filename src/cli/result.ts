@@ -4,7 +4,7 @@
  */
 import type { Options } from 'yargs';
 import { list, parseArgs, processIo, warn, EXIT } from './common.js';
-import type { CommandSpec, CommonArgs, Io } from './common.js';
+import type { CommandSpec, CommonArgs, Io, RunResult } from './common.js';
 import { judgeSessions, runJudged } from './verdict.js';
 import { fstatSync, statSync } from 'node:fs';
 import { ResultCore, formatVerdict } from '../result/core.js';
@@ -102,7 +102,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
       const code = await fromEnd(args, core, io, seekable);
       if (code !== undefined) return code;
     }
-    return await runJudged(name, core, args, parsed.rest, io, async (run) => {
+    const judge = async (run: RunResult): Promise<number> => {
       // --strict reads a regular file from its start, to check every line: a last result let go on the way (see
       // ResultOptions.heldResults) is read again from the file's end, where the reading without --strict finds it.
       if (seekable !== undefined && args.strict && run.code === EXIT.OK && core.verdicts.at(-1)?.dropped) {
@@ -110,7 +110,9 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
         if (code !== undefined) return code;
       }
       return judgeSessions(name, core.verdicts, args, run, io, { given: core.given });
-    }, true);
+    };
+    // The status is the verdict whoever reads the output: a reader gone does not end the run.
+    return await runJudged(name, core, args, parsed.rest, io, judge, { readToEnd: true });
   } finally {
     await seekable?.close();
   }

@@ -81,7 +81,7 @@ export async function runJudged(
   rest: string[],
   io: Io,
   judge: (run: RunResult) => number | Promise<number>,
-  readToEnd = false,
+  { readToEnd = false }: { readToEnd?: boolean } = {},
 ): Promise<number> {
   const command = rest.length > 0 ? startCommand(rest, io, name) : undefined;
   const run = await runTool(name, core, args, io, { command, readToEnd });
