@@ -368,10 +368,7 @@ export function parseArgs<O extends Record<string, Options>, A>(spec: CommandSpe
     else return { code: answer(spec.name, io, completionScript(spec, shell.shell)) };
   }
   if (failure === null && spec.check) failure = spec.check(parsed) ?? null;
-  if (failure !== null) {
-    io.stderr.write(`${spec.name}: ${visibleOneLine(failure)}\nTry '${spec.name} --help' for more information.\n`);
-    return { code: EXIT.USAGE };
-  }
+  if (failure !== null) return usageError(spec.name, io, failure);
   const files = (parsed._ as unknown[]).map(String);
   const rest = ((parsed['--'] as unknown[] | undefined) ?? []).map(String);
   if (rest.length > 0 && !spec.runsCommand) failure = `unexpected arguments after --: ${rest.join(' ')}`;
@@ -379,11 +376,17 @@ export function parseArgs<O extends Record<string, Options>, A>(spec: CommandSpe
   // `-- $(AGENT)` with the variable empty, quoted.
   else if (rest.length > 0 && rest[0] === '') failure = 'the command after -- is empty';
   else if (rest.length > 0 && files.length > 0) failure = 'give either files or -- command, not both';
-  if (failure !== null) {
-    io.stderr.write(`${spec.name}: ${visibleOneLine(failure)}\nTry '${spec.name} --help' for more information.\n`);
-    return { code: EXIT.USAGE };
-  }
+  if (failure !== null) return usageError(spec.name, io, failure);
   return { args: { ...(parsed as A & CommonArgs), files }, rest };
+}
+
+/**
+ * Writes a usage error, what the command line gave made visible (a file
+ * name from a glob may hold an escape sequence), and returns its status.
+ */
+function usageError(name: string, io: Io, failure: string): { code: number } {
+  io.stderr.write(`${name}: ${visibleOneLine(failure)}\nTry '${name} --help' for more information.\n`);
+  return { code: EXIT.USAGE };
 }
 
 /**
