@@ -123,7 +123,7 @@ export const toolsSpec: CommandSpec<typeof toolsOptions> = {
   examples: [
     ["ndjson-tools --deny-read '**/.env' --no-pending < run.ndjson", 'fail (3) if the agent read a .env file or a call never completed'],
     ['agent -p --output-format stream-json "fix it" | tee run.ndjson | ndjson-tools --summary', 'what the agent did, for people'],
-    ["ndjson-tools --paths=written --absolute run.ndjson | tr '\\n' '\\0' | xargs -0 git diff --", 'the files the agent changed'],
+    ["ndjson-tools --paths=written --absolute run.ndjson | tr '\\n' '\\0' | xargs -0 -r git diff --", 'the files the agent changed'],
   ],
   // A stream without a result is audited like any other; no command is run.
   statuses: [EXIT.OK, EXIT.USAGE, EXIT.INPUT, EXIT.FAILED, 130],
