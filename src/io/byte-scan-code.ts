@@ -995,14 +995,27 @@ const concernsIn = (mask: number): Code => [
 /**
  * The body of `lineEnd(q, end) -> index`: the first newline at `q` or after
  * it, before `end`; PLACE_BEFORE when a place (see `places`) that is a
- * concern (see `concern`) comes first, NO_NEWLINE when no newline comes
- * before `end`. `q` is at least 1.
+ * concern (see `concern`) comes first, or a run's first event glued on
+ * (`{"type":"system"`, all before `end`), NO_NEWLINE when no newline comes
+ * before `end`. `q` is at least 1. The glued event is looked for in the
+ * same pass as the newline: its `{"t` is tested with the places, on bytes
+ * already loaded, and compared whole only where one is.
  */
 const LINE_END_BODY = (() => {
-  const [NL, PM, STEP, NEXT, MAYBE, NEWLINES] = [2, 3, 4, 9, 10, 11];
+  const [NL, PM, STEP, NEXT, MAYBE, NEWLINES, RS, Q] = [2, 3, 4, 9, 10, 11, 12, 13];
+  const RUN_START = [...Buffer.from('{"type":"system"')];
+  /** On the stack: true in each lane where `{"t` starts. */
+  const runStarts = [localGet(AT[0]!), v128Const(0x7b), i8x16Eq, localGet(AT[1]!), v128Const(0x22), i8x16Eq, v128And, localGet(AT[2]!), v128Const(0x74), i8x16Eq, v128And];
+  /** Returns PLACE_BEFORE when the 16 bytes at `q`, all before `end`, are RUN_START. */
+  const judgeRunStart: Code = [
+    [localGet(Q), i32Const(RUN_START.length), i32Add, localGet(END), i32LeU, if_],
+    [localGet(Q), v128Load, v128Bytes(RUN_START), i8x16Eq, i8x16AllTrue, if_, i32Const(PLACE_BEFORE), return_, end],
+    end,
+  ];
   return [
     // (local $nl $pm $step i32) (local $before $at0 $at1 $at2 $next $maybe $newlines v128): the first four where `places` has them
-    [2, 3, I32, 7, V128],
+    // (local $rs $q i32): the `{"t` of 16 bytes, one of them
+    [3, 3, I32, 7, V128, 2, I32],
     block, // $tail
     loop, // $simd: while the 16 bytes and the 2 after them are before `end`
     [localGet(FROM), i32Const(18), i32Add, localGet(END), i32GtU, brIf(1)],
@@ -1010,27 +1023,31 @@ const LINE_END_BODY = (() => {
     [i32Const(16), localSet(STEP), v128Const(0), localSet(NEXT)],
     [localGet(FROM), i32Const(34), i32Add, localGet(END), i32LeU, if_],
     [0, 1, 2].flatMap((at) => [localGet(FROM), v128LoadAt(16 + at), localSet(AT[at]!)]),
-    [mayBePlaces(VECTOR), localGet(AT[0]!), v128Const(0x0a), i8x16Eq, v128Or, localSet(NEXT), i32Const(32), localSet(STEP)],
+    [mayBePlaces(VECTOR), runStarts, v128Or, localGet(AT[0]!), v128Const(0x0a), i8x16Eq, v128Or, localSet(NEXT), i32Const(32), localSet(STEP)],
     end,
     [0, 1, 2].flatMap((at) => [localGet(FROM), v128LoadAt(at), localSet(AT[at]!)]),
-    [mayBePlaces(VECTOR), localSet(MAYBE), localGet(AT[0]!), v128Const(0x0a), i8x16Eq, localSet(NEWLINES)],
+    [mayBePlaces(VECTOR), runStarts, v128Or, localSet(MAYBE), localGet(AT[0]!), v128Const(0x0a), i8x16Eq, localSet(NEWLINES)],
     [localGet(MAYBE), localGet(NEWLINES), v128Or, localGet(NEXT), v128Or, v128AnyTrue, i32Eqz, if_],
     [localGet(FROM), localGet(STEP), i32Add, localSet(FROM), br(1)],
     end,
     [localGet(MAYBE), localGet(NEWLINES), v128Or, v128AnyTrue, if_],
     [localGet(NEWLINES), i8x16Bitmask, localSet(NL)],
-    [i32Const(0), localSet(PM)],
+    [i32Const(0), localSet(PM), i32Const(0), localSet(RS)],
     [localGet(MAYBE), v128AnyTrue, if_],
     [localGet(FROM), i32Const(1), i32Sub, v128Load, localSet(AT[-1]!)],
     [matchPlaces(VECTOR), i8x16Bitmask, localSet(PM)],
+    [runStarts, i8x16Bitmask, localSet(RS)],
     end,
     [localGet(NL), if_],
-    // The places among the bytes before the newline.
+    // The places and `{"t` among the bytes before the newline.
     [localGet(PM), i32Const(1), localGet(NL), i32Ctz, i32Shl, i32Const(1), i32Sub, i32And, localSet(PM)],
+    [localGet(RS), i32Const(1), localGet(NL), i32Ctz, i32Shl, i32Const(1), i32Sub, i32And, localSet(RS)],
     concernsIn(PM),
+    eachBit(RS, FROM, Q, judgeRunStart),
     [localGet(FROM), localGet(NL), i32Ctz, i32Add, return_],
     end,
     concernsIn(PM),
+    eachBit(RS, FROM, Q, judgeRunStart),
     end,
     [localGet(FROM), i32Const(16), i32Add, localSet(FROM), br(0)],
     end, // $simd
@@ -1039,6 +1056,7 @@ const LINE_END_BODY = (() => {
     [localGet(FROM), localGet(END), i32GeU, if_, i32Const(NO_NEWLINE), return_, end],
     [localGet(FROM), i32Load8U, i32Const(0x0a), i32Eq, if_, localGet(FROM), return_, end],
     [matchPlaces(SCALAR), if_, localGet(FROM), localGet(END), call(CONCERN_FUNC), if_, i32Const(PLACE_BEFORE), return_, end, end],
+    [localGet(FROM), i32Load8U, i32Const(0x7b), i32Eq, if_, localGet(FROM), localSet(Q), judgeRunStart, end],
     [localGet(FROM), i32Const(1), i32Add, localSet(FROM), br(0)],
     end, // $bytes
     i32Const(NO_NEWLINE),
@@ -1131,7 +1149,8 @@ const TAIL_BODY = (() => {
  * starts at `from`, a reader may let by (see ReaderOptions.passes in
  * input.ts), each before `end`: a line that starts with one of the prefixes
  * (`{"type":"thinking",` …), holds no place up to its newline (see
- * `places`), and ends with the session's tail (see `tail`). The start of the
+ * `places`) nor a run's first event glued on (see `lineEnd`), and ends with
+ * the session's tail (see `tail`). The start of the
  * last of them, and where the first other line starts, are written at
  * RUN_AREA (RUN_WORDS).
  */
@@ -1148,8 +1167,6 @@ const RUN_BODY = (() => {
     [localGet(P), localGet(ENTRY), i32Const(PREFIX_LENGTH), i32And, i32Add, localGet(E), call(LINE_END_FUNC), localTee(NL), i32BelowZero, brIf(1)],
     [localGet(P), localGet(NL), call(TAIL_FUNC), i32Eqz, brIf(1)],
     [localGet(ENTRY), i32Const(PREFIX_PLAIN), i32And, if_, localGet(P), localGet(NL), call(PLAIN_FUNC), i32Eqz, brIf(2), end],
-    // A run's first event glued on it: the reader reads the line itself (and the event).
-    [localGet(P), localGet(NL), call(RUN_START_FUNC), brIf(1)],
     [localGet(COUNT), i32Const(1), i32Add, localSet(COUNT), localGet(P), localSet(LAST)],
     [localGet(NL), i32Const(1), i32Add, localSet(P), br(0)],
     end, // $lines

@@ -128,7 +128,9 @@ export interface ByteScan {
    * in the length byte: the line must also hold none of `"tool_`, `\u` and
    * `{"type":"system"`), holds no place (see
    * {@link places}) that may make its first key not its type (a `}` then a
-   * space, a `\u0` of no letter of `type`, are none), and ends with `}`
+   * space, a `\u0` of no letter of `type`, are none) nor, past its first
+   * byte, `{"type":"system"` (a run's first event glued on it: looked for in
+   * the whole line, where {@link holdsRunStart} looks near its end), and ends with `}`
    * after members of plain keys and plain strings, numbers or literals, the
    * last `"session_id"` of them `tail` (`,"session_id":"…"`), as peekSession
    * reads a line's end. Of those lines, {@link lastRun} is where the last
@@ -142,7 +144,7 @@ export interface ByteScan {
    * Whether the line `[start, end)` of the loaded bytes (its newline not in
    * it) holds `{"type":"system"` past its first byte, within
    * RUN_START_WINDOW of its end: a run's first event glued on it, as
-   * holdsRunStart finds it (input.ts), which `run` also looks for.
+   * holdsRunStart finds it (input.ts); `run` looks for it in the whole line.
    */
   holdsRunStart(start: number, end: number): boolean;
   /** After {@link run}: where the last line it let by starts (in the loaded bytes). */
