@@ -694,7 +694,7 @@ export function otherArgs(entry: ToolCallEntry): JsonObject[] {
  * there (what of it can be read when it is not JSON, as for a function
  * call). Every one is read: one of them empty does not hide the other.
  */
-function mcpArguments(args: JsonObject): JsonObject[] {
+function mcpArguments(args: JsonObject, facts: ToolCallFacts): JsonObject[] {
   const out: JsonObject[] = [];
   for (const key of ['args', 'arguments']) {
     const raw = args[key];
@@ -705,6 +705,7 @@ function mcpArguments(args: JsonObject): JsonObject[] {
         if (isObject(value)) out.push(value);
       } catch {
         out.push(salvageArguments(raw));
+        facts.argsUnread = true;
       }
     }
   }
@@ -1210,6 +1211,14 @@ export const MAX_GLOB_ALTERNATIVES = 1000;
 const MAX_BRACED_GLOB = 3900;
 // Argument keys a patch's text is given under.
 const PATCH_KEYS = ['input', 'patch', 'patchText', 'patch_text'];
+
+/** The files of each patch the arguments `o` of an edit tool give under {@link PATCH_KEYS} (see pushPatchFiles). */
+function pushPatchKeys(facts: ToolCallFacts, o: JsonObject): void {
+  for (const key of PATCH_KEYS) {
+    const patch = o[key];
+    if (typeof patch === 'string' && patch.includes('*** ')) pushPatchFiles(facts, patch);
+  }
+}
 // Keys of a result variant that name the path acted on (often made absolute by the agent).
 const RESULT_PATH_KEYS = ['path', 'filePath', 'file_path', 'deletedFile'];
 
@@ -1262,6 +1271,12 @@ export interface ToolCallFacts {
   searchFiltersCut?: boolean;
   /** A grep's glob cannot be read as a pattern (longer than 64 KiB, braces nested too deep): the files it reads are not known. */
   searchFiltersUnread?: boolean;
+  /**
+   * An MCP call's own arguments given as text that is not JSON: what paths
+   * could be picked out of it are read (see ToolCallArgs.error), but it may
+   * name more. (A call's arguments of its own in that case are its error.)
+   */
+  argsUnread?: boolean;
   /**
    * A call that names no path by design: Cursor's `readLints` given
    * arguments that name nothing (`{}`, or `paths` empty), which reads the
@@ -1406,13 +1421,15 @@ export function toolCallFacts(
     if (Array.isArray(targets) && (kind === 'grep' || kind === 'glob' || kind === 'ls')) for (const p of targets) pushPath(facts.argPaths, p);
     if (WORKSPACE_READS.has(nameKey) && isObject(args) && namesNothing(args)) facts.wholeWorkspace = true;
     // An MCP call's own arguments are one level down.
-    for (const inner of kind === 'mcp' ? mcpArguments(args) : []) {
+    for (const inner of kind === 'mcp' ? mcpArguments(args, facts) : []) {
       pushPathKeys(facts.argPaths, inner);
       const innerName = str(args, 'toolName') ?? str(args, 'tool');
       const innerKey = innerName === undefined ? undefined : toolNameKey(innerName);
       pushMoveKeys(facts, innerKey, inner);
       if (Array.isArray(inner.paths)) for (const p of inner.paths) pushPath(facts.argPaths, p);
       pushChangeListPaths(facts.argPaths, inner);
+      // A server's edit tool (`apply_patch`) edits the files its patch names, as the agent's own does.
+      if (innerKey !== undefined && KIND_BY_NAME.get(innerKey) === 'edit') pushPatchKeys(facts, inner);
       // A server's shell (`execute_command`) runs its command; a tool of another name given one may.
       if (innerKey !== undefined && KIND_BY_NAME.get(innerKey) === 'shell') {
         facts.mayRunCommand = true;
@@ -1421,12 +1438,7 @@ export function toolCallFacts(
         facts.mayRunCommand = true;
       }
     }
-    if (kind === 'edit') {
-      for (const key of PATCH_KEYS) {
-        const patch = args[key];
-        if (typeof patch === 'string' && patch.includes('*** ')) pushPatchFiles(facts, patch);
-      }
-    }
+    if (kind === 'edit') pushPatchKeys(facts, args);
     if (kind === 'shell') facts.command = commandOf(args);
     const wd = str(args, 'workingDirectory') ?? str(args, 'cwd');
     if (kind === 'shell' && wd) facts.workingDirectory = wd;
@@ -1516,6 +1528,7 @@ export function addOtherFacts(facts: ToolCallFacts, other: ToolCallFacts): void 
   if (other.searchFilters !== undefined) facts.searchFilters = [...new Set([...(facts.searchFilters ?? []), ...other.searchFilters])];
   if (other.searchFiltersCut) facts.searchFiltersCut = true;
   if (other.searchFiltersUnread) facts.searchFiltersUnread = true;
+  if (other.argsUnread) facts.argsUnread = true;
   facts.command ??= other.command;
   facts.workingDirectory ??= other.workingDirectory;
   facts.pattern ??= other.pattern;

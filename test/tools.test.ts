@@ -494,6 +494,39 @@ t.test('paths the audit finds in more places: an apply_patch text, an MCP call\'
   }
 });
 
+t.test('arguments that are not JSON: the checks cannot clear the call, whatever paths were picked out of them', async (t) => {
+  /** A completed `function` call of `name` whose `arguments` text is `text`, as written. */
+  const rawCall = (name: string, text: string): string => callOf('function', {}, '/r', name).replace('"arguments":"{}"', `"arguments":${JSON.stringify(text)}`);
+  const patch = '*** Begin Patch\n*** Add File: .github/workflows/x.yml\n+on: push\n*** End Patch';
+  // A patch under `input` in arguments cut short: the `path` picked out is not all the call names.
+  const cut = rawCall('apply_patch', `{"path":"README.md","input":${JSON.stringify(patch)}`);
+  const cutRun = runCore(cut, { denyWrite: ['.github'] });
+  t.equal(cutRun.violations.length, 1, 'apply_patch, arguments not JSON: --deny-write .github fails');
+  t.match(formatViolation(cutRun.violations[0]!), /--deny-write '\.github': apply_patch, whose arguments are not JSON: the audit cannot read all the paths they name \(call c, success\)$/);
+  t.match(records(runCore(cut).out)[0], { args_error: 'not JSON', edited: ['README.md'] }, 'the record: what was picked out');
+  t.equal(runCore(cut, { noWrites: true }).violations.length, 1, '--no-writes: one line');
+  // The same arguments whole: the patch's files are read, and the check is of them.
+  const whole = rawCall('apply_patch', `{"path":"README.md","input":${JSON.stringify(patch)}}`);
+  t.ok(violates(whole, { denyWrite: ['.github'] }), 'whole: its patch writes .github');
+  t.notOk(violates(whole, { denyWrite: ['docs'] }), 'whole: not docs');
+  t.ok(violates(cut, { denyWrite: ['docs'] }), 'cut short: any glob, it may name more');
+  // A patch as the arguments themselves, whose content names a path: the path picked out of its content is not all.
+  t.ok(violates(rawCall('apply_patch', '*** Begin Patch\n*** Add File: .github/workflows/x.json\n+{"path": "README.md"}\n*** End Patch'), { denyWrite: ['.github/**'] }), 'a raw patch');
+  // A read or a search: --deny-read; neither is a write.
+  t.ok(violates(rawCall('read_file', '{"path":"README.md", "offset": 1'), { denyRead: ['**/.env'] }), 'a read, --deny-read');
+  t.notOk(violates(rawCall('read_file', '{"path":"README.md", "offset": 1'), { denyWrite: ['**'], noWrites: true }), 'a read, no write check');
+  t.ok(violates(rawCall('grep_search', '{"query":"KEY","include_pattern":"**/.env"'), { denyRead: ['**/.env'] }), 'a search, --deny-read');
+  // Arguments that are JSON: as before.
+  t.notOk(violates(rawCall('read_file', '{"path":"README.md"}'), { denyRead: ['**/.env'] }), 'JSON arguments, another file');
+  // An MCP call's own arguments not JSON; and an MCP server's apply_patch edits the files of its patch.
+  const mcp = (inner: Record<string, unknown>): string => callOf('mcpToolCall', { name: 'fs', providerIdentifier: 'fs', ...inner });
+  t.ok(violates(mcp({ toolName: 'write_file', arguments: '{"path":"README.md","content":"x' }), { denyWrite: ['.github'] }), 'MCP write_file, arguments not JSON');
+  t.notOk(violates(mcp({ toolName: 'write_file', arguments: '{"path":"README.md","content":"x"}' }), { denyWrite: ['.github'] }), 'MCP write_file, arguments JSON');
+  const served = mcp({ toolName: 'apply_patch', args: { path: 'README.md', input: patch } });
+  t.ok(violates(served, { denyWrite: ['.github'] }), 'MCP apply_patch: the files of its patch');
+  t.same(records(runCore(served).out)[0]!.touched, ['README.md', '.github/workflows/x.yml']);
+});
+
 t.test('a grep limited by its own glob to a denied file reads it, whatever directory it searches', async (t) => {
   t.ok(violates(callOf('grepToolCall', { pattern: 'KEY', path: '.', glob: '**/.env' }), { denyRead: ['**/.env'] }), 'glob **/.env in .');
   t.ok(violates(callOf('grepToolCall', { pattern: 'KEY', glob: '.env' }), { denyRead: ['**/.env'] }), 'a glob without a slash, in the whole project');

@@ -43,6 +43,8 @@ export interface Violation {
   globCut?: boolean;
   /** A grep whose glob the audit cannot read as a pattern (too long, too deeply nested): the check cannot clear it. */
   globUnread?: boolean;
+  /** A call whose arguments are not JSON: the paths read from them may not be all it names, so the check cannot clear it. */
+  argsUnread?: boolean;
 }
 
 interface Glob {
@@ -474,9 +476,9 @@ export class Policy {
     }
     // A call that names no path the audit can read (under argument keys it does not know, in a patch of another format)
     // cannot be cleared by a check that asks which files: it fails it.
+    // An MCP call does what the tool it calls on its server does (`write_file`, `delete_directory`).
+    const kind = call.kind === 'mcp' ? servedKind(call) : call.kind;
     if (field === undefined) {
-      // An MCP call does what the tool it calls on its server does (`write_file`, `delete_directory`).
-      const kind = call.kind === 'mcp' ? servedKind(call) : call.kind;
       // A copy writes one of its paths, and reads the other.
       if (CHANGE_KINDS.has(kind) || call.facts.copies) {
         if (this.options.noWrites) out.push({ check: '--no-writes', call, noPath: true });
@@ -488,6 +490,7 @@ export class Policy {
         // A search that names no directory searches the project: checked as a search of `.` is.
         this.deny('--deny-read', this.denyRead, call, out, ['.']);
       }
+      this.unreadArgs(call, kind, out);
       return out;
     }
     // A tool of unknown kind may write the paths it names, as `--deny-write '**'` has it.
@@ -507,7 +510,28 @@ export class Policy {
     // whether the delete is a tool of the agent's or of an MCP server's (`delete_file`, whose paths are `touched`); a move of one
     // takes it away, or puts another in its place.
     if (field === 'deleted' || (WRITE_FIELDS.has(field) && (call.facts.moves || servedKind(call) === 'delete'))) this.denyAbove(call, out);
+    this.unreadArgs(call, kind, out);
     return out;
+  }
+
+  /**
+   * A call whose arguments are not JSON (or an MCP call's own arguments):
+   * the paths picked out of them (see toolCallArgs) may not be all it names,
+   * a patch cut short among them. Of the checks that ask which files a call
+   * of its kind touches, each it has not failed already fails: `--no-writes`
+   * and `--deny-write` for a write, edit, delete or copy, `--deny-read` for a
+   * read, search or copy.
+   */
+  private unreadArgs(call: AuditedCall, kind: string, out: Violation[]): void {
+    if (call.argsError !== 'not JSON' && call.facts.argsUnread !== true) return;
+    const failed = (check: string, pattern?: string): boolean => out.some((v) => v.check === check && v.pattern === pattern);
+    if (CHANGE_KINDS.has(kind) || call.facts.copies) {
+      if (this.options.noWrites && !failed('--no-writes')) out.push({ check: '--no-writes', call, argsUnread: true });
+      for (const glob of this.denyWrite) if (!failed('--deny-write', glob.text)) out.push({ check: '--deny-write', pattern: glob.text, call, argsUnread: true });
+    }
+    if (kind === 'read' || SEARCH_KINDS.has(kind) || call.facts.copies) {
+      for (const glob of this.denyRead) if (!failed('--deny-read', glob.text)) out.push({ check: '--deny-read', pattern: glob.text, call, argsUnread: true });
+    }
   }
 
   /** The rules the run as a whole breaks: required writes that never happened. */
@@ -587,6 +611,7 @@ export function formatViolation(v: Violation): string {
   else if (v.onePath) what = `${tool} ${visibleOneLine(call.paths[0] ?? '')}, a move or copy whose other path the audit cannot read`;
   else if (v.globCut) what = `${tool}, whose glob has more alternatives than the audit tries (${MAX_GLOB_ALTERNATIVES})`;
   else if (v.globUnread) what = `${tool}, whose glob is too long or too deeply nested for the audit to read`;
+  else if (v.argsUnread) what = `${tool}, whose arguments are not JSON: the audit cannot read all the paths they name`;
   else if (v.path !== undefined) what = `${tool} ${visibleOneLine(v.path)}`;
   else if (call.facts.command !== undefined) what = `${tool} ${visibleOneLine(call.facts.command)}`;
   else if (call.facts.path !== undefined) what = `${tool} ${visibleOneLine(call.facts.path)}`;
