@@ -1274,7 +1274,8 @@ export interface ToolCallFacts {
   /**
    * An MCP call's own arguments given as text that is not JSON: what paths
    * could be picked out of it are read (see ToolCallArgs.error), but it may
-   * name more. (A call's arguments of its own in that case are its error.)
+   * name more. (A call whose own arguments are not JSON says so on the
+   * call: see ToolCallArgs.error.)
    */
   argsUnread?: boolean;
   /**

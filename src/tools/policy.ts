@@ -474,10 +474,10 @@ export class Policy {
       if (unread) for (const glob of this.denyRead) out.push({ check: '--deny-read', pattern: glob.text, call, globUnread: true });
       else if (call.facts.searchFiltersCut) for (const glob of this.denyRead) out.push({ check: '--deny-read', pattern: glob.text, call, globCut: true });
     }
-    // A call that names no path the audit can read (under argument keys it does not know, in a patch of another format)
-    // cannot be cleared by a check that asks which files: it fails it.
     // An MCP call does what the tool it calls on its server does (`write_file`, `delete_directory`).
     const kind = call.kind === 'mcp' ? servedKind(call) : call.kind;
+    // A call that names no path the audit can read (under argument keys it does not know, in a patch of another format)
+    // cannot be cleared by a check that asks which files: it fails it.
     if (field === undefined) {
       // A copy writes one of its paths, and reads the other.
       if (CHANGE_KINDS.has(kind) || call.facts.copies) {
