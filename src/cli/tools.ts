@@ -232,9 +232,10 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     violations++;
     warn(io, name, `the input held no events${run.problems > 0 ? ' that could be read' : ''}: nothing was audited, the checks cannot pass`);
   } else if (checking && !core.sawStream) {
-    // `--output-format json` output: a result alone lists none of the calls made.
     violations++;
-    warn(io, name, 'the input held only results (as --output-format json writes), which list no tool calls: nothing was audited, the checks cannot pass');
+    // `--output-format json` output: a result alone lists none of the calls made. Or objects of no run at all (a wrapper's).
+    if (core.sawResult) warn(io, name, 'the input held only results (as --output-format json writes), which list no tool calls: nothing was audited, the checks cannot pass');
+    else warn(io, name, 'the input held no events of a run: nothing was audited, the checks cannot pass');
   }
   return violations > 0 ? EXIT.FAILED : EXIT.OK;
 }

@@ -26,7 +26,7 @@ import { compileShapes, matchShape, numberValue, parseShape, slotEnd, slotStart,
 import type { CompiledShape } from './shapes.js';
 import { isDigit, isJsonSpace, literalAt, sameBytes } from './json-bytes.js';
 import { NONE, tokenizer, tokensOf } from './json-tokens.js';
-import type { TokenFn } from './json-tokens.js';
+import type { Token, TokenFn } from './json-tokens.js';
 import type { ByteScan } from './byte-scan.js';
 import { PREFIX_PLAIN, makeByteScan, placeAt, walkBytes, walkDepth, walkEscaped, walkInString } from './byte-scan.js';
 import { RUN_START_WINDOW } from './byte-scan-layout.js';
@@ -933,6 +933,19 @@ function mayGoOn(text: string): boolean {
 
 /** Bytes after which stream-json's tokenizer judges what came before them, whatever state they leave it in. */
 const ROOM = ' '.repeat(32);
+
+/** What the slow path feeds the tokenizer for a line end outside a string (see slowFeed). */
+const LINE_END = `\n${ROOM}`;
+
+/** Whether a string is open after `tokens`, one being open before them when `before`. */
+function inStringAfter(tokens: unknown, before: boolean): boolean {
+  let open = before;
+  for (const token of tokensOf(tokens)) {
+    if (token.name === 'startString') open = true;
+    else if (token.name === 'endString') open = false;
+  }
+  return open;
+}
 
 /**
  * What may end a token that `text` stops in the middle of, for {@link
@@ -1917,10 +1930,13 @@ export class EventReader {
     // What the tokenizer refuses fails the value; what the sink throws (a --strict stop) is the sink's.
     const tokens = this.slowTokenize(slow, withoutMarksBetween(raw, slow.depth, slow.inString));
     if (tokens === null) return;
-    this.slowTokens(slow, tokens, no);
-    // A line end inside a string is a literal newline in the value: read it as `\n`.
-    const end = this.slowTokenize(slow, slow.inString ? '\\n' : '\n');
+    // A line end inside a string is a literal newline in the value: read it as `\n`. Outside one, white space after it
+    // makes the tokenizer judge the line's last bytes now, which it leaves for more to come (a word cut short, `nul`, or
+    // `note` after an object: nothing can go on with them across the line end), and before any value of the line is
+    // handed over, as when it finds the line broken at once (`xote`).
+    const end = this.slowTokenize(slow, inStringAfter(tokens, slow.inString) ? '\\n' : LINE_END);
     if (end === null) return;
+    this.slowTokens(slow, tokens, no);
     this.slowTokens(slow, end, no);
     if (!slow.open) this.slow = null;
   }
@@ -1940,6 +1956,9 @@ export class EventReader {
       switch (token.name) {
         case 'startString':
           slow.inString = true;
+          // A string at the top level is a value (read whole by the token that follows its end): one cut by its line's end
+          // goes on to the next line.
+          if (!slow.open) this.slowOpen(slow, token, no);
           continue;
         case 'endString':
           slow.inString = false;
@@ -1947,17 +1966,7 @@ export class EventReader {
         case 'stringChunk':
           continue;
       }
-      if (!slow.open) {
-        slow.open = true;
-        slow.valueLine = no;
-        // The value starts on this line: earlier lines are done with.
-        slow.lines.dropEarlier();
-        slow.text = compactText();
-        slow.parts = [];
-        slow.depth = 0;
-        slow.array = token.name === 'startArray' ? { count: 0, events: false, texts: [], value: null, text: null, parts: [], line: no, held: slow.carried } : null;
-        slow.carried = null;
-      }
+      if (!slow.open) this.slowOpen(slow, token, no);
       const array = slow.array;
       if (array === null) {
         slow.assembler.consume(token as never);
@@ -2011,6 +2020,19 @@ export class EventReader {
         slow.lines.keepLast(no);
       }
     }
+  }
+
+  /** A value starts, on line `no`, with `token`. */
+  private slowOpen(slow: SlowState, token: Token, no: number): void {
+    slow.open = true;
+    slow.valueLine = no;
+    // The value starts on this line: earlier lines are done with.
+    slow.lines.dropEarlier();
+    slow.text = compactText();
+    slow.parts = [];
+    slow.depth = 0;
+    slow.array = token.name === 'startArray' ? { count: 0, events: false, texts: [], value: null, text: null, parts: [], line: no, held: slow.carried } : null;
+    slow.carried = null;
   }
 
   /** An element of a top-level array read whole (see SlowState.array): an event, or not an object, where it starts. */

@@ -214,6 +214,8 @@ export class ToolsCore implements ToolCore {
   sawEvents = false;
   /** An event of the run other than a `result` was read (none: `--output-format json` output, which lists no tool calls; a wrapper's line is none). */
   sawStream = false;
+  /** A `result` event was read. */
+  sawResult = false;
 
   private readonly options: ToolsOptions;
 
@@ -272,6 +274,7 @@ export class ToolsCore implements ToolCore {
     this.sawEvents = true;
     const type = recordType(rec);
     if (!this.sawStream && type !== 'result' && isRunEvent(type)) this.sawStream = true;
+    if (type === 'result') this.sawResult = true;
     if (type !== 'tool_call' && type !== 'system') {
       // A line handed over unparsed that would open a session: an event only if it parses. One cut short is reported, as
       // the full read reports it (one with a run's first event glued on is not handed over so: see RUN_START in input.ts).
