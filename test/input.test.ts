@@ -85,6 +85,26 @@ t.test('reads every quirk of real input', async (t) => {
   t.same(first.problems, ['in.ndjson:1: not an object: 42', 'in.ndjson:2: not an object: "x"', 'in.ndjson:3: not JSON: 0 errors {"type":"result"}']);
   const glued = read(Buffer.from('{"type":"result","result":"ok","session_id":"s"} [1,\n 2] "x"\n'));
   t.same(glued.problems, ['in.ndjson:1: not an object: [1,2]', 'in.ndjson:2: not an object: "x"'], 'a value glued after an object: the excerpt is of the value');
+  // A word after an object, whatever letter it starts with (the tokenizer waits on one that may start `true`, `false`,
+  // `null`): the line is not JSON, as a whole, at every chunk size; one that may still be such a word is cut short; a
+  // string cut by the line's end goes on to the next line.
+  const result = '{"type":"result","result":"ok","session_id":"s"}';
+  const words = `${result} note\n${result} xote\n${result}\tn\n${result} fals\n{"a":1} "abc\n${result}\n`;
+  for (let size = 0; size <= words.length; size += size < 8 ? 1 : 7) {
+    const seen = read(Buffer.from(words), size);
+    t.same(seen.events.map((e) => [e.line, e.raw]), [[5, '{"a":1}'], [6, result]], `the events, chunks of ${size}`);
+    t.same(
+      seen.problems,
+      [
+        `in.ndjson:1: not JSON: ${result} note`,
+        `in.ndjson:2: not JSON: ${result} xote`,
+        `in.ndjson:3: truncated: ${result}\\x09n`,
+        `in.ndjson:4: truncated: ${result} fals`,
+        'in.ndjson:5: truncated: {"a":1} "abc',
+      ],
+      `the problems, chunks of ${size}`,
+    );
+  }
   t.same(seen.problems, [
     'in.ndjson:4: not JSON: Update available: 1.2.3 → 1.2.4',
     'in.ndjson:11: not an object: 42',
