@@ -1272,10 +1272,10 @@ export interface ToolCallFacts {
   /** A grep's glob cannot be read as a pattern (longer than 64 KiB, braces nested too deep): the files it reads are not known. */
   searchFiltersUnread?: boolean;
   /**
-   * An MCP call's own arguments given as text that is not JSON: what paths
-   * could be picked out of it are read (see ToolCallArgs.error), but it may
-   * name more. (A call whose own arguments are not JSON says so on the
-   * call: see ToolCallArgs.error.)
+   * Arguments given as text that is not JSON (see ToolCallArgs.error), at
+   * any event of the call, or an MCP call's own arguments so: the paths
+   * that could be picked out of the text are read, but it may name more.
+   * Set here for an MCP call's own; for the call's, by its reader.
    */
   argsUnread?: boolean;
   /**

@@ -518,6 +518,16 @@ t.test('arguments that are not JSON: the checks cannot clear the call, whatever 
   t.ok(violates(rawCall('grep_search', '{"query":"KEY","include_pattern":"**/.env"'), { denyRead: ['**/.env'] }), 'a search, --deny-read');
   // Arguments that are JSON: as before.
   t.notOk(violates(rawCall('read_file', '{"path":"README.md"}'), { denyRead: ['**/.env'] }), 'JSON arguments, another file');
+  // Arguments not JSON at the start, JSON at the completion: those it started with still count.
+  const started = rawCall('apply_patch', `{"path":"README.md","input":${JSON.stringify(patch)}`)
+    .replace('"subtype":"completed"', '"subtype":"started"')
+    .replace(',"result":{"success":{}}', '');
+  const completed = rawCall('apply_patch', '{"path":"README.md"}').split('\n')[1];
+  t.ok(violates(`${started}${completed}\n`, { denyWrite: ['.github'] }), 'started with arguments not JSON, completed with JSON ones');
+  t.notOk(violates(`${rawCall('apply_patch', '{"path":"README.md"}').replace('"subtype":"completed"', '"subtype":"started"')}${completed}\n`, { denyWrite: ['.github'] }), 'JSON arguments at both');
+  // Not a tool of a kind not known, which may take free text; nor a shell, whose paths are none.
+  t.notOk(violates(rawCall('web_search', 'just some words'), { denyRead: ['**/.env'], denyWrite: ['.github'] }), 'a tool of a kind not known');
+  t.notOk(violates(rawCall('run_terminal_cmd', '{"command":"cat .env"'), { denyRead: ['**/.env'], denyWrite: ['.github'] }), 'a shell command: no path checks');
   // An MCP call's own arguments not JSON; and an MCP server's apply_patch edits the files of its patch.
   const mcp = (inner: Record<string, unknown>): string => callOf('mcpToolCall', { name: 'fs', providerIdentifier: 'fs', ...inner });
   t.ok(violates(mcp({ toolName: 'write_file', arguments: '{"path":"README.md","content":"x' }), { denyWrite: ['.github'] }), 'MCP write_file, arguments not JSON');

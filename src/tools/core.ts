@@ -35,7 +35,7 @@ import {
   toolNameKey,
   unreadToolCalls,
 } from '../events.js';
-import type { JsonObject, ToolCallEntry, ToolCallFacts, ToolCallResult } from '../events.js';
+import type { JsonObject, ToolCallArgs, ToolCallEntry, ToolCallFacts, ToolCallResult } from '../events.js';
 import type { AuditedCall, CallStatus } from './call.js';
 import { CALL_STATUSES, callIsTool, toolNameMatched, toolNameSet } from './call.js';
 import { choiceList, choiceOption, namesOption } from '../option-values.js';
@@ -152,7 +152,14 @@ interface CallView {
 
 /** The calls an event names beside its tool (see otherToolEntries), as views: with their results when `completed`. */
 function viewsOf(entries: readonly ToolCallEntry[], completed: boolean): CallView[] {
-  return entries.map((e) => ({ tool: e.name, facts: toolCallFacts(e.name, toolCallArgs(e).args, completed ? toolCallResult(e) : undefined) }));
+  return entries.map((e) => ({ tool: e.name, facts: argsFacts(e.name, toolCallArgs(e), completed ? toolCallResult(e) : undefined) }));
+}
+
+/** The facts of a call (see toolCallFacts) from its arguments as toolCallArgs read them: arguments not JSON are marked (argsUnread). */
+function argsFacts(tool: string | undefined, read: ToolCallArgs, result: ToolCallResult | undefined, fromStart?: ToolCallFacts): ToolCallFacts {
+  const facts = toolCallFacts(tool ?? '', read.args, result, fromStart);
+  if (read.error === 'not JSON') facts.argsUnread = true;
+  return facts;
 }
 
 const NO_ENTRIES: readonly ToolCallEntry[] = [];
@@ -366,17 +373,17 @@ export class ToolsCore implements ToolCore {
   }
 
   /**
-   * The facts of a call (see toolCallFacts), from `args` as toolCallArgs
+   * The facts of a call (see argsFacts), from its arguments as toolCallArgs
    * read them in `entry` and from those given beside them (see otherArgs).
    */
   private factsOf(
     tool: string | undefined,
     entry: ToolCallEntry | undefined,
-    args: JsonObject | undefined,
+    read: ToolCallArgs,
     result: ToolCallResult | undefined,
     fromStart?: ToolCallFacts,
   ): ToolCallFacts {
-    const facts = toolCallFacts(tool ?? '', args, result, fromStart);
+    const facts = argsFacts(tool, read, result, fromStart);
     if (entry !== undefined) for (const other of otherArgs(entry)) addOtherFacts(facts, toolCallFacts(tool ?? '', other, undefined));
     return facts;
   }
@@ -428,7 +435,8 @@ export class ToolsCore implements ToolCore {
     result: ToolCallResult | undefined,
     others: readonly ToolCallEntry[],
   ): void {
-    const { args, error } = entry === undefined ? { args: undefined, error: undefined } : toolCallArgs(entry);
+    const read: ToolCallArgs = entry === undefined ? { args: undefined } : toolCallArgs(entry);
+    const { args, error } = read;
     const times = toolCallTimes(rec.event);
     const key = this.key(callId);
     const known = this.pending.get(key);
@@ -445,7 +453,7 @@ export class ToolsCore implements ToolCore {
       if (entry !== undefined) known.tool = entry.name;
       if (args !== undefined) {
         const before = known.facts;
-        known.facts = this.factsOf(known.tool, entry, args, undefined);
+        known.facts = this.factsOf(known.tool, entry, read, undefined);
         addOtherFacts(known.facts, before);
         known.argsError = error;
         if (this.options.full) known.args = args;
@@ -460,7 +468,7 @@ export class ToolsCore implements ToolCore {
       source: rec.source,
       line: rec.line,
       events: 1,
-      facts: this.factsOf(tool, entry, args, undefined),
+      facts: this.factsOf(tool, entry, read, undefined),
       startMs: times.startedAtMs ?? times.eventMs,
       argsError: error,
       args: this.options.full ? args : undefined,
@@ -477,13 +485,13 @@ export class ToolsCore implements ToolCore {
     others: readonly ToolCallEntry[],
     emit: Emit,
   ): void {
-    const own = entry === undefined ? { args: undefined, error: undefined } : toolCallArgs(entry);
+    const own: ToolCallArgs = entry === undefined ? { args: undefined } : toolCallArgs(entry);
     const key = callId === undefined ? this.anonymousKey(entry?.name, own.args, result) : `${this.session}\u0000${callId}`;
     const state = key === undefined ? undefined : this.pending.get(key);
     if (key !== undefined && state !== undefined) this.dropPending(key, state);
     const tool = entry?.name ?? state?.tool;
     // A completion without args takes them (and their facts) from its start.
-    const facts = this.factsOf(tool, entry, own.args, result, own.args === undefined ? state?.facts : undefined);
+    const facts = this.factsOf(tool, entry, own, result, own.args === undefined ? state?.facts : undefined);
     // Arguments of its own do not hide those it started with from the checks.
     if (own.args !== undefined && state !== undefined) addOtherFacts(facts, state.facts);
     const times = toolCallTimes(rec.event);
@@ -527,7 +535,8 @@ export class ToolsCore implements ToolCore {
   private subagent(rec: Place, session: string, parent: string | undefined, steps: readonly JsonObject[], emit: Emit, depth: number): void {
     for (const event of steps) {
       const entry = toolCallEntry(event);
-      const { args, error } = entry === undefined ? { args: undefined, error: undefined } : toolCallArgs(entry);
+      const read: ToolCallArgs = entry === undefined ? { args: undefined } : toolCallArgs(entry);
+      const { args, error } = read;
       const own = entry === undefined ? undefined : toolCallResult(entry);
       const callId = entry === undefined ? undefined : toolCallId(event, entry);
       if (ranSubagent(own)) {
@@ -538,7 +547,7 @@ export class ToolsCore implements ToolCore {
         }
       }
       const tool = entry?.name;
-      const facts = toolCallFacts(tool ?? '', args, own);
+      const facts = argsFacts(tool, read, own);
       const state = this.eventless(rec, callId, tool, facts, session);
       state.argsError = error;
       if (this.options.full) state.args = args;

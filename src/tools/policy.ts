@@ -515,12 +515,15 @@ export class Policy {
   }
 
   /**
-   * A call whose arguments are not JSON (or an MCP call's own arguments):
-   * the paths picked out of them (see toolCallArgs) may not be all it names,
-   * a patch cut short among them. Of the checks that ask which files a call
-   * of its kind touches, each it has not failed already fails: `--no-writes`
-   * and `--deny-write` for a write, edit, delete or copy, `--deny-read` for a
-   * read, search or copy.
+   * A call given arguments that are not JSON, at any of its events (or an
+   * MCP call its own arguments so): the paths picked out of them (see
+   * toolCallArgs) may not be all it names, a patch cut short among them. Of
+   * the checks that ask which files a call of its kind touches, each it has
+   * not failed already fails: `--no-writes` and `--deny-write` for a write,
+   * edit, delete or copy, `--deny-read` for a read, search or copy. Not a
+   * tool of a kind not known: such tools take free text (`web_search`, a
+   * custom tool's raw input), and a check of every one would fail runs on
+   * calls that name no file.
    */
   private unreadArgs(call: AuditedCall, kind: string, out: Violation[]): void {
     if (call.argsError !== 'not JSON' && call.facts.argsUnread !== true) return;
