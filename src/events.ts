@@ -1275,7 +1275,8 @@ export interface ToolCallFacts {
    * Arguments given as text that is not JSON (see ToolCallArgs.error), at
    * any event of the call, or an MCP call's own arguments so: the paths
    * that could be picked out of the text are read, but it may name more.
-   * Set here for an MCP call's own; for the call's, by its reader.
+   * toolCallFacts sets it for an MCP call's own arguments; the call's
+   * own, read apart by toolCallArgs, are marked by its caller.
    */
   argsUnread?: boolean;
   /**
