@@ -105,6 +105,19 @@ t.test('reads every quirk of real input', async (t) => {
       `the problems, chunks of ${size}`,
     );
   }
+  // A value glued after one spread over lines, cut by the end of the input (in a key, in a string, after a colon): cut
+  // short, as on one line. One broken there breaks the line, the value before it with it, as on one line (`xote`).
+  for (const tail of ['{"type":"assistant","mess', '{"type":"assistant","message":"wor', '{"type":"assistant","message":', ' ["a",']) {
+    const spread = `{"type":"result",\n"result":"ok"}${tail}`;
+    for (let size = 0; size <= spread.length; size += size < 8 ? 1 : 5) {
+      const seen = read(Buffer.from(spread), size);
+      t.same(seen.events.map((e) => e.raw), ['{"type":"result","result":"ok"}'], `${tail}: the result, chunks of ${size}`);
+      t.same(seen.problems, [`in.ndjson:2: truncated: "result":"ok"}${tail}`], `${tail}: line 2 cut short, chunks of ${size}`);
+    }
+  }
+  const broken = read(Buffer.from('{"type":"result",\n"result":"ok"}{"type":"assistant","message":wor'));
+  t.same(broken.events, [], 'broken after a value spread over lines: no event');
+  t.same(broken.problems, ['in.ndjson:1: truncated: {"type":"result",', 'in.ndjson:2: not JSON: "result":"ok"}{"type":"assistant","message":wor']);
   t.same(seen.problems, [
     'in.ndjson:4: not JSON: Update available: 1.2.3 → 1.2.4',
     'in.ndjson:11: not an object: 42',

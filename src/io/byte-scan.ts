@@ -199,9 +199,12 @@ export function walkDepth(state: number): number {
   return state >>> 2;
 }
 
+/** The bit of a walk's state set while a string is open: a walk's state from inside one, at depth 0. */
+export const WALK_IN_STRING = 2;
+
 /** True when a string is open after a walk. */
 export function walkInString(state: number): boolean {
-  return (state & 2) !== 0;
+  return (state & WALK_IN_STRING) !== 0;
 }
 
 /** True when the byte after a walk is the second of an escape. */
@@ -230,7 +233,7 @@ export function walkBytes(raw: Uint8Array, from: number, to: number, state: numb
     else if ((b === 0x7d || b === 0x5d) && depth > 0) depth--;
     i++;
   }
-  return (depth << 2) | (inString ? 2 : 0) | (i > to ? 1 : 0);
+  return (depth << 2) | (inString ? WALK_IN_STRING : 0) | (i > to ? 1 : 0);
 }
 
 type Search = (from: number, end: number) => number;

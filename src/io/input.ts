@@ -28,7 +28,7 @@ import { isDigit, isJsonSpace, literalAt, sameBytes } from './json-bytes.js';
 import { NONE, tokenizer, tokensOf } from './json-tokens.js';
 import type { Token, TokenFn } from './json-tokens.js';
 import type { ByteScan } from './byte-scan.js';
-import { PREFIX_PLAIN, makeByteScan, placeAt, walkBytes, walkDepth, walkEscaped, walkInString } from './byte-scan.js';
+import { PREFIX_PLAIN, WALK_IN_STRING, makeByteScan, placeAt, walkBytes, walkDepth, walkEscaped, walkInString } from './byte-scan.js';
 import { RUN_START_WINDOW } from './byte-scan-layout.js';
 import { exactJsonText } from '../json-text.js';
 import { visibleCodes, visibleOneLine } from '../safe-text.js';
@@ -931,21 +931,37 @@ function mayGoOn(text: string): boolean {
   return tokenEnds(text).some((end) => readsOn(text + end + ROOM));
 }
 
+/** How many places {@link gluedMayGoOn} tries. */
+const MAX_GLUED_TRIES = 64;
+
+/**
+ * True when a value glued after a `}` or `]` of `text` (`}{`, `} [`, `}"`:
+ * white space between or none) may be the start of JSON text cut short
+ * (see {@link mayGoOn}): for a line whose value began after another closed
+ * on it, which the line's own start, the other's end, does not read as
+ * one (`"b":1}{"type":"user","mess` of a value spread over lines). Each
+ * such place is tried, from the first, up to {@link MAX_GLUED_TRIES}.
+ */
+function gluedMayGoOn(text: string): boolean {
+  let tries = 0;
+  for (let i = 0; i < text.length && tries < MAX_GLUED_TRIES; i++) {
+    const c = text.charCodeAt(i);
+    if (c !== 0x7d && c !== 0x5d) continue;
+    let j = i + 1;
+    while (j < text.length && isJsonSpace(text.charCodeAt(j))) j++;
+    const next = text.charCodeAt(j);
+    if (next !== 0x7b && next !== 0x5b && next !== 0x22) continue;
+    tries++;
+    if (mayGoOn(text.slice(j))) return true;
+  }
+  return false;
+}
+
 /** Bytes after which stream-json's tokenizer judges what came before them, whatever state they leave it in. */
 const ROOM = ' '.repeat(32);
 
 /** What the slow path feeds the tokenizer for a line end outside a string (see slowFeed). */
 const LINE_END = `\n${ROOM}`;
-
-/** Whether a string is open after `tokens`, one being open before them when `before`. */
-function inStringAfter(tokens: unknown, before: boolean): boolean {
-  let open = before;
-  for (const token of tokensOf(tokens)) {
-    if (token.name === 'startString') open = true;
-    else if (token.name === 'endString') open = false;
-  }
-  return open;
-}
 
 /**
  * What may end a token that `text` stops in the middle of, for {@link
@@ -1022,6 +1038,10 @@ interface SlowState {
   valueLine: number;
   /** A value has begun and not yet closed. */
   open: boolean;
+  /** The line the last value closed on (-1: none yet). */
+  closedOn: number;
+  /** The current value began on the line another closed on, after it: not at its line's start. */
+  midLine: boolean;
   /** How many objects and arrays of the current value are open. */
   depth: number;
   /**
@@ -1913,6 +1933,8 @@ export class EventReader {
       lines: new SlowLines(),
       valueLine: no,
       open: false,
+      closedOn: -1,
+      midLine: false,
       depth: 0,
       array: null,
       inString: false,
@@ -1930,11 +1952,13 @@ export class EventReader {
     // What the tokenizer refuses fails the value; what the sink throws (a --strict stop) is the sink's.
     const tokens = this.slowTokenize(slow, withoutMarksBetween(raw, slow.depth, slow.inString));
     if (tokens === null) return;
-    // A line end inside a string is a literal newline in the value: read it as `\n`. Outside one, white space after it
-    // makes the tokenizer judge the line's last bytes now, which it leaves for more to come (a word cut short, `nul`, or
-    // `note` after an object: nothing can go on with them across the line end), and before any value of the line is
-    // handed over, as when it finds the line broken at once (`xote`).
-    const end = this.slowTokenize(slow, inStringAfter(tokens, slow.inString) ? '\\n' : LINE_END);
+    // A line end inside a string (or a key, which the tokens do not show until it ends: the line's quotes do) is a literal
+    // newline in the value: read it as `\n`. Outside one, white space after it makes the tokenizer judge the line's last
+    // bytes now, which it leaves for more to come (a word cut short, `nul`, or `note` after an object: nothing can go on
+    // with them across the line end), and before any value of the line is handed over, as when it finds the line broken
+    // at once (`xote`).
+    const inString = walkInString(walkBytes(raw, 0, raw.length, slow.inString ? WALK_IN_STRING : 0));
+    const end = this.slowTokenize(slow, inString ? '\\n' : LINE_END);
     if (end === null) return;
     this.slowTokens(slow, tokens, no);
     this.slowTokens(slow, end, no);
@@ -1995,6 +2019,7 @@ export class EventReader {
       if (array !== null && slow.depth === 0) {
         this.releaseHeld(array);
         slow.open = false;
+        slow.closedOn = no;
         slow.skip = 0;
         // An empty array, or one of something else first: one value, not an object (see SlowState.array).
         if (!array.events) this.problem('not an object', slow.lines.first(), slow.valueLine, Buffer.from(`[${array.texts.join(',')}]`));
@@ -2004,6 +2029,7 @@ export class EventReader {
       }
       if (array === null && slow.assembler.done) {
         slow.open = false;
+        slow.closedOn = no;
         const value = slow.assembler.current;
         if (isObject(value)) {
           this.sink.record({
@@ -2025,6 +2051,7 @@ export class EventReader {
   /** A value starts, on line `no`, with `token`. */
   private slowOpen(slow: SlowState, token: Token, no: number): void {
     slow.open = true;
+    slow.midLine = slow.closedOn === no;
     slow.valueLine = no;
     // The value starts on this line: earlier lines are done with.
     slow.lines.dropEarlier();
@@ -2118,7 +2145,9 @@ export class EventReader {
       // `:`, `[`), perhaps by the next run's first event glued on, read on as a value of the cut line. One broken in that
       // line is not JSON, wherever the tokenizer found out (it judges a line's last few bytes only once more come).
       if (atEnd && array !== null) this.problem(cut, line.buf, line.no, line.shown);
-      else if (mayGoOn(line.buf.toString('utf8'))) this.problemThenRun(line.buf, line.no, line.unterminated, () => cut, line.shown);
+      else if (mayGoOn(line.buf.toString('utf8')) || (slow.midLine && gluedMayGoOn(line.buf.toString('utf8')))) {
+        this.problemThenRun(line.buf, line.no, line.unterminated, () => cut, line.shown);
+      }
       // Broken in the line: perhaps a line cut short with the next run's first event glued on.
       else this.problemThenRun(line.buf, line.no, line.unterminated, (head) => (head !== line.buf && mayGoOn(head.toString('utf8')) ? cut : 'not JSON'), line.shown);
     }
