@@ -86,13 +86,18 @@ t.test('reads every quirk of real input', async (t) => {
   const glued = read(Buffer.from('{"type":"result","result":"ok","session_id":"s"} [1,\n 2] "x"\n'));
   t.same(glued.problems, ['in.ndjson:1: not an object: [1,2]', 'in.ndjson:2: not an object: "x"'], 'a value glued after an object: the excerpt is of the value');
   // A word after an object, whatever letter it starts with (the tokenizer waits on one that may start `true`, `false`,
-  // `null`): the line is not JSON, as a whole, at every chunk size; one that may still be such a word is cut short; a
-  // string cut by the line's end goes on to the next line.
+  // `null`): reported, at every chunk size, the object read; the line not JSON, or cut short where the word may still be
+  // one of those; one the tokenizer finds broken at once breaks the whole line. A string cut by the line's end goes on to
+  // the next line.
   const result = '{"type":"result","result":"ok","session_id":"s"}';
-  const words = `${result} note\n${result} xote\n${result}\tn\n${result} fals\n{"a":1} "abc\n${result}\n`;
+  const words = `${result} note\n${result} xote\n${result}\tn\n${result} fals\n{"a":1} "abc\n${result}\n{"b":1,\n"c":2} nul\n`;
   for (let size = 0; size <= words.length; size += size < 8 ? 1 : 7) {
     const seen = read(Buffer.from(words), size);
-    t.same(seen.events.map((e) => [e.line, e.raw]), [[5, '{"a":1}'], [6, result]], `the events, chunks of ${size}`);
+    t.same(
+      seen.events.map((e) => [e.line, e.raw]),
+      [[1, result], [3, result], [4, result], [5, '{"a":1}'], [6, result], [7, '{"b":1,"c":2}']],
+      `the events, chunks of ${size}`,
+    );
     t.same(
       seen.problems,
       [
@@ -101,12 +106,13 @@ t.test('reads every quirk of real input', async (t) => {
         `in.ndjson:3: truncated: ${result}\\x09n`,
         `in.ndjson:4: truncated: ${result} fals`,
         'in.ndjson:5: truncated: {"a":1} "abc',
+        'in.ndjson:8: not JSON: "c":2} nul',
       ],
       `the problems, chunks of ${size}`,
     );
   }
   // A value glued after one spread over lines, cut by the end of the input (in a key, in a string, after a colon): cut
-  // short, as on one line. One broken there breaks the line, the value before it with it, as on one line (`xote`).
+  // short, as on one line.
   for (const tail of ['{"type":"assistant","mess', '{"type":"assistant","message":"wor', '{"type":"assistant","message":', ' ["a",']) {
     const spread = `{"type":"result",\n"result":"ok"}${tail}`;
     for (let size = 0; size <= spread.length; size += size < 8 ? 1 : 5) {
@@ -115,9 +121,14 @@ t.test('reads every quirk of real input', async (t) => {
       t.same(seen.problems, [`in.ndjson:2: truncated: "result":"ok"}${tail}`], `${tail}: line 2 cut short, chunks of ${size}`);
     }
   }
+  // One broken there, where the tokenizer finds it at once, breaks the value spread over lines with it, as `xote` does a line.
   const broken = read(Buffer.from('{"type":"result",\n"result":"ok"}{"type":"assistant","message":wor'));
   t.same(broken.events, [], 'broken after a value spread over lines: no event');
   t.same(broken.problems, ['in.ndjson:1: truncated: {"type":"result",', 'in.ndjson:2: not JSON: "result":"ok"}{"type":"assistant","message":wor']);
+  // A value spread over lines, then one glued on its last line cut inside a word, at the end of the input.
+  const cutWord = read(Buffer.from('{\n"type":"assistant",\n"session_id":"s1"\n} {"type":"result","is_error":f'));
+  t.same(cutWord.events.map((e) => e.raw), ['{"type":"assistant","session_id":"s1"}'], 'cut in a word: the value before it read');
+  t.same(cutWord.problems, ['in.ndjson:4: truncated: } {"type":"result","is_error":f']);
   t.same(seen.problems, [
     'in.ndjson:4: not JSON: Update available: 1.2.3 → 1.2.4',
     'in.ndjson:11: not an object: 42',

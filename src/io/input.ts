@@ -960,8 +960,6 @@ function gluedMayGoOn(text: string): boolean {
 /** Bytes after which stream-json's tokenizer judges what came before them, whatever state they leave it in. */
 const ROOM = ' '.repeat(32);
 
-/** What the slow path feeds the tokenizer for a line end outside a string (see slowFeed). */
-const LINE_END = `\n${ROOM}`;
 
 /**
  * What may end a token that `text` stops in the middle of, for {@link
@@ -1953,16 +1951,23 @@ export class EventReader {
     const tokens = this.slowTokenize(slow, withoutMarksBetween(raw, slow.depth, slow.inString));
     if (tokens === null) return;
     // A line end inside a string (or a key, which the tokens do not show until it ends: the line's quotes do) is a literal
-    // newline in the value: read it as `\n`. Outside one, white space after it makes the tokenizer judge the line's last
-    // bytes now, which it leaves for more to come (a word cut short, `nul`, or `note` after an object: nothing can go on
-    // with them across the line end), and before any value of the line is handed over, as when it finds the line broken
-    // at once (`xote`).
+    // newline in the value: read it as `\n`.
     const inString = walkInString(walkBytes(raw, 0, raw.length, slow.inString ? WALK_IN_STRING : 0));
-    const end = this.slowTokenize(slow, inString ? '\\n' : LINE_END);
-    if (end === null) return;
     this.slowTokens(slow, tokens, no);
+    const end = this.slowTokenize(slow, inString ? '\\n' : '\n');
+    if (end === null) return;
     this.slowTokens(slow, end, no);
-    if (!slow.open) this.slow = null;
+    if (slow.open) return;
+    this.slow = null;
+    // No value open at the line's end: what the tokenizer still holds, which it leaves for more to come, is judged now (a
+    // word after the value, `note`, or one cut short, `nul`: nothing can go on with it across the line end). The values
+    // of the line were read; the rest of it is reported, as a word it finds broken at once is (`xote`).
+    try {
+      slow.tokenize(ROOM);
+    } catch {
+      const text = raw.toString('utf8');
+      this.problem(mayGoOn(text) ? 'truncated' : 'not JSON', raw, no);
+    }
   }
 
   /** The tokens of `text`, or null when the tokenizer refuses it: the value has failed (see slowFail). */
