@@ -960,7 +960,6 @@ function gluedMayGoOn(text: string): boolean {
 /** Bytes after which stream-json's tokenizer judges what came before them, whatever state they leave it in. */
 const ROOM = ' '.repeat(32);
 
-
 /**
  * What may end a token that `text` stops in the middle of, for {@link
  * cutShort}: nothing, or a backslash's escape (`"`), a `\u` escape's digits,
@@ -1036,10 +1035,8 @@ interface SlowState {
   valueLine: number;
   /** A value has begun and not yet closed. */
   open: boolean;
-  /** The line the last value closed on (-1: none yet). */
+  /** The line the last value closed on (-1: none yet): the current value began after it, not at its line's start, when that is its line. */
   closedOn: number;
-  /** The current value began on the line another closed on, after it: not at its line's start. */
-  midLine: boolean;
   /** How many objects and arrays of the current value are open. */
   depth: number;
   /**
@@ -1932,7 +1929,6 @@ export class EventReader {
       valueLine: no,
       open: false,
       closedOn: -1,
-      midLine: false,
       depth: 0,
       array: null,
       inString: false,
@@ -1965,8 +1961,7 @@ export class EventReader {
     try {
       slow.tokenize(ROOM);
     } catch {
-      const text = raw.toString('utf8');
-      this.problem(mayGoOn(text) ? 'truncated' : 'not JSON', raw, no);
+      this.problem(mayGoOn(raw.toString('utf8')) ? 'truncated' : 'not JSON', raw, no);
     }
   }
 
@@ -2056,7 +2051,6 @@ export class EventReader {
   /** A value starts, on line `no`, with `token`. */
   private slowOpen(slow: SlowState, token: Token, no: number): void {
     slow.open = true;
-    slow.midLine = slow.closedOn === no;
     slow.valueLine = no;
     // The value starts on this line: earlier lines are done with.
     slow.lines.dropEarlier();
@@ -2149,10 +2143,9 @@ export class EventReader {
       // cannot go on with it, by its own line end (`"n":-`), or by the end of the input; where a value may follow (after
       // `:`, `[`), perhaps by the next run's first event glued on, read on as a value of the cut line. One broken in that
       // line is not JSON, wherever the tokenizer found out (it judges a line's last few bytes only once more come).
+      const text = line.buf.toString('utf8');
       if (atEnd && array !== null) this.problem(cut, line.buf, line.no, line.shown);
-      else if (mayGoOn(line.buf.toString('utf8')) || (slow.midLine && gluedMayGoOn(line.buf.toString('utf8')))) {
-        this.problemThenRun(line.buf, line.no, line.unterminated, () => cut, line.shown);
-      }
+      else if (mayGoOn(text) || (slow.closedOn === slow.valueLine && gluedMayGoOn(text))) this.problemThenRun(line.buf, line.no, line.unterminated, () => cut, line.shown);
       // Broken in the line: perhaps a line cut short with the next run's first event glued on.
       else this.problemThenRun(line.buf, line.no, line.unterminated, (head) => (head !== line.buf && mayGoOn(head.toString('utf8')) ? cut : 'not JSON'), line.shown);
     }

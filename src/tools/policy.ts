@@ -329,6 +329,11 @@ function noDirectoryForms(dir: string): string[] {
 
 // Kinds of tool that change files, whatever paths the audit finds in their calls.
 const CHANGE_KINDS: ReadonlySet<string> = new Set(['write', 'edit', 'delete']);
+
+/** True when `out` holds a violation of `check` (with the glob `pattern`, if given; none for a check that takes none). */
+function failedAlready(out: readonly Violation[], check: string, pattern?: string): boolean {
+  return out.some((v) => v.check === check && v.pattern === pattern);
+}
 /** The kinds of the tools that search a directory, the project (`.`) when they name none. */
 const SEARCH_KINDS: ReadonlySet<string> = new Set(['grep', 'glob', 'ls']);
 const REQUIRED_FIELDS: ReadonlySet<PathField> = new Set(['written', 'edited']);
@@ -502,9 +507,8 @@ export class Policy {
     // A move or copy that names one path: the other, where it puts the file (or a copy reads it from), is not known. Each
     // check not failed already fails.
     if ((call.facts.moves || call.facts.copies) && call.paths.length < 2) {
-      const failed = (check: string, glob: Glob): boolean => out.some((v) => v.check === check && v.pattern === glob.text);
-      for (const glob of this.denyWrite) if (!failed('--deny-write', glob)) out.push({ check: '--deny-write', pattern: glob.text, call, onePath: true });
-      if (call.facts.copies) for (const glob of this.denyRead) if (!failed('--deny-read', glob)) out.push({ check: '--deny-read', pattern: glob.text, call, onePath: true });
+      for (const glob of this.denyWrite) if (!failedAlready(out, '--deny-write', glob.text)) out.push({ check: '--deny-write', pattern: glob.text, call, onePath: true });
+      if (call.facts.copies) for (const glob of this.denyRead) if (!failedAlready(out, '--deny-read', glob.text)) out.push({ check: '--deny-read', pattern: glob.text, call, onePath: true });
     }
     // A delete of a directory above what a deny glob names deletes that too (`.github` for `.github/workflows/**`, the project for any),
     // whether the delete is a tool of the agent's or of an MCP server's (`delete_file`, whose paths are `touched`); a move of one
@@ -527,13 +531,12 @@ export class Policy {
    */
   private unreadArgs(call: AuditedCall, kind: string, out: Violation[]): void {
     if (call.argsError !== 'not JSON' && call.facts.argsUnread !== true) return;
-    const failed = (check: string, pattern?: string): boolean => out.some((v) => v.check === check && v.pattern === pattern);
     if (CHANGE_KINDS.has(kind) || call.facts.copies) {
-      if (this.options.noWrites && !failed('--no-writes')) out.push({ check: '--no-writes', call, argsUnread: true });
-      for (const glob of this.denyWrite) if (!failed('--deny-write', glob.text)) out.push({ check: '--deny-write', pattern: glob.text, call, argsUnread: true });
+      if (this.options.noWrites && !failedAlready(out, '--no-writes')) out.push({ check: '--no-writes', call, argsUnread: true });
+      for (const glob of this.denyWrite) if (!failedAlready(out, '--deny-write', glob.text)) out.push({ check: '--deny-write', pattern: glob.text, call, argsUnread: true });
     }
     if (kind === 'read' || SEARCH_KINDS.has(kind) || call.facts.copies) {
-      for (const glob of this.denyRead) if (!failed('--deny-read', glob.text)) out.push({ check: '--deny-read', pattern: glob.text, call, argsUnread: true });
+      for (const glob of this.denyRead) if (!failedAlready(out, '--deny-read', glob.text)) out.push({ check: '--deny-read', pattern: glob.text, call, argsUnread: true });
     }
   }
 
