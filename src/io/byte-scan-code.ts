@@ -847,22 +847,17 @@ const eachBit = (mask: number, from: number, at: number, body: Code): Code => [
 
 /**
  * The body of `plain(p, nl) -> bool`: whether the line `[p, nl)` holds none
- * of `"tool_` (the start of `"tool_use"`, `"tool_result"`), `\u` (an escape
- * that may spell one of them) and `{"type":"system"` (a run's first event
- * glued on, which the reader reads): for the types whose lines a reader
- * lets by only then (see ReaderOptions.passesPlain in input.ts).
+ * of `"tool_` (the start of `"tool_use"`, `"tool_result"`) and `\u` (an
+ * escape that may spell one of them): for the types whose lines a reader
+ * lets by only then (see ReaderOptions.passesPlain in input.ts). Nor may
+ * they hold a run's first event glued on, which `lineEnd` has looked for
+ * in the line before `run` asks this.
  */
 const PLAIN_BODY = (() => {
   const [P, NL, START, M, Q, B, R, V] = [0, 1, 2, 3, 4, 5, 6, 7];
   const TOOL = [...Buffer.from('"tool')];
-  const RUN_START = [...Buffer.from('{"type":"system"')];
-  /** Returns false when the byte `b` at `q` (a `{`, a backslash or a `_`) starts `{"type":"system"` or `\u`, or ends `"tool_`, in the line. */
+  /** Returns false when the byte `b` at `q` (a backslash or a `_`) starts `\u`, or ends `"tool_`, in the line. */
   const judge: Code = [
-    [localGet(B), i32Const(0x7b), i32Eq, if_],
-    [localGet(Q), i32Const(RUN_START.length), i32Add, localGet(NL), i32LeU, if_],
-    [localGet(Q), v128Load, [0xfd, 0x0c, RUN_START], i8x16Eq, i8x16AllTrue, if_, i32Const(0), return_, end],
-    end,
-    0x05, // else
     [localGet(B), i32Const(0x5c), i32Eq, if_],
     [localGet(Q), i32Const(1), i32Add, localGet(NL), i32LtU, if_, localGet(Q), i32Load8UAt(1), i32Const(0x75), i32Eq, if_, i32Const(0), return_, end, end],
     0x05, // else: a `_`
@@ -871,19 +866,18 @@ const PLAIN_BODY = (() => {
     [TOOL.map((b, k) => [localGet(R), i32Load8UAt(k), i32Const(b), i32Eq, k > 0 ? i32And : []]), if_, i32Const(0), return_, end],
     end,
     end,
-    end,
   ];
   /** True on the stack when the byte in `b` is one `judge` judges. */
-  const candidate: Code = [[0x7b, 0x5c, 0x5f].map((c, k) => [localGet(B), i32Const(c), i32Eq, k > 0 ? i32Or : []])];
+  const candidate: Code = [[0x5c, 0x5f].map((c, k) => [localGet(B), i32Const(c), i32Eq, k > 0 ? i32Or : []])];
   return [
     // (local $start $m $q $b $r i32) (local $v v128)
     [2, 5, I32, 1, V128],
     [localGet(P), localSet(START)],
     block, // $tail
-    loop, // $simd: the `{`, backslashes and `_` of 16 bytes, each judged
+    loop, // $simd: the backslashes and `_` of 16 bytes, each judged
     [localGet(P), i32Const(16), i32Add, localGet(NL), i32GtU, brIf(1)],
     [localGet(P), v128Load, localSet(V)],
-    [[0x7b, 0x5c, 0x5f].map((c, k) => [localGet(V), v128Const(c), i8x16Eq, k > 0 ? v128Or : []]), i8x16Bitmask, localSet(M)],
+    [[0x5c, 0x5f].map((c, k) => [localGet(V), v128Const(c), i8x16Eq, k > 0 ? v128Or : []]), i8x16Bitmask, localSet(M)],
     eachBit(M, P, Q, [[localGet(Q), i32Load8U, localSet(B)], judge]),
     [localGet(P), i32Const(16), i32Add, localSet(P), br(0)],
     end, // $simd
