@@ -75,9 +75,9 @@ t.test('reads every quirk of real input', async (t) => {
   t.same(bare.problems, []);
   // Anywhere else (in a value, after a number), it is no JSON, as JSON.parse has it.
   t.same(read(Buffer.from('{"type":"x","a":\ufeff1}\n{"type":"x","a":"\ufeff"}\n')).problems, ['in.ndjson:1: not JSON: {"type":"x","a":\\ufeff1}']);
-  // In a number after an object: the line is no JSON, as `{…} 4x2` is (not two numbers).
+  // In a number after an object: the line is no JSON, as `{…} 4x2` is (not two numbers); the object before is read.
   const inNumber = read(Buffer.from('{"type":"x"}\ufeff4\ufeff2\n'));
-  t.same(inNumber.events, []);
+  t.same(inNumber.events.map((e) => e.raw), ['{"type":"x"}']);
   t.same(inNumber.problems, ['in.ndjson:1: not JSON: {"type":"x"}\\ufeff4\\ufeff2']);
   // A value that is no object before an object: each is read, as where an object comes first.
   const first = read(Buffer.from('42 {"type":"result","result":"one"}\n"x"{"type":"result","result":"two"}\n0 errors {"type":"result"}\n'));
@@ -87,7 +87,7 @@ t.test('reads every quirk of real input', async (t) => {
   t.same(glued.problems, ['in.ndjson:1: not an object: [1,2]', 'in.ndjson:2: not an object: "x"'], 'a value glued after an object: the excerpt is of the value');
   // A word after an object, whatever letter it starts with (the tokenizer waits on one that may start `true`, `false`,
   // `null`): reported, at every chunk size, the object read; the line not JSON, or cut short where the word may still be
-  // one of those; one the tokenizer finds broken at once breaks the whole line. A string cut by the line's end goes on to
+  // one of those; so where the tokenizer finds the word broken at once (`xote`). A string cut by the line's end goes on to
   // the next line.
   const result = '{"type":"result","result":"ok","session_id":"s"}';
   const words = `${result} note\n${result} xote\n${result}\tn\n${result} fals\n{"a":1} "abc\n${result}\n{"b":1,\n"c":2} nul\n`;
@@ -95,7 +95,7 @@ t.test('reads every quirk of real input', async (t) => {
     const seen = read(Buffer.from(words), size);
     t.same(
       seen.events.map((e) => [e.line, e.raw]),
-      [[1, result], [3, result], [4, result], [5, '{"a":1}'], [6, result], [7, '{"b":1,"c":2}']],
+      [[1, result], [2, result], [3, result], [4, result], [5, '{"a":1}'], [6, result], [7, '{"b":1,"c":2}']],
       `the events, chunks of ${size}`,
     );
     t.same(
@@ -121,6 +121,38 @@ t.test('reads every quirk of real input', async (t) => {
       t.same(seen.problems, [`in.ndjson:2: truncated: "result":"ok"}${tail}`], `${tail}: line 2 cut short, chunks of ${size}`);
     }
   }
+  // Whatever follows values that read, on a line on which none was open when it began: those values are read, in order,
+  // and the rest of the line reported, at every chunk size; a run's first event glued on the end read after the report.
+  const r = '{"type":"result","result":"ok"}';
+  const system = '{"type":"system","subtype":"init"}';
+  const junk: Array<[string, string[], string[]]> = [
+    [`${r}}`, [r], []],
+    [`${r} {"a":1} [2] "x" 3 {"b":1}x`, [r, '{"a":1}', '{"b":1}'], ['not an object: [2]', 'not an object: "x"', 'not an object: 3']],
+    [`${r},{"a":1}`, [r], []],
+    [`${r}Update{"type":"user"}`, [r], []],
+    [`  ${r}\t]`, [r], []],
+    ['{"s":"}]\\"}"}xx', ['{"s":"}]\\"}"}'], []],
+    ['{"a":[{"b":"{"}]} @', ['{"a":[{"b":"{"}]}'], []],
+  ];
+  const junkInput = [...junk.map(([line]) => line), `${r} x${system}`].join('\n') + '\n';
+  const excerpt = (line: string): string => line.trim().replace(/\t/g, '\\x09');
+  for (let size = 0; size <= junkInput.length; size += size < 8 ? 1 : 11) {
+    const seen = read(Buffer.from(junkInput), size);
+    t.same(
+      seen.events.map((e) => [e.line, e.raw]),
+      [...junk.flatMap(([, values], i) => values.map((v) => [i + 1, v])), [8, r], [8, system]],
+      `values before a break, chunks of ${size}`,
+    );
+    t.same(
+      seen.problems,
+      [...junk.flatMap(([line, , others], i) => [...others, `not JSON: ${excerpt(line)}`].map((p) => `in.ndjson:${i + 1}: ${p}`)), `in.ndjson:8: not JSON: ${r} x`],
+      `the lines reported, chunks of ${size}`,
+    );
+  }
+  // Broken before any value closes: the whole line, as before (and a value that is no object before the break).
+  const before = read(Buffer.from(`{"a":x}${r}\n[1,2}${r}\n42 x\n`));
+  t.same(before.events, []);
+  t.same(before.problems, [`in.ndjson:1: not JSON: {"a":x}${r}`, `in.ndjson:2: not JSON: [1,2}${r}`, 'in.ndjson:3: not JSON: 42 x']);
   // One broken there, where the tokenizer finds it at once, breaks the value spread over lines with it, as `xote` does a line.
   const broken = read(Buffer.from('{"type":"result",\n"result":"ok"}{"type":"assistant","message":wor'));
   t.same(broken.events, [], 'broken after a value spread over lines: no event');

@@ -957,6 +957,37 @@ function gluedMayGoOn(text: string): boolean {
   return false;
 }
 
+/**
+ * Where the values at the start of `text` that the tokenizer reads end,
+ * those before it finds the text broken: after the last of them closed by a
+ * `}` or `]` at the top level (white space, or values of other kinds, may
+ * come before it) that reads; 0 when the first does not. Each is tokenized
+ * once, after the one before, as the slow path would.
+ */
+function valuesBefore(text: string): number {
+  const tokenize = tokenizer();
+  let depth = 0;
+  let from = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) {
+      for (i++; i < text.length && text.charCodeAt(i) !== 0x22; i++) if (text.charCodeAt(i) === 0x5c) i++;
+    } else if (c === 0x7b || c === 0x5b) {
+      depth++;
+    } else if (c === 0x7d || c === 0x5d) {
+      if (--depth < 0) break;
+      if (depth > 0) continue;
+      try {
+        tokenize(text.slice(from, i + 1));
+      } catch {
+        break;
+      }
+      from = i + 1;
+    }
+  }
+  return from;
+}
+
 /** Bytes after which stream-json's tokenizer judges what came before them, whatever state they leave it in. */
 const ROOM = ' '.repeat(32);
 
@@ -1943,8 +1974,13 @@ export class EventReader {
     const slow = this.slow!;
     // Kept until the value closes, past the chunk it was read from: a copy.
     slow.lines.push(raw, no, unterminated, shown);
+    const text = withoutMarksBetween(raw, slow.depth, slow.inString);
+    // A line on which no value was open when it began (not one of an array the fast path has read a part of), broken
+    // after values that read (`{…} xote`, `{…}}`): those values are read, and the line reported, as where the word after
+    // them reads on (`{…} note`, below).
+    const fresh = !slow.open && slow.skip === 0 && slow.carried === null;
     // What the tokenizer refuses fails the value; what the sink throws (a --strict stop) is the sink's.
-    const tokens = this.slowTokenize(slow, withoutMarksBetween(raw, slow.depth, slow.inString));
+    const tokens = this.slowTokenize(slow, text, fresh ? () => this.valuesThenProblem(raw, text, no, unterminated, shown) : undefined);
     if (tokens === null) return;
     // A line end inside a string (or a key, which the tokens do not show until it ends: the line's quotes do) is a literal
     // newline in the value: read it as `\n`.
@@ -1957,7 +1993,7 @@ export class EventReader {
     this.slow = null;
     // No value open at the line's end: what the tokenizer still holds, which it leaves for more to come, is judged now (a
     // word after the value, `note`, or one cut short, `nul`: nothing can go on with it across the line end). The values
-    // of the line were read; the rest of it is reported, as a word it finds broken at once is (`xote`).
+    // of the line were read; the rest of it is reported, as a word it finds broken at once is (`xote`, above).
     try {
       slow.tokenize(ROOM);
     } catch {
@@ -1965,14 +2001,35 @@ export class EventReader {
     }
   }
 
-  /** The tokens of `text`, or null when the tokenizer refuses it: the value has failed (see slowFail). */
-  private slowTokenize(slow: SlowState, text: string): unknown {
+  /**
+   * The tokens of `text`, or null when the tokenizer refuses it: the value has failed (see slowFail), unless `recover`
+   * reads what it can of the line and says true.
+   */
+  private slowTokenize(slow: SlowState, text: string, recover?: () => boolean): unknown {
     try {
       return slow.tokenize(text);
     } catch {
+      if (recover?.()) return null;
       this.slowFail(false);
       return null;
     }
+  }
+
+  /**
+   * The line `raw` (its text `text`), on which no value was open when it
+   * began, is broken: the values before the break (see valuesBefore) are
+   * read, as a line of their own would be, and the line is reported, as
+   * where a word after them reads on. False when no value comes before the
+   * break: the line fails as a whole (see slowFail).
+   */
+  private valuesThenProblem(raw: Buffer, text: string, no: number, unterminated: boolean, shown?: Buffer): boolean {
+    const end = valuesBefore(text);
+    if (end === 0) return false;
+    this.slow = null;
+    // They close on the line, and nothing waits after them: the slow path reads them and is done with the line.
+    this.slowStart(Buffer.from(text.slice(0, end)), no);
+    this.problemThenRun(raw, no, unterminated, (head) => (head !== raw && mayGoOn(head.toString('utf8')) ? 'truncated' : 'not JSON'), shown);
+    return true;
   }
 
   private slowTokens(slow: SlowState, result: unknown, no: number): void {
