@@ -242,7 +242,8 @@ function configure<O extends Record<string, Options>>(spec: CommandSpec<O>, args
     .help()
     .alias('h', 'help')
     // Words are kept as written: a file named `1.50`, a command's `0x10` after `--`.
-    .parserConfiguration({ 'populate--': true, 'boolean-negation': true, 'parse-positional-numbers': false })
+    // Options as they are spelled, not also in camel case: `--noWrites` is no option (yargs read it as set, and the check off).
+    .parserConfiguration({ 'populate--': true, 'boolean-negation': true, 'parse-positional-numbers': false, 'camel-case-expansion': false })
     .completion(COMPLETION_COMMAND, false)
     .epilogue(epilogue(spec))
     .wrap(Math.min(100, process.stdout.columns ?? 80));
@@ -517,10 +518,12 @@ const NEGATABLE_VALUES: ReadonlySet<string> = new Set(['color']);
  * passed every check), or is `--help`, `--version` or itself a `--no-`
  * flag. Also for a one-letter flag given a value (`-j=yes`, `-j1`), which
  * yargs reads the same way, and for three dashes (`---no-writes`), which
- * yargs lets by as an option of another name. Undefined when there is none.
+ * yargs lets by as an option of another name. Also for what yargs does not
+ * read as an option where getopt(3) would (`-1`), or reads as one of its own
+ * (`--$0`, `--_`). Undefined when there is none.
  */
 function flagGivenValue(options: Record<string, Options>, argv: readonly string[]): string | undefined {
-  const flags = new Set(['help', 'version']);
+  const flags = new Set(['help', 'version', 'h', 'V']);
   // `--no-x` of any option (`--no-color`) is a flag too.
   const negated = new Set<string>();
   const valued = new Set<string>();
@@ -530,10 +533,24 @@ function flagGivenValue(options: Record<string, Options>, argv: readonly string[
     if (option.type === 'boolean') for (const n of names) flags.add(n);
     else if (!NEGATABLE_VALUES.has(name)) for (const n of names) valued.add(n);
   }
+  // The word before was an option that takes a value, given without it: this word is that value.
+  let value = false;
   for (const arg of argv) {
     if (arg === '--') break;
+    const isValue = value;
+    value = valued.has(/^--([^=]+)$/.exec(arg)?.[1] ?? /^-[A-Za-z]*([A-Za-z])$/.exec(arg)?.[1] ?? '');
+    if (isValue) continue;
     // yargs reads `---no-writes` as an option named `-no-writes`, which it lets by: the check would be off.
     if (arg.startsWith('---')) return `unknown option: ${visibleOneLine(arg)}`;
+    // yargs reads `-1` as a file named so, where getopt(3) has an option: a file so named is `./-1`.
+    if (/^-[0-9]/.test(arg)) {
+      const file = pathExists(arg) ? ` (to read the file ${visibleOneLine(arg)}, name it ./${visibleOneLine(arg)})` : '';
+      return `unknown option: ${visibleOneLine(arg)}${file}`;
+    }
+    // Keys yargs keeps for itself (`--$0` took the next word as its value, a file the run then did not read), and one it
+    // spells otherwise in its message.
+    const key = /^--(?:no-)?([^=]*)/.exec(arg)?.[1];
+    if (key === '$0' || key === '_' || key === '__proto__') return `unknown option: ${visibleOneLine(arg.replace(/=.*/s, ''))}`;
     // In `-j=yes`, `-j1` or `-qj-`, the letter before the first other character takes the rest as its value.
     const group = /^-([A-Za-z]+)[^A-Za-z]/.exec(arg)?.[1];
     if (group !== undefined && flags.has(group[group.length - 1]!)) {
