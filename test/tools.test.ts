@@ -806,6 +806,20 @@ t.test('pairing', async (t) => {
   t.same(recs.map((r) => r.started), [true, true, true, false]);
   t.equal(recs[2]!.command, 'npm test', 'a completion without args takes them from its start');
   t.equal(recs[0]!.duration_ms, 100);
+  // One clock for both ends: the tool's own times where both ends give them, else the events'.
+  const timed = (start: object, done: object) =>
+    [
+      { type: 'tool_call', subtype: 'started', call_id: 'c', tool_call: { readToolCall: { args: { path: 'a' } }, ...start } },
+      { type: 'tool_call', subtype: 'completed', call_id: 'c', tool_call: { readToolCall: { args: { path: 'a' }, result: { success: {} } }, ...done } },
+    ]
+      .map((e) => JSON.stringify({ ...e, timestamp_ms: e.subtype === 'started' ? 5000 : 9000 }))
+      .join('\n');
+  const span = (start: object, done: object) => records(runCore(timed(start, done)).out)[0]!.duration_ms;
+  t.equal(span({ startedAtMs: 1000 }, {}), 4000, 'the start gives startedAtMs, the completion no completedAtMs: the events');
+  t.equal(span({}, { completedAtMs: 2000 }), 4000, 'the completion gives completedAtMs, the start no startedAtMs: the events');
+  t.equal(span({ startedAtMs: 1000 }, { completedAtMs: 1500 }), 500, 'both ends: the tool');
+  t.equal(span({}, { startedAtMs: 1200, completedAtMs: 1500 }), 300, 'both on the completion: the tool');
+  t.equal(span({}, {}), 4000, 'neither: the events');
   const died = records(runCore(stream('tools-died.ndjson')).out);
   t.same(died.map((r) => r.status), ['success', 'pending', 'pending'], 'pending calls come last');
   const sh = (subtype: string, command: string, id?: string, done = false) =>

@@ -123,7 +123,9 @@ interface PendingState {
   line: number;
   events: number;
   facts: ToolCallFacts;
-  startMs: number | undefined;
+  /** When the call started: `startedAtMs` beside the tool, and the `timestamp_ms` of its start event. */
+  startedAtMs: number | undefined;
+  startEventMs: number | undefined;
   argsError: string | undefined;
   args: JsonObject | undefined;
   /** Other tools the call's events named before (`writeToolCall` started, `readToolCall` started again), with their facts. */
@@ -469,7 +471,8 @@ export class ToolsCore implements ToolCore {
       line: rec.line,
       events: 1,
       facts: this.factsOf(tool, entry, read, undefined),
-      startMs: times.startedAtMs ?? times.eventMs,
+      startedAtMs: times.startedAtMs,
+      startEventMs: times.eventMs,
       argsError: error,
       args: this.options.full ? args : undefined,
       ...(others.length > 0 ? { earlier: viewsOf(others, false) } : {}),
@@ -495,8 +498,11 @@ export class ToolsCore implements ToolCore {
     // Arguments of its own do not hide those it started with from the checks.
     if (own.args !== undefined && state !== undefined) addOtherFacts(facts, state.facts);
     const times = toolCallTimes(rec.event);
-    const startMs = times.startedAtMs ?? state?.startMs;
-    const endMs = times.completedAtMs ?? times.eventMs;
+    // One clock for both ends: the tool's own times where both are given, else the events'.
+    const startedAtMs = times.startedAtMs ?? state?.startedAtMs;
+    const toolClock = startedAtMs !== undefined && times.completedAtMs !== undefined;
+    const startMs = toolClock ? startedAtMs : state?.startEventMs;
+    const endMs = toolClock ? times.completedAtMs : times.eventMs;
     const base: PendingState = state ?? this.eventless(rec, callId, tool, facts);
     const call = this.callOf(
       { ...base, tool, events: base.events + 1, argsError: own.args !== undefined ? own.error : base.argsError },
@@ -569,7 +575,8 @@ export class ToolsCore implements ToolCore {
       line: rec.line,
       events: 0,
       facts,
-      startMs: undefined,
+      startedAtMs: undefined,
+      startEventMs: undefined,
       argsError: undefined,
       args: undefined,
     };
