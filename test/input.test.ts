@@ -1,5 +1,5 @@
 import t from 'tap';
-import { EventReader, LineTooLongError, MAX_LINE, formatProblem, retainRecord } from '../src/io/input.js';
+import { EventReader, LineTooLongError, MAX_LINE, formatProblem, recordSession, retainRecord } from '../src/io/input.js';
 import { text } from '../src/text/stream.js';
 import { dedupe } from '../src/dedupe/stream.js';
 import type { EventRecord, InputProblem } from '../src/io/input.js';
@@ -150,9 +150,17 @@ t.test('reads every quirk of real input', async (t) => {
     );
   }
   // Broken before any value closes: the whole line, as before (and a value that is no object before the break).
-  const before = read(Buffer.from(`{"a":x}${r}\n[1,2}${r}\n42 x\n`));
+  // A word the tokenizer judges only once more comes (`tru}`) is broken in the object too.
+  const x20 = 'x'.repeat(20);
+  const before = read(Buffer.from(`{"a":x}${r}\n[1,2}${r}\n42 x\n{"a":tru} ${x20}\n[tr] ${x20}\n`));
   t.same(before.events, []);
-  t.same(before.problems, [`in.ndjson:1: not JSON: {"a":x}${r}`, `in.ndjson:2: not JSON: [1,2}${r}`, 'in.ndjson:3: not JSON: 42 x']);
+  t.same(before.problems, [
+    `in.ndjson:1: not JSON: {"a":x}${r}`,
+    `in.ndjson:2: not JSON: [1,2}${r}`,
+    'in.ndjson:3: not JSON: 42 x',
+    `in.ndjson:4: not JSON: {"a":tru} ${x20}`,
+    `in.ndjson:5: not JSON: [tr] ${x20}`,
+  ]);
   // One broken there, where the tokenizer finds it at once, breaks the value spread over lines with it, as `xote` does a line.
   const broken = read(Buffer.from('{"type":"result",\n"result":"ok"}{"type":"assistant","message":wor'));
   t.same(broken.events, [], 'broken after a value spread over lines: no event');
@@ -490,6 +498,43 @@ t.test('a line read only for its session, found broken, is named as the full par
     else if (full.some((p) => p.includes(': not JSON: '))) broken++;
   }
   t.ok(truncated >= 8 && broken >= 10, `${truncated} lines cut short, ${broken} broken, each named alike`);
+});
+
+t.test('a line broken after its object, of a type not read: the object, as the full path reads it, the line reported', async (t) => {
+  const read = (line: string, needs: ((type: string) => boolean) | undefined): { events: unknown[]; raws: string[]; problems: string[] } => {
+    const seen = { events: [] as unknown[], raws: [] as string[], problems: [] as string[] };
+    const reader = new EventReader(
+      {
+        record: (r) => {
+          // Read as a tool reads a line it judged by its first key: its session, then the rest.
+          recordSession(r);
+          seen.events.push(r.event);
+          seen.raws.push(r.raw.toString('utf8'));
+        },
+        problem: (p) => seen.problems.push(formatProblem(p)),
+      },
+      { needs },
+    );
+    reader.startSource('x');
+    reader.write(Buffer.from(`${line}\n`));
+    reader.endSource();
+    return seen;
+  };
+  const object = '{"type":"status","session_id":"t","x":"}]"}';
+  for (const line of [`${object}}`, `${object}]`, `${object} xote}`, `${object}  @}`, `{"type":"status","x":tru}}`, `{"type":"status","x":nul} xxxxxxxxxxxxxxxxxxxxxxx}`]) {
+    const lazy = read(line, (type) => type === 'result');
+    const full = read(line, undefined);
+    t.equal(lazy.problems.length, 1, `${line}: reported once`);
+    if (line.startsWith(object)) {
+      t.same(lazy, full, `${line}: as the full path`);
+      t.same(lazy.events, [JSON.parse(object)], `${line}: the object read`);
+      t.same(lazy.raws, [object], `${line}: its bytes those of the object`);
+    } else {
+      // Broken in the object: no event, as before (the record handed over unparsed is marked broken, see recordBroken).
+      t.same(lazy.problems, full.problems, `${line}: reported as the full path reports it`);
+      t.same(full.events, [], `${line}: no event`);
+    }
+  }
 });
 
 t.test('with needs, a line glued with or without spaces between is read in full', async (t) => {

@@ -797,17 +797,27 @@ export function peekSession(buf: Buffer, start = 0, end = buf.length): string | 
   return undefined;
 }
 
+/** `text` parsed, or undefined when it is not one JSON value. */
+function parsedOrUndefined(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
 /** A record handed over without parsing: the event is parsed on first use. */
 class SkimmedRecord implements EventRecord {
   private value: AgentEvent | undefined;
   /** Parsed, it turned out not to be an event (and was reported). */
   failed = false;
   constructor(
-    readonly raw: Buffer,
+    /** The line's bytes; those of the object read from it, where the line is broken after it. */
+    public raw: Buffer,
     readonly source: string,
     readonly line: number,
     readonly type: string,
-    private readonly broken: (rec: SkimmedRecord) => void,
+    private readonly broken: (rec: SkimmedRecord, line: Buffer) => void,
   ) {}
 
   get parsed(): boolean {
@@ -816,11 +826,21 @@ class SkimmedRecord implements EventRecord {
 
   get event(): AgentEvent {
     if (this.value === undefined) {
+      const text = this.raw.toString('utf8');
       let value: unknown;
       try {
-        value = JSON.parse(this.raw.toString('utf8'));
+        value = JSON.parse(text);
       } catch {
-        value = undefined;
+        // Broken after the object (`{…}}`): the object, as the full path reads it (see valuesBefore), the line reported.
+        const end = valuesBefore(text);
+        const before = end === 0 ? undefined : parsedOrUndefined(text.slice(0, end));
+        if (isObject(before) && before.type === this.type) {
+          const line = this.raw;
+          this.value = before as AgentEvent;
+          this.raw = Buffer.from(text.slice(0, end).trim());
+          this.broken(this, line);
+          return this.value;
+        }
       }
       if (isObject(value)) {
         this.value = value as AgentEvent;
@@ -828,7 +848,7 @@ class SkimmedRecord implements EventRecord {
         // Shaped like an event, yet not one: reported now, read as an event of its type with nothing else.
         this.value = { type: this.type };
         this.failed = true;
-        this.broken(this);
+        this.broken(this, this.raw);
       }
     }
     return this.value;
@@ -978,7 +998,8 @@ function valuesBefore(text: string): number {
       if (--depth < 0) break;
       if (depth > 0) continue;
       try {
-        tokenize(text.slice(from, i + 1));
+        // With room after it: the tokenizer judges a word (`tru}`) only once more comes.
+        tokenize(text.slice(from, i + 1) + ROOM);
       } catch {
         break;
       }
@@ -1322,10 +1343,10 @@ export class EventReader {
   private joined: JoinedDeltas | null = null;
   /** The sink, through which joined deltas go before anything handed over after them. */
   private readonly sink: ReaderSink;
-  private readonly broken = (rec: SkimmedRecord): void => {
+  private readonly broken = (rec: SkimmedRecord, line: Buffer): void => {
     // A value cut short is `truncated`, as the full path names it when the line after it cannot go on with it (see slowFail).
-    const reason = cutShort(rec.raw) ? 'truncated' : 'not JSON';
-    this.sink.problem({ source: rec.source, line: rec.line, reason, excerpt: excerptOf(rec.raw), raw: rec.raw });
+    const reason = cutShort(line) ? 'truncated' : 'not JSON';
+    this.sink.problem({ source: rec.source, line: rec.line, reason, excerpt: excerptOf(line), raw: line });
   };
 
   constructor(
