@@ -551,9 +551,10 @@ function flagGivenValue(options: Record<string, Options>, argv: readonly string[
     // spells otherwise in its message.
     const key = /^--(?:no-)?([^=]*)/.exec(arg)?.[1];
     if (key === '$0' || key === '_' || key === '__proto__') return `unknown option: ${visibleOneLine(arg.replace(/=.*/s, ''))}`;
-    // In `-j=yes`, `-j1` or `-qj-`, the letter before the first other character takes the rest as its value.
+    // In `-j=yes`, `-j1` or `-qj-`, the letter before the first other character takes the rest as its value. (A word with
+    // a letter before it that is no flag, `-dash.ndjson`, has unknown options: yargs names them.)
     const group = /^-([A-Za-z]+)[^A-Za-z]/.exec(arg)?.[1];
-    if (group !== undefined && flags.has(group[group.length - 1]!)) {
+    if (group !== undefined && [...group].every((letter) => flags.has(letter))) {
       const file = pathExists(arg) ? `; to read the file ${visibleOneLine(arg)}, name it ./${visibleOneLine(arg)}` : '';
       return `-${group[group.length - 1]} takes no value (given ${visibleOneLine(arg)}${file})`;
     }
