@@ -249,11 +249,13 @@ t.test('the sources hold no means to evaluate code, start a process, or reach th
     const compiles = where === 'src/cli/start.ts';
     t.notMatch(compiles ? code.replace(/['"]node:vm['"]|\bcreateRequire\b/g, '') : code, /\beval\s*\(|\bnew\s+Function\b|\bFunction\s*\(|\bvm\b.*from|['"]node:vm['"]|\brequire\s*\(|createRequire|process\.binding|worker_threads/, `${where}: no eval, Function, vm, require or workers`);
     t.notMatch(code, /['"](node:)?(tls|http|https|http2|dgram|dns|inspector)['"]|\bfetch\s*\(|WebSocket/, `${where}: no network module, no fetch`);
-    // net only where a pipe on standard input is read: a Socket on the descriptor given, never a connection or a server.
-    t.equal(/['"](node:)?net['"]/.test(code), where === 'src/io/sources.ts', `${where}: ${where === 'src/io/sources.ts' ? 'reads a pipe with' : 'does not import'} net`);
+    // net only where a pipe is read (standard input; the command's, see command-pipes.ts): a Socket on a descriptor open
+    // already, never a connection or a server.
+    const pipes = where === 'src/io/sources.ts' || where === 'src/io/command-pipes.ts';
+    t.equal(/['"](node:)?net['"]/.test(code), pipes, `${where}: ${pipes ? 'reads a pipe with' : 'does not import'} net`);
     t.notMatch(code, /\b(connect|createConnection|createServer|listen)\s*\(/, `${where}: connects to nothing, listens to nothing`);
     const childProcess = /['"](node:)?child_process['"]/.test(code);
-    t.equal(childProcess, where === 'src/cli/common.ts', `${where}: ${childProcess ? 'imports' : 'does not import'} child_process`);
+    t.equal(childProcess, where === 'src/cli/common.ts' || where === 'src/io/command-pipes.ts', `${where}: ${childProcess ? 'imports' : 'does not import'} child_process`);
     // Dynamic imports only of the command modules, heap.ts and inlining.ts, each named as it is.
     for (const m of code.matchAll(/\bimport\s*\(([^)]*)\)/g)) {
       t.match(`${where}: import(${m[1]})`, /^src\/cli\/run\.ts: import\('\.\/(result|dedupe|text|tools|heap|inlining)\.js'\)$/, 'a module of src/cli, by its name');
@@ -261,10 +263,13 @@ t.test('the sources hold no means to evaluate code, start a process, or reach th
     // code-cache.ts and byte-scan-emit.ts are steps of the build (each writes a file of dist/), which no module imports.
     const build = where === 'src/cli/code-cache.ts' || where === 'src/io/byte-scan-emit.ts';
     t.equal(/(code-cache|byte-scan-emit)(\.js)?['"]/.test(code), false, `${where}: does not import a step of the build`);
-    // Files: opened for reading only, in the input layer, ndjson-result's reading from the end, and start.ts (the bundle).
-    if (!build) t.notMatch(code, /\b(writeFile|appendFile|createWriteStream|mkdir|unlink|rmSync|rename|chmod|copyFile|symlink|truncate)\w*\s*\(/, `${where}: writes no file`);
+    // Files: opened for reading only, in the input layer, ndjson-result's reading from the end, and start.ts (the bundle);
+    // and the named pipes of a command run after -- (command-pipes.ts, checked below).
+    const writes = /\b(writeFile|appendFile|createWriteStream|mkdir|mkdtemp|unlink|rmSync|rename|chmod|copyFile|symlink|truncate)\w*\s*\(/;
+    if (!build && where !== 'src/io/command-pipes.ts') t.notMatch(code, writes, `${where}: writes no file`);
     const fsImport = /from ['"](node:)?fs(\/promises)?['"]/.test(code);
-    t.equal(fsImport, ['src/io/sources.ts', 'src/cli/result.ts', 'src/result/seek.ts', 'src/cli/start.ts', 'src/cli/code-cache.ts', 'src/io/byte-scan-emit.ts'].includes(where), `${where}: ${fsImport ? 'reads' : 'does not read'} files`);
+    const readers = ['src/io/sources.ts', 'src/cli/result.ts', 'src/result/seek.ts', 'src/cli/start.ts', 'src/cli/code-cache.ts', 'src/io/byte-scan-emit.ts', 'src/io/command-pipes.ts'];
+    t.equal(fsImport, readers.includes(where), `${where}: ${fsImport ? 'reads' : 'does not read'} files`);
   }
   // start.ts: the one Script, of the bundle's file, whose require is the bundle's own; it reads the bundle and its cache, nothing else.
   const start = fs.readFileSync(path.join(ROOT, 'src/cli/start.ts'), 'utf8');
@@ -275,7 +280,17 @@ t.test('the sources hold no means to evaluate code, start a process, or reach th
   t.match(start, /export const BUNDLE = `\$\{BUNDLE_DIR\}ndjson-agent\.cjs`;\nexport const CODE_CACHE = `\$\{BUNDLE\}\.cache`;|export const BUNDLE = `\$\{BUNDLE_DIR\}ndjson-agent\.cjs`;[\s\S]*export const CODE_CACHE = `\$\{BUNDLE\}\.cache`;/, 'at fixed paths of the package');
   // The one child process: the command given after --, as given, with no shell.
   const common = fs.readFileSync(path.join(ROOT, 'src/cli/common.ts'), 'utf8');
-  t.same([...common.matchAll(/\bspawn\((.*)\);$/gm)].map((m) => m[1]), ["argv[0]!, argv.slice(1), { stdio: ['inherit', 'pipe', 'pipe'], env: io.env }"], 'spawn(argv[0], argv.slice(1)): no shell');
+  t.same(
+    [...common.matchAll(/\bspawn\((.*)\);$/gm)].map((m) => m[1]),
+    ["argv[0]!, argv.slice(1), { stdio: ['inherit', fifos?.write[0] ?? 'pipe', fifos?.write[1] ?? 'pipe'], env: io.env }"],
+    'spawn(argv[0], argv.slice(1)): no shell',
+  );
+  // Beside it, for its pipes: mkfifo(1), with no shell, making two pipes in a temporary directory of its own, removed at
+  // once (it is the one file made).
+  const pipes = fs.readFileSync(path.join(ROOT, 'src/io/command-pipes.ts'), 'utf8');
+  t.same([...pipes.matchAll(/\bexecFileSync\((.*)\);$/gm)].map((m) => m[1]), ["'mkfifo', ['-m', '600', ...names], { stdio: 'ignore' }"], 'execFileSync(mkfifo): no shell');
+  t.same([...pipes.matchAll(/\b(mkdtempSync|rmSync)\((.*)\);$/gm)].map((m) => m[0]), ["mkdtempSync(join(tmpdir(), 'ndjson-agent-'));", 'rmSync(dir, { recursive: true, force: true });'], 'a temporary directory, removed');
+  t.same([...pipes.matchAll(/\bnew Socket\(\{\s*(\w+)/g)].map((m) => m[1]), ['fd'], 'new Socket({ fd, … }): a descriptor already open');
   // The one Socket: made on the file descriptor of standard input, already open.
   const sources = fs.readFileSync(path.join(ROOT, 'src/io/sources.ts'), 'utf8');
   t.same([...sources.matchAll(/new Socket\(\{\s*(\w+)/g)].map((m) => m[1]), ['fd'], 'new Socket({ fd, … }): a descriptor already open');
@@ -360,11 +375,20 @@ t.test('at run time: no code evaluated, no file but those named, no process but 
     'ndjson-result < FILE: only where stdin stands is read besides',
   );
   t.notOk(fs.existsSync(path.join(dir, 'pwned')) || fs.existsSync(path.join(dir, 'pwned.txt')), 'no file made');
-  // The watcher sees what it should: the command after -- is the one process started.
+  // The watcher sees what it should: the command after -- is the one process started, but for mkfifo(1), which makes the
+  // pipes it writes into, in a temporary directory removed at once.
   const agent = watched('ndjson-text', ['--', process.execPath, '-e', `process.stdout.write(${JSON.stringify(bait)})`]);
   t.same(
     agent.log.filter((e) => e.kind === 'process').map((e) => e.command),
-    [process.execPath],
-    'with -- command: that command, and nothing else',
+    ['mkfifo', process.execPath],
+    'with -- command: that command, and mkfifo before it',
   );
+  const made = agent.log.filter((e) => e.kind === 'process' && e.command === 'mkfifo').flatMap((e) => e.args ?? []);
+  t.same(made.slice(0, 2), ['-m', '600'], 'the pipes: mode 600');
+  const fifoDir = path.dirname(made[2] ?? '');
+  t.match(path.basename(fifoDir), /^ndjson-agent-/, 'in a directory of their own');
+  t.same(made.slice(2).map((f) => path.relative(fifoDir, f)), ['stdout', 'stderr']);
+  t.notOk(fs.existsSync(fifoDir), 'removed at once');
+  const changed = agent.log.filter((e) => e.kind === 'change').map((e) => e.path ?? '');
+  t.ok(changed.length > 0 && changed.every((p) => p === fifoDir || path.dirname(p) === fifoDir), 'nothing else changed (the removal of the directory and its pipes)');
 });

@@ -5,15 +5,12 @@
  */
 import yargs from 'yargs';
 import type { Argv, Options } from 'yargs';
-import { execFileSync, spawn } from 'node:child_process';
-import { closeSync, constants as fsConstants, mkdtempSync, openSync, rmSync } from 'node:fs';
-import { Socket } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { spawn } from 'node:child_process';
 import { PassThrough } from 'node:stream';
 import type { Readable } from 'node:stream';
 import { LineTooLongError, formatProblem, scanReadBuffers } from '../io/input.js';
 import type { InputProblem } from '../io/input.js';
+import { namedPipes, closeEnd, readEnd } from '../io/command-pipes.js';
 import { ReadPool, openSources, describeError, isFile, outputFile, pathExists, sameFile } from '../io/sources.js';
 import { toolStream, StrictError } from '../io/tool-stream.js';
 import type { ToolCore, ToolTransform } from '../io/tool-stream.js';
@@ -701,10 +698,9 @@ export function startCommand(argv: string[], io: Io, name: string): StartedComma
   const fifos = namedPipes();
   const child = spawn(argv[0]!, argv.slice(1), { stdio: ['inherit', fifos?.write[0] ?? 'pipe', fifos?.write[1] ?? 'pipe'], env: io.env });
   // The command (and what it starts) holds the ends it writes to: the pipes end when it is done with them.
-  if (fifos !== null) for (const fd of fifos.write) closeSync(fd);
-  const reading = (fd: number): Socket => new Socket({ fd, readable: true, writable: false });
-  const out = fifos !== null ? reading(fifos.read[0]) : child.stdout!;
-  const stderr = fifos !== null ? reading(fifos.read[1]) : child.stderr!;
+  if (fifos !== null) for (const fd of fifos.write) closeEnd(fd);
+  const out = fifos !== null ? readEnd(fifos.read[0]) : child.stdout!;
+  const stderr = fifos !== null ? readEnd(fifos.read[1]) : child.stderr!;
   stderr.on('data', (chunk: Buffer) => toStderr(io, chunk, true));
   const stdout = new PassThrough();
   out.on('error', (error) => stdout.destroy(error));
@@ -737,32 +733,6 @@ export function startCommand(argv: string[], io: Io, name: string): StartedComma
       child.once('error', (error: NodeJS.ErrnoException) => resolve({ code: null, signal: null, error }));
     }),
   };
-}
-
-/**
- * The pipes a command writes its stdout and stderr to, as a shell makes them:
- * Node's own are socket pairs, which a command cannot open by name (`echo x
- * > /dev/stderr`, `tee /dev/stdout`: no such device). Named pipes (FIFOs),
- * each opened at both ends and unlinked at once: the ends we read from, and
- * those the command writes to. Null where none can be made (no mkfifo(1), no
- * temporary directory we may write in): Node's pipes then.
- */
-function namedPipes(): { read: [number, number]; write: [number, number] } | null {
-  const fds: number[] = [];
-  let dir: string | undefined;
-  try {
-    dir = mkdtempSync(join(tmpdir(), 'ndjson-agent-'));
-    const names = [join(dir, 'stdout'), join(dir, 'stderr')];
-    execFileSync('mkfifo', ['-m', '600', ...names], { stdio: 'ignore' });
-    // Our end does not wait for a writer (none yet); the command's then finds a reader, and stays a blocking one.
-    for (const fifo of names) fds.push(openSync(fifo, fsConstants.O_RDONLY | fsConstants.O_NONBLOCK), openSync(fifo, fsConstants.O_WRONLY));
-    return { read: [fds[0]!, fds[2]!], write: [fds[1]!, fds[3]!] };
-  } catch {
-    for (const fd of fds) closeSync(fd);
-    return null;
-  } finally {
-    if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
-  }
 }
 
 /**
