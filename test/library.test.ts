@@ -37,6 +37,41 @@ t.test('each tool as a Transform', async (t) => {
   t.same(audit.map((a) => [a.tool, a.status]), [['read', 'success'], ['edit', 'success']]);
 });
 
+t.test('tools: core.passed says whether the checks passed, as the command ends with 0 or 3', async (t) => {
+  const passed = async (input: Buffer, options: Parameters<typeof tools>[0]): Promise<boolean> => {
+    const stream = tools(options);
+    await collect(stream, input);
+    return stream.core.passed;
+  };
+  const lines = basic.toString('utf8').trimEnd().split('\n');
+  // A call in Claude Code's dialect, which the audit does not see into.
+  const foreign = Buffer.from(
+    `${JSON.stringify({ type: 'assistant', message: { role: 'assistant', content: [{ type: 'tool_use', id: 'u1', name: 'Read', input: { file_path: '/r/.env' } }] }, session_id: 's' })}\n`,
+  );
+  // A tool call cut short: the audit cannot read it.
+  const cut = Buffer.from(`${lines.filter((l) => l.includes('"tool_call"'))[0]!.slice(0, 80)}\n${lines.at(-1)}\n`);
+  const cases: Array<[string, Buffer, Parameters<typeof tools>[0], boolean]> = [
+    ['no check', basic, {}, true],
+    ['a check that holds', basic, { denyRead: ['**/.env'] }, true],
+    ['a check broken', basic, { noWrites: true }, false],
+    ['calls of another dialect', foreign, { denyRead: ['**/.env'] }, false],
+    ['calls of another dialect, no check', foreign, {}, true],
+    ['an empty input', Buffer.alloc(0), { noPending: true }, false],
+    ['an empty input, no check', Buffer.alloc(0), {}, true],
+    ['a result alone', Buffer.from(`${lines.at(-1)}\n`), { denyWrite: ['x'] }, false],
+    ['a tool call cut short', cut, { denyRead: ['**/.env'] }, false],
+  ];
+  for (const [what, input, options, expected] of cases) t.equal(await passed(input, options), expected, what);
+  // The command agrees.
+  for (const [what, input, options, expected] of cases) {
+    const args = [...(options?.denyRead ?? []).flatMap((g) => ['--deny-read', g]), ...(options?.denyWrite ?? []).flatMap((g) => ['--deny-write', g])];
+    if (options?.noWrites) args.push('--no-writes');
+    if (options?.noPending) args.push('--no-pending');
+    const r = spawnSync(process.execPath, [path.join(ROOT, 'bin/ndjson-tools.js'), ...args], { input });
+    t.equal(r.status, expected ? 0 : 3, `ndjson-tools: ${what}`);
+  }
+});
+
 t.test('strict: what was made before the bad line is read before the stream fails, through an async iterator as through a pipe', async (t) => {
   const lines = basic.toString('utf8').trimEnd().split('\n');
   const cut = lines.length - 1;

@@ -167,12 +167,9 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
   if ('code' in parsed) return parsed.code;
   const { args } = parsed;
   const name = toolsSpec.name;
-  let violations = 0;
-  const checking =
-    [args['deny-read'], args['deny-write'], args['deny-tool'], args['require-write']].some((v) => v !== undefined) ||
-    args.writes === false ||
-    args.pending === false;
-  const core = new ToolsCore({
+  // What the checks cannot pass (calls the audit does not see) is said, and counted by the core (ToolsCore.passed).
+  const consequence = (): string => (core.checking ? ': the checks cannot pass' : '');
+  const core: ToolsCore = new ToolsCore({
     summary: args.summary,
     json: args.json,
     paths: args.paths as PathsChoice | undefined,
@@ -186,28 +183,18 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     requireWrite: list(args['require-write']),
     noWrites: args.writes === false,
     noPending: args.pending === false,
-    onViolation: (v) => {
-      violations++;
-      warn(io, name, formatViolation(v));
-    },
+    onViolation: (v) => warn(io, name, formatViolation(v)),
     onForeignCalls: (source, line) => {
-      // A check that cannot see the calls must not pass.
-      if (checking) violations++;
-      const consequence = checking ? ': the checks cannot pass' : '';
-      warn(io, name, `${visibleOneLine(source)}:${line}: tool calls in Claude Code's dialect (tool_use blocks) are not audited${consequence}`);
+      warn(io, name, `${visibleOneLine(source)}:${line}: tool calls in Claude Code's dialect (tool_use blocks) are not audited${consequence()}`);
     },
     onUnknownCalls: (source, line) => {
-      // A call the checks cannot see into must not pass them.
-      if (checking) violations++;
-      const consequence = checking ? ': the checks cannot pass' : '';
-      warn(io, name, `${visibleOneLine(source)}:${line}: a tool call that names no tool the audit can find is audited as kind other, with no paths${consequence}`);
+      warn(io, name, `${visibleOneLine(source)}:${line}: a tool call that names no tool the audit can find is audited as kind other, with no paths${consequence()}`);
     },
     onDeepSubagent: (source, line) => {
-      // Calls the checks cannot see must not pass them.
-      if (checking) violations++;
-      const consequence = checking ? ': the checks cannot pass' : '';
-      warn(io, name, `${visibleOneLine(source)}:${line}: the calls of sub-agents nested more than ${MAX_SUBAGENT_DEPTH} deep are not audited${consequence}`);
+      warn(io, name, `${visibleOneLine(source)}:${line}: the calls of sub-agents nested more than ${MAX_SUBAGENT_DEPTH} deep are not audited${consequence()}`);
     },
+    // A tool call the audit cannot read (a line cut short, broken) must not pass the checks unseen.
+    onUnreadCall: (p) => warn(io, name, `${visibleOneLine(p.source)}:${p.line}: a tool call the audit cannot read (${p.reason}): the checks cannot pass`),
     onMisspeltDenyTool: (tool, known) => {
       warn(io, name, `--deny-tool '${visibleOneLine(tool)}' matched no call: did you mean '${known}'?`);
     },
@@ -216,26 +203,18 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     },
   });
   const run = await runTool(name, core, args, io, {
-    onProblem: (p) => {
-      // A tool call the audit cannot read (a line cut short, broken) must not pass the checks unseen.
-      if (!checking || !core.unreadCall(p)) return;
-      violations++;
-      warn(io, name, `${visibleOneLine(p.source)}:${p.line}: a tool call the audit cannot read (${p.reason}): the checks cannot pass`);
-    },
     // The checks judge every call: a reader that goes away (| head) does not end the reading.
-    readToEnd: checking,
+    readToEnd: core.checking,
   });
   // Without checks, a reader that went away (| head) ends the run quietly.
   if (run.code !== EXIT.OK) return run.code;
-  if (checking && !core.sawEvents) {
+  if (core.checking && !core.sawEvents) {
     // Nothing audited is not a pass: an agent that wrote nothing, or a log in another encoding (UTF-16).
-    violations++;
     warn(io, name, `the input held no events${run.problems > 0 ? ' that could be read' : ''}: nothing was audited, the checks cannot pass`);
-  } else if (checking && !core.sawStream) {
-    violations++;
+  } else if (core.checking && !core.sawStream) {
     // `--output-format json` output: a result alone lists none of the calls made. Or objects of no run at all (a wrapper's).
     if (core.sawResult) warn(io, name, 'the input held only results (as --output-format json writes), which list no tool calls: nothing was audited, the checks cannot pass');
     else warn(io, name, 'the input held no events of a run: nothing was audited, the checks cannot pass');
   }
-  return violations > 0 ? EXIT.FAILED : EXIT.OK;
+  return core.passed ? EXIT.OK : EXIT.FAILED;
 }

@@ -83,6 +83,8 @@ export interface ToolsOptions extends PolicyOptions {
    * deeper than MAX_SUBAGENT_DEPTH levels, which are not audited.
    */
   onDeepSubagent?: (source: string, line: number) => void;
+  /** With checks asked for, called for each line that is a tool call the audit cannot read (see ToolsCore.unreadCall). */
+  onUnreadCall?: (p: InputProblem) => void;
   /**
    * Called at the end for each `--deny-tool` name that no call matched and
    * that is a few edits from a tool name or kind the audit knows, `known`.
@@ -219,6 +221,13 @@ export class ToolsCore implements ToolCore {
   deepSubagent = false;
   /** Checks broken. */
   violations = 0;
+  /**
+   * With checks asked for, what kept the audit from seeing every call, which
+   * the checks then cannot pass: calls of another dialect, of no tool it can
+   * find, of sub-agents nested too deep, lines of calls it cannot read, or
+   * an input with no events of a run (see passed).
+   */
+  unaudited = 0;
   /** Some event was read (none: the input held none, or none that could be read). */
   sawEvents = false;
   /** An event of the run other than a `result` was read (none: `--output-format json` output, which lists no tool calls; a wrapper's line is none). */
@@ -227,6 +236,21 @@ export class ToolsCore implements ToolCore {
   sawResult = false;
 
   private readonly options: ToolsOptions;
+
+  /** True when a check is asked for (`denyRead`, `noWrites`, …). */
+  get checking(): boolean {
+    return this.policy.active;
+  }
+
+  /**
+   * Once the input has ended: true when the checks passed (or none was
+   * asked for), as `ndjson-tools` ends with 0 rather than 3. They pass when
+   * no check was broken (violations) and the audit saw every call
+   * (unaudited).
+   */
+  get passed(): boolean {
+    return this.violations === 0 && this.unaudited === 0;
+  }
 
   constructor(options: ToolsOptions = {}) {
     // In any case, as --status takes them.
@@ -294,6 +318,7 @@ export class ToolsCore implements ToolCore {
         (type === 'user' && mayHold(rec.raw, TOOL_RESULT, TOOL_RESULT_PIVOT) && hasToolResultBlock(rec.event));
       if (foreign && !this.foreignCalls) {
         this.foreignCalls = true;
+        if (this.checking) this.unaudited++;
         this.options.onForeignCalls?.(rec.source, rec.line);
       }
       return;
@@ -359,7 +384,17 @@ export class ToolsCore implements ToolCore {
     });
   }
 
+  /** A line that is not an event: with checks asked for, one that is a tool call the audit cannot read (see unreadCall). */
+  problem(p: InputProblem): void {
+    if (!this.checking || !this.unreadCall(p)) return;
+    this.unaudited++;
+    this.options.onUnreadCall?.(p);
+  }
+
   end(emit: Emit): void {
+    // Nothing audited is not a pass: no events (an agent that wrote nothing, a log in UTF-16), or none of a run (results
+    // alone, as `--output-format json` writes them, list no calls).
+    if (this.checking && !this.sawStream) this.unaudited++;
     for (const state of this.pending.values()) this.finishPending(state, emit);
     this.pending.clear();
     this.sessionCalls.clear();
@@ -549,6 +584,7 @@ export class ToolsCore implements ToolCore {
         if (depth < MAX_SUBAGENT_DEPTH) this.subagent(rec, session, callId, subagentCalls(own), emit, depth + 1);
         else if (!this.deepSubagent) {
           this.deepSubagent = true;
+          if (this.checking) this.unaudited++;
           this.options.onDeepSubagent?.(rec.source, rec.line);
         }
       }
@@ -659,6 +695,7 @@ export class ToolsCore implements ToolCore {
     // No event of the call named a tool the audit can find: it may be any tool, whatever the filters keep.
     if (call.tool === undefined && !this.unknownCalls) {
       this.unknownCalls = true;
+      if (this.checking) this.unaudited++;
       this.options.onUnknownCalls?.(call.source, call.line);
     }
     if (this.tools.size > 0) {

@@ -4,7 +4,11 @@ import type { ToolStreamOptions, ToolTransform } from '../io/tool-stream.js';
 import { ToolsCore } from './core.js';
 import type { ToolsOptions } from './core.js';
 
-/** A tools stream, with its core (read `core.calls` and `core.violations` once the stream has ended). */
+/**
+ * A tools stream, with its core: once the stream has ended, `core.passed`
+ * says whether the checks passed (as `ndjson-tools` ends with 0 or 3),
+ * `core.violations` counts the checks broken, `core.calls` the calls kept.
+ */
 export type ToolsStream = ToolTransform & { core: ToolsCore };
 
 /**
