@@ -4,13 +4,13 @@ export const EXIT = {
   OK: 0,
   /** Bad usage: an unknown option, a bad value. */
   USAGE: 1,
-  /** An input could not be read, `--strict` met a line that is not an event, or the output could not be written (or ndjson-result no longer held the result it had to print). */
+  /** An input could not be read, `--strict` met a line that is not an event, the output could not be written, or the command after `--` could not be started (or ndjson-result no longer held the result it had to print). */
   INPUT: 2,
   /** A failure was reported: the agent's result says the run failed, a check failed. */
   FAILED: 3,
   /** No result: the stream ended without a terminal `result` event. */
   NO_RESULT: 4,
-  /** The command run after `--` failed (exit status other than 0, a signal, or it could not start) while its stream reported no failure. */
+  /** The command run after `--` failed (exit status other than 0, or a signal) while its stream reported no failure. */
   COMMAND: 5,
 } as const;
 

@@ -232,6 +232,10 @@ t.test('options: a string for a list of one; a value of the wrong shape is a Typ
   t.same(violations, ['--deny-tool edit'], 'denyTool: a string names one tool, not its letters');
   t.same(await lines(result({ fields: 'session_id' })), ['7f3a9c1e-2b44-4d0e-9a51-0c8e6f2d1b77'], 'fields: a string');
   t.same(await lines(dedupe({ keys: 'type' })), await lines(dedupe({ keys: ['type'] })), 'keys: a string');
+  // As the command refuses them: --json with --field, --tsv without it.
+  t.throws(() => result({ fields: ['session_id'], json: true }), new TypeError('options json and fields do not go together'));
+  t.throws(() => result({ tsv: true }), new TypeError('option tsv needs fields'));
+  t.doesNotThrow(() => result({ fields: 'session_id', tsv: true }));
   t.throws(() => tools({ statuses: ['succes'] as never }), new TypeError('option statuses takes one of success, error, rejected, spawnError, failure, pending, unknown, not "succes"'));
   t.throws(() => tools({ paths: 'writen' as never }), new TypeError('option paths takes one of all, read, written, not "writen"'));
   t.throws(() => tools({ denyRead: 7 as never }), TypeError);

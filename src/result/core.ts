@@ -134,6 +134,10 @@ export class ResultCore implements ToolCore {
   constructor(options: ResultOptions = {}) {
     this.options = { ...options, fields: pathsOption(options.fields, 'fields') };
     for (const flag of ['all', 'json', 'tsv', 'escape'] as const) this.options[flag] = flagOption(options[flag], flag);
+    // As the command refuses them (a usage error): one would be ignored.
+    const fields = this.options.fields?.length ?? 0;
+    if (this.options.json && fields > 0) throw new TypeError('options json and fields do not go together');
+    if (this.options.tsv && fields === 0) throw new TypeError('option tsv needs fields');
   }
 
   /** How many verdicts were given. */
