@@ -11,7 +11,7 @@ import type { Readable } from 'node:stream';
 import { LineTooLongError, formatProblem, scanReadBuffers } from '../io/input.js';
 import type { InputProblem } from '../io/input.js';
 import { namedPipes, closeEnd, readEnd } from '../io/command-pipes.js';
-import { ReadPool, openSources, describeError, isFile, outputFile, pathExists, sameFile } from '../io/sources.js';
+import { ReadPool, openSources, describeError, isExecutableFile, isFile, outputFile, pathExists, sameFile } from '../io/sources.js';
 import { toolStream, StrictError } from '../io/tool-stream.js';
 import type { ToolCore, ToolTransform } from '../io/tool-stream.js';
 import { runOutput, guardOutput, untilClosed, writeAll } from '../io/output.js';
@@ -776,6 +776,14 @@ export async function commandStartFailure(name: string, command: StartedCommand,
   const { error } = await command.exited;
   if (!error) return null;
   const what = visibleOneLine(command.name);
+  const path = command.name.includes('/');
+  if (error.code === 'ENOENT' && isExecutableFile(command.name)) {
+    // Named with a slash, it is there, yet not found: what runs it is not (the program its `#!` line names, or a loader).
+    // Named without, it is not on PATH: the one here is `./name`.
+    const why = path ? 'the file is there, but not the interpreter its #! line names' : `not found on PATH; to run the file here, name it ./${what}`;
+    warn(io, name, `cannot run ${what}: ${why}`);
+    return EXIT.INPUT;
+  }
   // `tool -- run.ndjson`, as if `--` only ended the options: a file, which cannot be run (or, named without a slash, is
   // looked for on PATH).
   const hint = isFile(command.name)

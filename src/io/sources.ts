@@ -28,6 +28,17 @@ export function isFile(path: string): boolean {
   }
 }
 
+/** True when `path` names a regular file we may execute. */
+export function isExecutableFile(path: string): boolean {
+  try {
+    const stat = statSync(path);
+    // Any execute bit: whose it is, the system judges at the run (root may run a file with any of them).
+    return stat.isFile() && (stat.mode & 0o111) !== 0;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Where the next read of `fd` starts (its offset), as Linux tells it in
  * /proc/self/fdinfo; undefined where that cannot be read. Node reads a file
