@@ -161,14 +161,18 @@ export class ResultCore implements ToolCore {
   }
 
   record(rec: EventRecord, emit: Emit): void {
-    const field = recordSessionField(rec);
+    let field = recordSessionField(rec);
     // A line handed over unparsed that, parsed for its session, is not JSON after all: reported, and skipped as such lines are.
     if (recordBroken(rec)) return;
     const type = recordType(rec);
     // Events without a session id belong to the session being read; before any, one that is not the run's starts none.
     if (field === undefined && this.last === null && !opensSession(type, rec.event)) return;
-    // A line handed over unparsed that would open a session, or start its run again: an event only if it parses.
-    if (this.opens(field, type) && !recordSound(rec)) return;
+    // A line handed over unparsed that would open a session, or start its run again: an event only if it parses; then of
+    // the session its event names (one broken after its object, `{…}},"session_id":"t"}`, the object's, as read in full).
+    if (this.opens(field, type)) {
+      if (!recordSound(rec)) return;
+      field = recordSessionField(rec);
+    }
     const state = this.enter(field, type === 'system' && isSystemInit(rec.event), isRunActivity(type), emit);
     if (type !== 'result') {
       if (state.result === undefined) {

@@ -707,14 +707,18 @@ export class TextCore implements ToolCore {
   }
 
   record(rec: EventRecord, emit: Emit): void {
-    const field = recordSessionField(rec);
+    let field = recordSessionField(rec);
     // A line handed over unparsed that, parsed for its session, is not JSON after all: reported, and skipped as such lines are.
     if (recordBroken(rec)) return;
     const type = recordType(rec);
     // Before any session, an event without a session id that is not the run's (a wrapper's status line, a hook's) starts none.
     if (field === undefined && this.states.size === 0 && !opensSession(type, rec.event)) return;
-    // A line handed over unparsed that would open a session, or start its run again: an event only if it parses.
-    if (this.opens(field, type) && !recordSound(rec)) return;
+    // A line handed over unparsed that would open a session, or start its run again: an event only if it parses; then of
+    // the session its event names (one broken after its object, `{…}},"session_id":"t"}`, the object's, as read in full).
+    if (this.opens(field, type)) {
+      if (!recordSound(rec)) return;
+      field = recordSessionField(rec);
+    }
     const s = this.enter(field, type === 'system' && isSystemInit(rec.event), isRunActivity(type), showsRun(type), rec.source, rec.line, emit);
     const id = s.session;
     const out = this.options.all ? (this.transcript ??= this.makeTranscript(emit)) : null;
