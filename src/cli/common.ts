@@ -776,19 +776,19 @@ export async function commandStartFailure(name: string, command: StartedCommand,
   const { error } = await command.exited;
   if (!error) return null;
   const what = visibleOneLine(command.name);
-  const path = command.name.includes('/');
-  if (error.code === 'ENOENT' && isExecutableFile(command.name)) {
-    // Named with a slash, it is there, yet not found: what runs it is not (the program its `#!` line names, or a loader).
-    // Named without, it is not on PATH: the one here is `./name`.
-    const why = path ? 'the file is there, but not the interpreter its #! line names' : `not found on PATH; to run the file here, name it ./${what}`;
-    warn(io, name, `cannot run ${what}: ${why}`);
+  if (error.code === 'ENOENT' && command.name.includes('/') && isExecutableFile(command.name)) {
+    // It is there, yet not found: what runs it is not (the program its `#!` line names, or a binary's loader).
+    warn(io, name, `cannot run ${what}: the file is there, but not the program that runs it (the interpreter its #! line names, or its loader)`);
     return EXIT.INPUT;
   }
   // `tool -- run.ndjson`, as if `--` only ended the options: a file, which cannot be run (or, named without a slash, is
-  // looked for on PATH).
-  const hint = isFile(command.name)
-    ? ` (after --, a command is run: to read the file, leave out the --${command.name.startsWith('-') ? `, and name it ./${what}` : ''})`
-    : '';
+  // looked for on PATH). One that may be run (a script here, not on PATH; or a log with the execute bit) may be either.
+  const read = `to read the file, leave out the --${command.name.startsWith('-') ? `, and name it ./${what}` : ''}`;
+  const hint = !isFile(command.name)
+    ? ''
+    : error.code === 'ENOENT' && isExecutableFile(command.name)
+      ? ` (after --, a command is run, looked for on PATH: to run the file here, name it ./${what}; ${read})`
+      : ` (after --, a command is run: ${read})`;
   warn(io, name, error.code === 'ENOENT' ? `${what}: command not found${hint}` : `cannot run ${what}: ${describeError(error)}${hint}`);
   return EXIT.INPUT;
 }
