@@ -101,6 +101,9 @@ t.test('deny globs are not fooled by path tricks', async (t) => {
   for (const p of ['.env.', '.env. .', '.env ', '.env::$DATA', '.ENV:stream:$data', 'C:\\proj\\.env::$DATA']) {
     t.ok(violates(oneCall('read', p, 'C:\\proj'), deny), `as Windows reads ${p}`);
   }
+  // Letters NTFS takes for ASCII ones, as it compares names in upper case: `ı` for `i`, `ſ` for `s`.
+  t.ok(violates(oneCall('write', '.g\u0131thub/workflows/x.yml', 'C:\\proj'), { denyWrite: ['.github/**'] }), 'as Windows reads .gıthub');
+  t.ok(violates(oneCall('read', '.\u017fsh/id_rsa', cwd), { denyRead: ['**/.ssh/**'] }), 'as Windows reads .ſsh');
   t.notOk(violates(oneCall('read', '.envx.', cwd), deny));
   t.ok(violates(oneCall('write', 'CHANGELOG.md.', cwd), { requireWrite: ['CHANGELOG.md'] }), 'required writes are matched as written');
 });

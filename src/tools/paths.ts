@@ -378,7 +378,7 @@ function formsOf(
   }
   if (broad) {
     // Spellings a file system takes for the same file: composed Unicode (macOS stores names decomposed), and Windows's
-    // names with trailing dots or spaces, or naming a file's data stream (`.env::$DATA`).
+    // names with trailing dots or spaces, naming a file's data stream (`.env::$DATA`), or with `ı` or `ſ` for `i` or `s`.
     for (const set of [forms, fromCwd, ...(loose ? [loose] : [])]) {
       for (const form of [...set]) for (const spelt of fileSystemSpellings(form)) set.add(spelt);
     }
@@ -412,9 +412,19 @@ function fromRoot(path: string): string {
   return parts.slice(DRIVE.test(path) ? 1 : path.startsWith('//') ? 2 : 0).join('/');
 }
 
-/** A path segment as Windows reads it: `.env. `, `.env::$DATA` and `secrets::$INDEX_ALLOCATION` (a directory's index) are the name before. */
+/**
+ * A path segment as Windows reads it: `.env. `, `.env::$DATA` and
+ * `secrets::$INDEX_ALLOCATION` (a directory's index) are the name before;
+ * and `ı` and `ſ` are `i` and `s`, which NTFS, comparing names in upper
+ * case, takes them for (`.gıthub` is `.github`), where a glob's any case
+ * does not (JavaScript's case-insensitive match keeps a letter beyond ASCII
+ * from matching one within it).
+ */
 function windowsName(segment: string): string {
   if (segment === '.' || segment === '..') return segment;
-  const name = segment.replace(/:[^:]*:\$[A-Z_]+$/i, '').replace(/[. ]+$/, '');
+  const name = segment
+    .replace(/:[^:]*:\$[A-Z_]+$/i, '')
+    .replace(/[. ]+$/, '')
+    .replace(/[\u0131\u017f]/g, (c) => (c === '\u0131' ? 'i' : 's'));
   return name === '' ? segment : name;
 }
