@@ -504,8 +504,13 @@ function usageMessage(msg: string, argv: readonly string[]): string {
   const typed = dashed.map((n) => (n.length === 1 ? `-${n}` : !typedAs(`--${n}`) && typedAs(`--no-${n}`) ? `--no-${n}` : `--${n}`));
   let out = `unknown option${typed.length === 1 ? '' : 's'}: ${typed.join(', ')}`;
   const file = argv.find((a) => /^-[^-]/.test(a) && pathExists(a));
-  if (file !== undefined) out += ` (to read the file ${visibleOneLine(file)}, name it ./${visibleOneLine(file)})`;
+  if (file !== undefined) out += ` (${readFileHint(file)})`;
   return out;
+}
+
+/** How to read `file`, a word of the command line that starts with `-`. */
+function readFileHint(file: string): string {
+  return `to read the file ${visibleOneLine(file)}, name it ./${visibleOneLine(file)}`;
 }
 
 /** Options that take a value and may also be negated: `--no-color` is `--color=never`. */
@@ -545,8 +550,7 @@ function flagGivenValue(options: Record<string, Options>, argv: readonly string[
     if (arg.startsWith('---')) return `unknown option: ${visibleOneLine(arg)}`;
     // yargs reads `-1` as a file named so, where getopt(3) has an option: a file so named is `./-1`.
     if (/^-[0-9]/.test(arg)) {
-      const file = pathExists(arg) ? ` (to read the file ${visibleOneLine(arg)}, name it ./${visibleOneLine(arg)})` : '';
-      return `unknown option: ${visibleOneLine(arg)}${file}`;
+      return `unknown option: ${visibleOneLine(arg)}${pathExists(arg) ? ` (${readFileHint(arg)})` : ''}`;
     }
     // Keys yargs keeps for itself (`--$0` took the next word as its value, a file the run then did not read), and one it
     // spells otherwise in its message.
@@ -556,7 +560,7 @@ function flagGivenValue(options: Record<string, Options>, argv: readonly string[
     // a letter before it that is no flag, `-dash.ndjson`, has unknown options: yargs names them.)
     const group = /^-([A-Za-z]+)[^A-Za-z]/.exec(arg)?.[1];
     if (group !== undefined && [...group].every((letter) => flags.has(letter))) {
-      const file = pathExists(arg) ? `; to read the file ${visibleOneLine(arg)}, name it ./${visibleOneLine(arg)}` : '';
+      const file = pathExists(arg) ? `; ${readFileHint(arg)}` : '';
       return `-${group[group.length - 1]} takes no value (given ${visibleOneLine(arg)}${file})`;
     }
     // yargs takes an option's camelCase spelling too: `--no-denyRead` is `--no-deny-read`.
@@ -776,7 +780,8 @@ export async function commandStartFailure(name: string, command: StartedCommand,
   const { error } = await command.exited;
   if (!error) return null;
   const what = visibleOneLine(command.name);
-  if (error.code === 'ENOENT' && command.name.includes('/') && isExecutableFile(command.name)) {
+  const executable = error.code === 'ENOENT' && isExecutableFile(command.name);
+  if (executable && command.name.includes('/')) {
     // It is there, yet not found: what runs it is not (the program its `#!` line names, or a binary's loader).
     warn(io, name, `cannot run ${what}: the file is there, but not the program that runs it (the interpreter its #! line names, or its loader)`);
     return EXIT.INPUT;
@@ -786,7 +791,7 @@ export async function commandStartFailure(name: string, command: StartedCommand,
   const read = `to read the file, leave out the --${command.name.startsWith('-') ? `, and name it ./${what}` : ''}`;
   const hint = !isFile(command.name)
     ? ''
-    : error.code === 'ENOENT' && isExecutableFile(command.name)
+    : executable
       ? ` (after --, a command is run, looked for on PATH: to run the file here, name it ./${what}; ${read})`
       : ` (after --, a command is run: ${read})`;
   warn(io, name, error.code === 'ENOENT' ? `${what}: command not found${hint}` : `cannot run ${what}: ${describeError(error)}${hint}`);

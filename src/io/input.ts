@@ -951,6 +951,15 @@ function mayGoOn(text: string): boolean {
   return tokenEnds(text).some((end) => readsOn(text + end + ROOM));
 }
 
+/**
+ * The reason of a broken line `raw`, for problemThenRun: not JSON, or `cut`
+ * where the next run's first event glued on it cut it (the part before,
+ * `head`, may go on).
+ */
+function brokenUnlessCut(raw: Buffer, cut: ProblemReason): (head: Buffer) => ProblemReason {
+  return (head) => (head !== raw && mayGoOn(head.toString('utf8')) ? cut : 'not JSON');
+}
+
 /** How many places {@link gluedMayGoOn} tries. */
 const MAX_GLUED_TRIES = 64;
 
@@ -2049,7 +2058,7 @@ export class EventReader {
     this.slow = null;
     // They close on the line, and nothing waits after them: the slow path reads them and is done with the line.
     this.slowStart(Buffer.from(text.slice(0, end)), no);
-    this.problemThenRun(raw, no, unterminated, (head) => (head !== raw && mayGoOn(head.toString('utf8')) ? 'truncated' : 'not JSON'), shown);
+    this.problemThenRun(raw, no, unterminated, brokenUnlessCut(raw, 'truncated'), shown);
     return true;
   }
 
@@ -2225,7 +2234,7 @@ export class EventReader {
       if (atEnd && array !== null) this.problem(cut, line.buf, line.no, line.shown);
       else if (mayGoOn(text) || (slow.closedOn === slow.valueLine && gluedMayGoOn(text))) this.problemThenRun(line.buf, line.no, line.unterminated, () => cut, line.shown);
       // Broken in the line: perhaps a line cut short with the next run's first event glued on.
-      else this.problemThenRun(line.buf, line.no, line.unterminated, (head) => (head !== line.buf && mayGoOn(head.toString('utf8')) ? cut : 'not JSON'), line.shown);
+      else this.problemThenRun(line.buf, line.no, line.unterminated, brokenUnlessCut(line.buf, cut), line.shown);
     }
     reportHeld(Infinity);
   }

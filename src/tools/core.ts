@@ -159,6 +159,11 @@ function viewsOf(entries: readonly ToolCallEntry[], completed: boolean): CallVie
   return entries.map((e) => ({ tool: e.name, facts: argsFacts(e.name, toolCallArgs(e), completed ? toolCallResult(e) : undefined) }));
 }
 
+/** The arguments of a call's entry, as toolCallArgs reads them; none without an entry. */
+function argsOf(entry: ToolCallEntry | undefined): ToolCallArgs {
+  return entry === undefined ? { args: undefined } : toolCallArgs(entry);
+}
+
 /** The facts of a call (see toolCallFacts) from its arguments as toolCallArgs read them: arguments not JSON are marked (argsUnread). */
 function argsFacts(tool: string | undefined, read: ToolCallArgs, result: ToolCallResult | undefined, fromStart?: ToolCallFacts): ToolCallFacts {
   const facts = toolCallFacts(tool ?? '', read.args, result, fromStart);
@@ -472,7 +477,7 @@ export class ToolsCore implements ToolCore {
     result: ToolCallResult | undefined,
     others: readonly ToolCallEntry[],
   ): void {
-    const read: ToolCallArgs = entry === undefined ? { args: undefined } : toolCallArgs(entry);
+    const read = argsOf(entry);
     const { args, error } = read;
     const times = toolCallTimes(rec.event);
     const key = this.key(callId);
@@ -523,7 +528,7 @@ export class ToolsCore implements ToolCore {
     others: readonly ToolCallEntry[],
     emit: Emit,
   ): void {
-    const own: ToolCallArgs = entry === undefined ? { args: undefined } : toolCallArgs(entry);
+    const own = argsOf(entry);
     const key = callId === undefined ? this.anonymousKey(entry?.name, own.args, result) : `${this.session}\u0000${callId}`;
     const state = key === undefined ? undefined : this.pending.get(key);
     if (key !== undefined && state !== undefined) this.dropPending(key, state);
@@ -576,7 +581,7 @@ export class ToolsCore implements ToolCore {
   private subagent(rec: Place, session: string, parent: string | undefined, steps: readonly JsonObject[], emit: Emit, depth: number): void {
     for (const event of steps) {
       const entry = toolCallEntry(event);
-      const read: ToolCallArgs = entry === undefined ? { args: undefined } : toolCallArgs(entry);
+      const read = argsOf(entry);
       const { args, error } = read;
       const own = entry === undefined ? undefined : toolCallResult(entry);
       const callId = entry === undefined ? undefined : toolCallId(event, entry);

@@ -425,6 +425,7 @@ function windowsName(segment: string): string {
   const name = segment
     .replace(/:[^:]*:\$[A-Z_]+$/i, '')
     .replace(/[. ]+$/, '')
-    .replace(/[\u0131\u017f]/g, (c) => (c === '\u0131' ? 'i' : 's'));
+    .replace(/\u0131/g, 'i')
+    .replace(/\u017f/g, 's');
   return name === '' ? segment : name;
 }

@@ -329,14 +329,14 @@ function noDirectoryForms(dir: string): string[] {
 
 // Kinds of tool that change files, whatever paths the audit finds in their calls.
 const CHANGE_KINDS: ReadonlySet<string> = new Set(['write', 'edit', 'delete']);
+/** The kinds of the tools that search a directory, the project (`.`) when they name none. */
+const SEARCH_KINDS: ReadonlySet<string> = new Set(['grep', 'glob', 'ls']);
+const REQUIRED_FIELDS: ReadonlySet<PathField> = new Set(['written', 'edited']);
 
 /** True when `out` holds a violation of `check` (with the glob `pattern`, if given; none for a check that takes none). */
 function failedAlready(out: readonly Violation[], check: string, pattern?: string): boolean {
   return out.some((v) => v.check === check && v.pattern === pattern);
 }
-/** The kinds of the tools that search a directory, the project (`.`) when they name none. */
-const SEARCH_KINDS: ReadonlySet<string> = new Set(['grep', 'glob', 'ls']);
-const REQUIRED_FIELDS: ReadonlySet<PathField> = new Set(['written', 'edited']);
 
 /** The globs of the checks, read. */
 interface CheckGlobs {
