@@ -235,6 +235,8 @@ t.test('options: a string for a list of one; a value of the wrong shape is a Typ
   // As the command refuses them: --json with --field, --tsv without it.
   t.throws(() => result({ fields: ['session_id'], json: true }), new TypeError('options json and fields do not go together'));
   t.throws(() => result({ tsv: true }), new TypeError('option tsv needs fields'));
+  t.throws(() => dedupe({ keys: ['uuid'], verify: true }), new TypeError('options verify and keys do not go together'));
+  t.doesNotThrow(() => dedupe({ keys: [], verify: true }), 'no keys: the agent-stream rules, which verify checks');
   t.doesNotThrow(() => result({ fields: 'session_id', tsv: true }));
   t.throws(() => tools({ statuses: ['succes'] as never }), new TypeError('option statuses takes one of success, error, rejected, spawnError, failure, pending, unknown, not "succes"'));
   t.throws(() => tools({ paths: 'writen' as never }), new TypeError('option paths takes one of all, read, written, not "writen"'));

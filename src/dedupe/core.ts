@@ -203,6 +203,8 @@ export class DedupeCore implements ToolCore {
     const keys = pathsOption(options.keys, 'keys');
     this.keys = keys && keys.length > 0 ? keys : undefined;
     if (this.keys !== undefined) this.keySteps = this.keys.map(pathSteps);
+    // As the command refuses them: the keys replace the rules that verify checks, which would be off.
+    if (this.keys !== undefined && options.verify) throw new TypeError('options verify and keys do not go together');
   }
 
   /** Under `verify`: an event of a run was read (its init, the agent at work, its result, a line cut short); none means no result. */
