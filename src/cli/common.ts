@@ -244,7 +244,7 @@ function configure<O extends Record<string, Options>>(spec: CommandSpec<O>, args
     .alias('h', 'help')
     // Words are kept as written: a file named `1.50`, a command's `0x10` after `--`.
     // Options as they are spelled, not also in camel case: `--noWrites` is no option (yargs read it as set, and the check off).
-    .parserConfiguration({ 'populate--': true, 'boolean-negation': true, 'parse-positional-numbers': false, 'camel-case-expansion': false })
+    .parserConfiguration({ 'populate--': true, 'boolean-negation': true, 'parse-positional-numbers': false, 'camel-case-expansion': false, 'dot-notation': false })
     .completion(COMPLETION_COMMAND, false)
     .epilogue(epilogue(spec))
     .wrap(Math.min(100, process.stdout.columns ?? 80));
