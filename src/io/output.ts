@@ -72,10 +72,19 @@ export async function runOutput(source: Readable, tool: Transform, out: NodeJS.W
  * takes no bytes (`/dev/full`) even when nothing was to be written.
  */
 function handedOver(out: NodeJS.WritableStream): Promise<void> {
-  if (((out as Partial<Writable>).writableLength ?? 1) === 0) return Promise.resolve();
+  if (held(out) === 0) return Promise.resolve();
   return new Promise<void>((resolve, reject) => {
     out.write('', (error) => (error ? reject(error) : resolve()));
   });
+}
+
+/** The stream an {@link untilClosed} stream writes into. */
+const INTO = Symbol('into');
+
+/** What `out` holds that is not yet handed to the system: its own buffer, and that of the stream it writes into. */
+function held(out: NodeJS.WritableStream): number {
+  const into = (out as { [INTO]?: NodeJS.WritableStream })[INTO];
+  return ((out as Partial<Writable>).writableLength ?? 1) + (into === undefined ? 0 : held(into));
 }
 
 /**
@@ -147,5 +156,7 @@ export function untilClosed(out: NodeJS.WritableStream): Writable {
       out.once('drain', release);
     },
   });
+  // Its chunks handed on are still `out`'s to write: waiting for this stream is waiting for `out` (see handedOver).
+  Object.defineProperty(target, INTO, { value: out });
   return target;
 }
