@@ -274,7 +274,8 @@ t.test('the sources hold no means to evaluate code, start a process, or reach th
   // start.ts: the one Script, of the bundle's file, whose require is the bundle's own; it reads the bundle and its cache, nothing else.
   const start = fs.readFileSync(path.join(ROOT, 'src/cli/start.ts'), 'utf8');
   t.same([...start.matchAll(/new Script\((.*)/g)].map((m) => m[1]), ['`(function (exports, require, module, __filename, __dirname) {${source}\\n})`, {'], 'new Script: the bundle, in a CommonJS wrapper');
-  t.same([...start.matchAll(/\bfilename: (\w+)/g)].map((m) => m[1]), ['BUNDLE'], 'compiled as the bundle\'s file');
+  t.match(start, /export function loadBundle\(cache: string \| null = CODE_CACHE, filename = BUNDLE\)/, "compiled as the bundle's file (at build, as its name in the package)");
+  t.match(start, /\n    filename,\n    cachedData,\n/, 'under that name');
   t.same([...start.matchAll(/createRequire\((\w+)\)/g)].map((m) => m[1]), ['BUNDLE'], "the bundle's own require");
   t.same([...start.matchAll(/readFileSync\((\w+)/g)].map((m) => m[1]), ['file', 'BUNDLE'], 'reads the cache file and the bundle');
   t.match(start, /export const BUNDLE = `\$\{BUNDLE_DIR\}ndjson-agent\.cjs`;\nexport const CODE_CACHE = `\$\{BUNDLE\}\.cache`;|export const BUNDLE = `\$\{BUNDLE_DIR\}ndjson-agent\.cjs`;[\s\S]*export const CODE_CACHE = `\$\{BUNDLE\}\.cache`;/, 'at fixed paths of the package');

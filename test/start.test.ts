@@ -40,6 +40,12 @@ t.test('the build made a code cache that V8 takes', async (t) => {
   t.ok(ANSWER.length > 0);
 });
 
+t.test('the cache names the bundle by its place in the package, not by the directory it was built in', async (t) => {
+  const cache = fs.readFileSync(path.join(ROOT, 'dist/bundle/ndjson-agent.cjs.cache'));
+  t.equal(cache.includes(Buffer.from(ROOT)), false, 'no path of the build directory');
+  t.equal(cache.includes(Buffer.from('ndjson-agent/dist/bundle/ndjson-agent.cjs')), true);
+});
+
 t.test('without a cache, or with one V8 does not take, the commands run the same', async (t) => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ndjson-cache-'));
   t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -54,5 +60,18 @@ t.test('without a cache, or with one V8 does not take, the commands run the same
     t.equal(run.cached, false, `${what}: not used`);
     t.equal(run.status, 0, `${what}: status 0`);
     t.equal(run.out, ANSWER, `${what}: the same answer`);
+  }
+});
+
+t.test('a current directory that is gone is one line and status 2, not a stack trace', async (t) => {
+  for (const tool of ['ndjson-result', 'ndjson-tools']) {
+    for (const args of [[STREAM], ['--help']]) {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ndjson-gone-'));
+      // Run as a user runs it: without the test runner's hooks (in NODE_OPTIONS), which would ask for the directory first.
+      const run = spawnSync('sh', ['-c', 'cd "$1" && rmdir "$1" && shift && exec "$@"', 'sh', dir, 'env', '-u', 'NODE_OPTIONS', process.execPath, path.join(ROOT, `bin/${tool}.js`), ...args], { encoding: 'utf8' });
+      t.equal(run.stderr, `${tool}: cannot read the current directory: no such file or directory; run it from another\n`, `${tool} ${args[0]}`);
+      t.equal(run.stdout, '');
+      t.equal(run.status, 2);
+    }
   }
 });

@@ -6,13 +6,15 @@
  * for the purpose (a run with deltas, thinking, tool calls large enough to be
  * skimmed, a result), in this process, its output thrown away. The cache then
  * holds the code of what they ran, not only of the bundle's top level: the
- * part that saves a run its compiling.
+ * part that saves a run its compiling. The bundle is compiled under its name in
+ * the package (CACHED_NAME), which the cache keeps: not the directory it is
+ * built in.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
-import { CODE_CACHE, loadBundle } from './start.js';
+import { CACHED_NAME, CODE_CACHE, loadBundle } from './start.js';
 import type { Io } from './common.js';
 import type { CommandName } from './run.js';
 
@@ -66,7 +68,7 @@ const dir = mkdtempSync(path.join(os.tmpdir(), 'ndjson-agent-cache-'));
 try {
   const file = path.join(dir, 'sample.ndjson');
   writeFileSync(file, sampleStream());
-  const { commands, script } = loadBundle(null);
+  const { commands, script } = loadBundle(null, CACHED_NAME);
   for (const [command, args] of RUNS) await commands.runCommand(command, [...args, file], quietIo());
   writeFileSync(CODE_CACHE, script.createCachedData());
 } finally {

@@ -23,6 +23,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { Script } from 'node:vm';
+import { EXIT } from '../exit.js';
 import { VERSION } from '../version.js';
 import type { CommandName, run, runCommand } from './run.js';
 
@@ -31,6 +32,12 @@ const BUNDLE_DIR = fileURLToPath(new URL('../bundle/', import.meta.url));
 export const BUNDLE = `${BUNDLE_DIR}ndjson-agent.cjs`;
 /** V8's code cache for {@link BUNDLE}, made by code-cache.ts. */
 export const CODE_CACHE = `${BUNDLE}.cache`;
+/**
+ * The name the bundle is compiled under when the cache is made: V8 keeps it in the cache, and names it in place of the
+ * file's own in the stack of an error wherever the cache is taken, so it is the bundle's place in the package, not
+ * the directory it was built in.
+ */
+export const CACHED_NAME = 'ndjson-agent/dist/bundle/ndjson-agent.cjs';
 
 /** What the bundle exports: run.ts. */
 export interface Commands {
@@ -55,13 +62,13 @@ function readCache(file: string): Buffer | undefined {
   }
 }
 
-/** Compiles and runs the bundle, with the code cache in the file `cache` (null: none). */
-export function loadBundle(cache: string | null = CODE_CACHE): LoadedBundle {
+/** Compiles and runs the bundle, with the code cache in the file `cache` (null: none), under the name `filename`. */
+export function loadBundle(cache: string | null = CODE_CACHE, filename = BUNDLE): LoadedBundle {
   const source = readFileSync(BUNDLE, 'utf8');
   const cachedData = cache === null ? undefined : readCache(cache);
   // The wrapper Node gives a CommonJS module.
   const script = new Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
-    filename: BUNDLE,
+    filename,
     cachedData,
   });
   const module = { exports: {} as Commands };
@@ -81,5 +88,24 @@ export async function start(command: CommandName): Promise<never> {
     });
     if (written) process.exit(0);
   }
+  // The current directory, gone (removed under the shell) or not to be read: yargs asks for it as it loads, and a
+  // relative path is read from it. One line, as for an input that cannot be read.
+  const cwd = cwdProblem();
+  if (cwd !== undefined) {
+    process.stderr.write(`ndjson-${command}: cannot read the current directory: ${cwd}; run it from another\n`);
+    process.exit(EXIT.INPUT);
+  }
   return loadBundle().commands.run(command, argv);
+}
+
+/** Why the process's current directory cannot be read (`no such file or directory`), if it cannot. */
+function cwdProblem(): string | undefined {
+  try {
+    process.cwd();
+    return undefined;
+  } catch (error) {
+    // `ENOENT: no such file or directory, uv_cwd`
+    const message = (error as Error).message;
+    return /^\w+: (.*), uv_cwd$/.exec(message)?.[1] ?? message;
+  }
 }
