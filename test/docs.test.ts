@@ -7,6 +7,10 @@ import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { ROOT, runBin } from './fixtures/lib/run.js';
 import { VERSION } from '../src/version.js';
+import { dedupeSpec } from '../src/cli/dedupe.js';
+import { resultSpec } from '../src/cli/result.js';
+import { textSpec } from '../src/cli/text.js';
+import { toolsSpec } from '../src/cli/tools.js';
 
 const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
   version: string;
@@ -80,3 +84,17 @@ for (const bin of Object.keys(pkg.bin).sort()) {
     }
   });
 }
+
+t.test('--help, read through a pipe (80 columns), gives each example whole and each exit status indented', async (t) => {
+  for (const spec of [dedupeSpec, resultSpec, textSpec, toolsSpec]) {
+    const help = (await runBin(spec.name, ['--help'])).stdout;
+    for (const line of help.split('\n')) t.ok(line.length <= 80, `${spec.name}: fits in 80 columns: ${line}`);
+    const [, examples = '', statuses = ''] = help.split(/\nExamples:\n|\nExit status:\n/);
+    // A command too long for a line is cut before a `|` and carried on with a backslash: copied, it is the command.
+    const commands = examples.split('\n').filter((l) => /^ {2}\S|^ {4}\| /.test(l)).join('\n');
+    for (const [command] of spec.examples) {
+      t.ok(`${commands}\n`.replace(/ \\\n {4}\| /g, ' | ').includes(`  ${command}\n`), `${spec.name}: ${command}`);
+    }
+    for (const line of statuses.trimEnd().split('\n')) t.match(line, /^ {2}\d+ +\S|^ {6}\S/, `${spec.name}: ${line}`);
+  }
+});

@@ -216,14 +216,53 @@ export interface CommandSpec<O extends Record<string, Options>> {
 const COMMON_VALUES: Readonly<Record<string, readonly string[]>> = { completion: ['bash', 'zsh'] };
 
 /** The epilogue of every `--help`: the examples, one command a line, and the statuses of the exit-status table the command can end with. */
-function epilogue<O extends Record<string, Options>>(spec: CommandSpec<O>): string {
+/** The width `--help` is laid out in: the terminal's, up to 100 columns; 80 when it is not a terminal (`| less`). */
+function helpWidth(): number {
+  return Math.min(100, process.stdout.columns ?? 80);
+}
+
+/** `text` in lines of at most `width` columns, each after `indent` spaces: as yargs would wrap it, but indented. */
+function wrapped(text: string, indent: number, width: number): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(' ')) {
+    if (line !== '' && indent + line.length + 1 + word.length > width) {
+      lines.push(' '.repeat(indent) + line);
+      line = word;
+    } else line = line === '' ? word : `${line} ${word}`;
+  }
+  lines.push(' '.repeat(indent) + line);
+  return lines;
+}
+
+/**
+ * An example command as lines of `--help`: on one line where it fits, else cut before a `|` and
+ * carried on with a backslash, so that the lines copied are still the command.
+ */
+export function exampleLines(command: string, width: number): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (const part of command.split(' | ')) {
+    if (line !== '' && 2 + line.length + 3 + part.length + 2 > width) {
+      lines.push(`${line} \\`);
+      line = `  | ${part}`;
+    } else line = line === '' ? part : `${line} | ${part}`;
+  }
+  lines.push(line);
+  return lines.map((l) => `  ${l}`);
+}
+
+function epilogue<O extends Record<string, Options>>(spec: CommandSpec<O>, width: number): string {
   const rows = EXIT_TABLE.filter(([code]) => spec.statuses === undefined || spec.statuses.includes(code));
   return [
     'Examples:',
-    ...spec.examples.flatMap(([command, text]) => [`  ${command}`, `      ${text}`]),
+    ...spec.examples.flatMap(([command, text]) => [...exampleLines(command, width), ...wrapped(text, 6, width)]),
     '',
     'Exit status:',
-    ...rows.map(([code, text]) => `  ${String(code).padEnd(4)}${spec.statusText?.[code] ?? text}`),
+    ...rows.flatMap(([code, text]) => {
+      const [first, ...rest] = wrapped(spec.statusText?.[code] ?? text, 6, width);
+      return [`  ${String(code).padEnd(4)}${first!.trimStart()}`, ...rest];
+    }),
   ].join('\n');
 }
 
@@ -246,8 +285,8 @@ function configure<O extends Record<string, Options>>(spec: CommandSpec<O>, args
     // Options as they are spelled, not also in camel case: `--noWrites` is no option (yargs read it as set, and the check off).
     .parserConfiguration({ 'populate--': true, 'boolean-negation': true, 'parse-positional-numbers': false, 'camel-case-expansion': false, 'dot-notation': false })
     .completion(COMPLETION_COMMAND, false)
-    .epilogue(epilogue(spec))
-    .wrap(Math.min(100, process.stdout.columns ?? 80));
+    .epilogue(epilogue(spec, helpWidth()))
+    .wrap(helpWidth());
   return y;
 }
 

@@ -66,7 +66,7 @@ export const resultSpec: CommandSpec<typeof resultOptions> = {
   ],
   runsCommand: true,
   statusText: {
-    [EXIT.INPUT]: 'input or output failed, --strict met a bad line, a result was not kept,\n      or the command after -- could not be started',
+    [EXIT.INPUT]: 'input or output failed, --strict met a bad line, a result was not kept, or the command after -- could not be started',
     [EXIT.FAILED]: 'failure reported: the result says the run failed',
   },
   check: (argv) => {

@@ -80,7 +80,7 @@ export const textSpec: CommandSpec<typeof textOptions> = {
   ],
   runsCommand: true,
   statusText: {
-    [EXIT.INPUT]: 'input or output failed, --strict met a bad line, or the command\n      after -- could not be started',
+    [EXIT.INPUT]: 'input or output failed, --strict met a bad line, or the command after -- could not be started',
     [EXIT.FAILED]: 'failure reported: a result says the run failed',
   },
   values: { color: COLOR_WHEN },
