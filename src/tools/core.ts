@@ -375,11 +375,13 @@ export class ToolsCore implements ToolCore {
    */
   unreadCall(p: InputProblem): boolean {
     if (p.reason === 'not an object') return false;
+    // A line in UTF-16 (a run appended by Windows PowerShell's `>>`) is read with its zero bytes left out: its ASCII.
+    const raw = p.raw.includes(0) ? Buffer.from(p.raw.filter((b) => b !== 0)) : p.raw;
     // The whole line: a call may be glued after events of any length.
-    const calls = unreadToolCalls(p.raw);
+    const calls = unreadToolCalls(raw);
     if (calls === undefined) {
       // Or a message of Claude Code's dialect whose `tool_use` block can no longer be read: its call is not seen either.
-      return ASSISTANT_LINE.test(p.raw.toString('latin1', 0, ASSISTANT_HEAD)) && mayHold(p.raw, TOOL_USE, TOOL_USE_PIVOT);
+      return ASSISTANT_LINE.test(raw.toString('latin1', 0, ASSISTANT_HEAD)) && mayHold(raw, TOOL_USE, TOOL_USE_PIVOT);
     }
     if (this.tools.size === 0 || calls.keys.length === 0) return true;
     // Any of them the filters keep (or may keep: of a kind not known) is reason enough.
