@@ -11,6 +11,7 @@ import { dedupeSpec } from '../src/cli/dedupe.js';
 import { resultSpec } from '../src/cli/result.js';
 import { textSpec } from '../src/cli/text.js';
 import { toolsSpec } from '../src/cli/tools.js';
+import { exampleLines } from '../src/cli/common.js';
 
 const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
   version: string;
@@ -91,10 +92,30 @@ t.test('--help, read through a pipe (80 columns), gives each example whole and e
     for (const line of help.split('\n')) t.ok(line.length <= 80, `${spec.name}: fits in 80 columns: ${line}`);
     const [, examples = '', statuses = ''] = help.split(/\nExamples:\n|\nExit status:\n/);
     // A command too long for a line is cut before a `|` and carried on with a backslash: copied, it is the command.
-    const commands = examples.split('\n').filter((l) => /^ {2}\S|^ {4}\| /.test(l)).join('\n');
+    const commands = examples.split('\n').filter((l) => /^ {2}\S|^ {4}\S/.test(l) && !/^ {6}/.test(l)).join('\n');
     for (const [command] of spec.examples) {
-      t.ok(`${commands}\n`.replace(/ \\\n {4}\| /g, ' | ').includes(`  ${command}\n`), `${spec.name}: ${command}`);
+      t.ok(`${commands}\n`.replace(/ \\\n {4}/g, ' ').includes(`  ${command}\n`), `${spec.name}: ${command}`);
     }
     for (const line of statuses.trimEnd().split('\n')) t.match(line, /^ {2}\d+ +\S|^ {6}\S/, `${spec.name}: ${line}`);
+  }
+});
+
+t.test('an example is cut to the width of any terminal, between words, and reads back as the command', async (t) => {
+  const commands = [dedupeSpec, resultSpec, textSpec, toolsSpec].flatMap((spec) => spec.examples.map(([command]) => command));
+  commands.push(`ndjson-tools --deny-read '**/a b/.env' --deny-write "x y" run.ndjson | tee out | head -1 > f`);
+  for (const command of commands) {
+    for (let width = 30; width <= 200; width++) {
+      const lines = exampleLines(command, width);
+      const words = lines.map((l, i) => l.replace(i === 0 ? /^ {2}/ : /^ {4}/, '').replace(i === lines.length - 1 ? /$/ : / \\$/, ''));
+      if (words.join(' ') !== command) t.fail(`${command} at ${width}: ${JSON.stringify(lines)}`);
+      for (const [i, line] of lines.entries()) {
+        // Only a word wider than the line is: alone on it.
+        if (line.length > width && / ./.test(words[i]!)) t.fail(`${command} at ${width}: ${line}`);
+        if (i < lines.length - 1 && /(^|\s)(\||>)$/.test(words[i]!)) t.fail(`${command} at ${width}: ends in an operator: ${line}`);
+      }
+      // Quoted words stay whole: a line is never cut inside quotes.
+      for (const w of words) if ((w.match(/'/g) ?? []).length % 2 !== 0) t.fail(`${command} at ${width}: cut in quotes: ${w}`);
+    }
+    t.pass(command);
   }
 });

@@ -235,21 +235,34 @@ function wrapped(text: string, indent: number, width: number): string[] {
   return lines;
 }
 
+/** A shell operator, which a cut line of an example does not end with (see exampleLines). */
+const OPERATOR = /^(\||>|>>|<|&&|\|\|)$/;
+
 /**
- * An example command as lines of `--help`: on one line where it fits, else cut before a `|` and
- * carried on with a backslash, so that the lines copied are still the command.
+ * An example command as lines of `--help` at most `width` wide: on one line where it fits, else cut
+ * between words (never inside quotes, and before a `|` rather than after it) and carried on with a
+ * backslash, indented, so that the lines copied are still the command. A word wider than a line
+ * stays whole.
  */
 export function exampleLines(command: string, width: number): string[] {
-  const lines: string[] = [];
-  let line = '';
-  for (const part of command.split(' | ')) {
-    if (line !== '' && 2 + line.length + 3 + part.length + 2 > width) {
-      lines.push(`${line} \\`);
-      line = `  | ${part}`;
-    } else line = line === '' ? part : `${line} | ${part}`;
+  if (2 + command.length <= width) return [`  ${command}`];
+  // Words: spaces inside quotes are the word's.
+  const words = command.match(/(?:[^\s'"]+|'[^']*'|"(?:[^"\\]|\\.)*")+/g) ?? [command];
+  const lines: string[][] = [[]];
+  for (const [i, word] of words.entries()) {
+    const line = lines[lines.length - 1]!;
+    const indent = lines.length === 1 ? 2 : 4;
+    // Room for this word, and for ` \` after it unless it is the last.
+    const wide = indent + [...line, word].join(' ').length + (i === words.length - 1 ? 0 : 2);
+    if (line.length > 0 && wide > width) {
+      // Cut before the line's last `|` where what follows it fits on the next; and a `|` or `>` ending the line goes
+      // to the next, with what it pipes into or writes to.
+      const pipe = line.lastIndexOf('|');
+      const moved = pipe > 0 && 4 + [...line.slice(pipe), word].join(' ').length + 2 <= width ? line.length - pipe : OPERATOR.test(line[line.length - 1]!) && line.length > 1 ? 1 : 0;
+      lines.push([...line.splice(line.length - moved, moved), word]);
+    } else line.push(word);
   }
-  lines.push(line);
-  return lines.map((l) => `  ${l}`);
+  return lines.map((line, i) => `${i === 0 ? '  ' : '    '}${line.join(' ')}${i === lines.length - 1 ? '' : ' \\'}`);
 }
 
 function epilogue<O extends Record<string, Options>>(spec: CommandSpec<O>, width: number): string {
@@ -512,8 +525,9 @@ function splitShort(arg: string, flags: ReadonlySet<string>, valued: ReadonlySet
   for (let k = 1; k < arg.length; k++) {
     const letter = arg[k]!;
     if (flags.has(letter)) continue;
-    // yargs itself takes the rest as the value when it starts with another character than a letter (`-f=x`, `-f-x`, `-f.a`).
-    if (!valued.has(letter) || k === arg.length - 1 || !/[A-Za-z]/.test(arg[k + 1]!)) return [arg];
+    // yargs itself takes the rest as the value when it starts with another character than a letter (`-f=x`, `-f-x`,
+    // `-qf.a`), but for a dot after the first letter (`-f.a`), which it reads as a dotted name.
+    if (!valued.has(letter) || k === arg.length - 1 || !/[A-Za-z.]/.test(arg[k + 1]!)) return [arg];
     return [...(k > 1 ? [arg.slice(0, k)] : []), `-${letter}`, arg.slice(k + 1)];
   }
   return [arg];
