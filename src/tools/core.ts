@@ -192,6 +192,17 @@ function oneSpellingEach(paths: readonly string[], cwd: string | undefined): str
   return out;
 }
 
+/** `raw` without its zero bytes. */
+function withoutZeros(raw: Buffer): Buffer {
+  const out = Buffer.allocUnsafe(raw.length);
+  let n = 0;
+  for (let i = 0; i < raw.length; i++) {
+    const b = raw[i]!;
+    if (b !== 0) out[n++] = b;
+  }
+  return out.subarray(0, n);
+}
+
 /** True when `a` and `b` name different tools (neither unknown). */
 function otherTool(a: string | undefined, b: string | undefined): boolean {
   return a !== undefined && b !== undefined && toolNameKey(a) !== toolNameKey(b);
@@ -375,10 +386,11 @@ export class ToolsCore implements ToolCore {
    */
   unreadCall(p: InputProblem): boolean {
     if (p.reason === 'not an object') return false;
-    // A line in UTF-16 (a run appended by Windows PowerShell's `>>`) is read with its zero bytes left out: its ASCII.
-    const raw = p.raw.includes(0) ? Buffer.from(p.raw.filter((b) => b !== 0)) : p.raw;
-    // The whole line: a call may be glued after events of any length.
-    const calls = unreadToolCalls(raw);
+    // The whole line: a call may be glued after events of any length. One in UTF-16 (a run appended by Windows
+    // PowerShell's `>>`) is read again with its zero bytes left out: its ASCII.
+    let raw = p.raw;
+    let calls = unreadToolCalls(raw);
+    if (calls === undefined && raw.includes(0)) calls = unreadToolCalls((raw = withoutZeros(raw)));
     if (calls === undefined) {
       // Or a message of Claude Code's dialect whose `tool_use` block can no longer be read: its call is not seen either.
       return ASSISTANT_LINE.test(raw.toString('latin1', 0, ASSISTANT_HEAD)) && mayHold(raw, TOOL_USE, TOOL_USE_PIVOT);
