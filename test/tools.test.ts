@@ -1134,7 +1134,8 @@ t.test('with a check asked for, a tool call the audit cannot read, or an input o
   const utf16 = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(`${initLine}\n${callLine}\n`, 'utf16le')]);
   const u = await runMain(['-q', '--deny-write', '.github/**', '--no-pending'], utf16);
   t.equal(u.code, 3);
-  t.match(u.stderr, /^ndjson-tools: the input held no events that could be read: nothing was audited, the checks cannot pass\n$/);
+  // Its tool call lines are calls the audit cannot read, read with their zero bytes left out.
+  t.match(u.stderr, /^ndjson-tools: stdin:2: a tool call the audit cannot read \(not JSON\): the checks cannot pass\nndjson-tools: the input held no events that could be read: nothing was audited, the checks cannot pass\n$/);
   t.equal((await runMain([], utf16)).code, 0, 'no check asked for: nothing fails');
   // A started write cut short (the agent died mid-write): it fails --no-pending and --deny-write, even under -q.
   const cut = `${initLine}\n${callLine.slice(0, 90)}`;
@@ -1247,9 +1248,11 @@ t.test('shortValues: a one-letter option\'s value glued on is split off as getop
   t.strictSame(shortValues(options, ['-tshell', 'run.ndjson']), ['-t', 'shell', 'run.ndjson']);
   t.strictSame(shortValues(options, ['-ajfthe']), ['-aj', '-f', 'the']);
   t.strictSame(shortValues(options, ['-fVersion']), ['-f', 'Version'], 'letters of other flags in the value are the value');
-  // Left as they are: yargs reads `-f=x`, `-f.usage` and `-f-x` as getopt does, `-af x` needs nothing, `-j1` and `-xq` are
+  t.strictSame(shortValues(options, ['-f.usage']), ['-f', '.usage'], 'a dot: yargs would read -f.usage as an option so named');
+  t.strictSame(shortValues(options, ['-af.x']), ['-a', '-f', '.x']);
+  // Left as they are: yargs reads `-f=x` and `-f-x` as getopt does, `-af x` needs nothing, `-j1` and `-xq` are
   // errors it reports.
-  for (const word of ['-f=x', '-f.usage', '-f-x', '-af-x', '-af', '-j1', '-xq', '-', '--tool=read', '--field', 'file', '-h']) {
+  for (const word of ['-f=x', '-f-x', '-af-x', '-af', '-j1', '-xq', '-', '--tool=read', '--field', 'file', '-h']) {
     t.strictSame(shortValues(options, [word]), [word], word);
   }
   t.strictSame(shortValues(options, ['-tread', '--', 'agent', '-pfoo']), ['-t', 'read', '--', 'agent', '-pfoo'], 'nothing after --');
