@@ -1114,7 +1114,8 @@ const PATH_KEYS = [
 // The files a patch in the apply_patch format names: `*** Update File: a.ts`, `*** Add File:`, `*** Delete File:`, `*** Move to:`.
 // A header may be indented (any white space: the format's own parser trims the line it starts a file with), and an
 // indented one may also be a line of context in the file before it.
-const PATCH_FILE = /^([^\S\r\n]*)\*\*\* (Update File|Add File|Delete File|Move to): (.+?)\s*$/gm;
+// The name runs to the line's end, its trailing space taken off after (see patchPath): `(.+?)\s*$` would try each run of spaces.
+const PATCH_FILE = /^([^\S\r\n]*)\*\*\* (Update File|Add File|Delete File|Move to): (.+)$/gm;
 
 /** What makes a part of a glob more than a plain name. */
 export const GLOB_CHARS = /[*?[\]{}()!+@\\]/;
@@ -1187,7 +1188,9 @@ function pushPatchFiles(facts: ToolCallFacts, patch: string): void {
   const notWritten: string[] = [];
   let updated: string | undefined;
   for (const m of patch.matchAll(PATCH_FILE)) {
-    const [, indent, header, path] = m as unknown as [string, string, string, string];
+    const [, indent, header, text] = m as unknown as [string, string, string, string];
+    // The name without the space it ends with; a name of spaces alone, its first.
+    const path = text.trimEnd() || text[0]!;
     pushPath(facts.argPaths, path);
     if (indent !== '') {
       notWritten.push(path);
@@ -1331,8 +1334,24 @@ function givesCommand(o: JsonObject): boolean {
 }
 
 function pushPath(list: string[], value: unknown): void {
-  if (typeof value === 'string' && value !== '' && !list.includes(value)) list.push(value);
+  if (typeof value !== 'string' || value === '') return;
+  if (list.length < INDEXED_FROM) {
+    if (!list.includes(value)) list.push(value);
+    return;
+  }
+  // A long list (a call naming thousands of paths) is looked up in a set of its own: a search of it at each path
+  // would take the square of its length.
+  let index = PATH_INDEX.get(list);
+  if (index === undefined) PATH_INDEX.set(list, (index = new Set(list)));
+  if (index.has(value)) return;
+  index.add(value);
+  list.push(value);
 }
+
+/** How long a list of paths is searched before {@link pushPath} keeps a set of it ({@link PATH_INDEX}). */
+const INDEXED_FROM = 32;
+/** The set of each long list of paths, which only pushPath adds to. */
+const PATH_INDEX = new WeakMap<string[], Set<string>>();
 
 /** {@link pushPath} for a path, or each path of a list (see stringsOf). */
 function pushPaths(list: string[], value: unknown): void {

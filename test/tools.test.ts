@@ -1464,3 +1464,40 @@ t.test("a task's result carried on its start: its sub-agent's calls audited once
   t.match(m.stderr(), /--deny-write '\.github\/\*\*': edit \.github\/deploy\.yml/);
   t.same(records(m.stdout()).map((r) => r.tool), ['write', 'edit', 'task']);
 });
+
+t.test('a call naming many paths, or long ones, is read and checked path by path', async (t) => {
+  // Thousands of paths, repeated: each once, in order, in the record and in the checks.
+  const many = Array.from({ length: 3000 }, (_, i) => `f${i % 1000}`);
+  const { out, violations } = runCore(callOf('readToolCall', { paths: [...many, './f1', '/home/u/p/f2'] }), { denyRead: ['f*'] });
+  t.same(records(out)[0]!.read, Array.from({ length: 1000 }, (_, i) => `f${i}`), 'each path once, one spelling of each');
+  t.same(violations.map((v) => v.path), Array.from({ length: 1000 }, (_, i) => `f${i}`), 'one violation a file, shown as first named');
+  // Without a cwd, an absolute path of the result is the relative one the arguments named.
+  const noCwd = [
+    { type: 'system', subtype: 'init', session_id: 's' },
+    { type: 'tool_call', subtype: 'completed', call_id: 'c', session_id: 's', tool_call: { readToolCall: { args: { paths: ['x/.env', 'y/.env', 'z'] }, result: { success: { path: '/r/y/.env' } } } } },
+  ];
+  const cwdless = runCore(noCwd.map((e) => JSON.stringify(e)).join('\n') + '\n', { denyRead: ['**/.env'] }).violations;
+  t.same(cwdless.map((v) => v.path), ['x/.env', 'y/.env']);
+  // A patch's file name ends at the line's end, its trailing space left out; one of spaces alone is its first.
+  const patch = `*** Begin Patch\n*** Add File: a${' '.repeat(5000)}b   \n*** Update File: c \t\r\n*** Add File:    \n*** End Patch\n`;
+  const patched = records(runCore(callOf('function', { input: patch }, '/home/u/p', 'apply_patch')).out)[0]!;
+  t.same(patched.edited, [`a${' '.repeat(5000)}b`, 'c', ' ']);
+  // A name as Windows reads it: the dots and spaces it ends with left out, however many.
+  t.ok(violates(oneCall('read', `.env${'. '.repeat(5000)}`, 'C:\\proj'), { denyRead: ['**/.env'] }), '.env followed by dots and spaces');
+  t.notOk(violates(oneCall('read', `.env${'. '.repeat(5000)}x`, 'C:\\proj'), { denyRead: ['**/.env'] }), 'not when a letter ends it');
+});
+
+t.test('a path of more parts than the checks try fails every deny check and meets no required write', async (t) => {
+  const deep = Array.from({ length: 20000 }, () => 'a').join('/');
+  const read = runCore(oneCall('read', deep, '/r'), { denyRead: ['**/secrets/**', '**/.env'] }).violations;
+  t.equal(read.length, 1, 'one line for the path');
+  t.equal(read[0]!.pattern, '**/secrets/**');
+  t.match(formatViolation(read[0]!), /--deny-read '\*\*\/secrets\/\*\*': read a\/a\/a\/.*…, a path of more parts than the audit checks \(16384\) \(call c, success\)$/);
+  t.equal(runCore(oneCall('write', deep, '/r'), { denyWrite: ['x'] }).violations.length, 1, 'a write too');
+  const required = runCore(oneCall('write', `${deep}/docs/x.md`, '/r'), { requireWrite: ['**/docs/**'] }).violations;
+  t.same(required.map((v) => v.check), ['--require-write'], 'a required write it may be is not met');
+  // A path as deep as a system takes is tried as any other.
+  const long = Array.from({ length: 16000 }, () => 'a').join('/');
+  t.notOk(violates(oneCall('read', long, '/r'), { denyRead: ['**/secrets/**'] }));
+  t.ok(violates(oneCall('read', `${long}/secrets/k`, '/r'), { denyRead: ['**/secrets/**'] }));
+});

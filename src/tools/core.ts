@@ -182,12 +182,12 @@ function spanMs(start: number | undefined, end: number | undefined): number | un
 /** `paths` less those that resolve as one before them does (see resolvePath). */
 function oneSpellingEach(paths: readonly string[], cwd: string | undefined): string[] {
   const out: string[] = [];
-  const resolved: string[] = [];
+  const resolved = new Set<string>();
   for (const p of paths) {
     const r = resolvePath(p, cwd);
-    if (resolved.includes(r)) continue;
+    if (resolved.has(r)) continue;
     out.push(p);
-    resolved.push(r);
+    resolved.add(r);
   }
   return out;
 }

@@ -412,6 +412,13 @@ function fromRoot(path: string): string {
   return parts.slice(DRIVE.test(path) ? 1 : path.startsWith('//') ? 2 : 0).join('/');
 }
 
+/** `name` without the dots and spaces it ends with, in one pass (a regular expression would try each run of them). */
+function withoutTrailingDots(name: string): string {
+  let end = name.length;
+  while (end > 0 && (name.charCodeAt(end - 1) === 0x2e || name.charCodeAt(end - 1) === 0x20)) end--;
+  return name.slice(0, end);
+}
+
 /**
  * A path segment as Windows reads it: `.env. `, `.env::$DATA` and
  * `secrets::$INDEX_ALLOCATION` (a directory's index) are the name before;
@@ -422,9 +429,7 @@ function fromRoot(path: string): string {
  */
 function windowsName(segment: string): string {
   if (segment === '.' || segment === '..') return segment;
-  const name = segment
-    .replace(/:[^:]*:\$[A-Z_]+$/i, '')
-    .replace(/[. ]+$/, '')
+  const name = withoutTrailingDots(segment.replace(/:[^:]*:\$[A-Z_]+$/i, ''))
     .replace(/\u0131/g, 'i')
     .replace(/\u017f/g, 's');
   return name === '' ? segment : name;

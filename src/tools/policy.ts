@@ -7,7 +7,7 @@
  */
 import { Minimatch, braceExpand } from 'minimatch';
 import type { MinimatchOptions } from 'minimatch';
-import { denyForms, isAbsolute, isRoot, matchForms, samePath } from './paths.js';
+import { denyForms, isAbsolute, isRoot, matchForms, resolvePath, samePath } from './paths.js';
 import type { UnderForms } from './paths.js';
 import { callCounts, givenToolName, servedKind, toolNameMatched, FIELD_OF_ACCESS, READ_FIELDS, WRITE_FIELDS, toolNameSet } from './call.js';
 import { GLOB_CHARS, MAX_GLOB_ALTERNATIVES, nearToolName, plainLead, toolNameKey } from '../events.js';
@@ -45,6 +45,26 @@ export interface Violation {
   globUnread?: boolean;
   /** A call whose arguments are not JSON: the paths read from them may not be all it names, so the check cannot clear it. */
   argsUnread?: boolean;
+  /** A path of more than {@link MAX_CHECKED_PARTS} parts: the check cannot clear it (see tooDeep). */
+  tooDeep?: boolean;
+}
+
+/**
+ * How many parts a path may have for the globs to be tried on it. No system opens a longer one (Linux's paths
+ * are at most 4096 bytes, Windows' 32,767 characters), and the glob matcher takes time and memory by the square
+ * of the parts or worse: a path of 50,000 parts, 200 KB, would hold a check for minutes.
+ */
+export const MAX_CHECKED_PARTS = 16384;
+
+/** True when `path` has more than {@link MAX_CHECKED_PARTS} parts: no deny check clears it, no required write is met by it. */
+function tooDeep(path: string): boolean {
+  if (path.length <= MAX_CHECKED_PARTS) return false;
+  let parts = 1;
+  for (let i = 0; i < path.length; i++) {
+    const c = path.charCodeAt(i);
+    if ((c === 0x2f || c === 0x5c) && ++parts > MAX_CHECKED_PARTS) return true;
+  }
+  return false;
 }
 
 interface Glob {
@@ -453,7 +473,7 @@ export class Policy {
         // A move writes where it puts the file, not where it takes it from.
         // (The same file however spelt: a result names it absolute where the patch named it relative.)
         const moved = call.facts.movedFrom;
-        if (!glob.met && call.allPaths.some((p) => !moved?.some((m) => samePath(m, p, call.cwd)) && matchForms(p, call.cwd, false).some((f) => glob.match(f)))) glob.met = true;
+        if (!glob.met && call.allPaths.some((p) => !tooDeep(p) && !moved?.some((m) => samePath(m, p, call.cwd)) && matchForms(p, call.cwd, false).some((f) => glob.match(f)))) glob.met = true;
       }
     }
     if (!callCounts(call)) return out;
@@ -562,8 +582,10 @@ export class Policy {
 
   /** `--deny-write` for a delete of a directory above what a glob names, for each path not reported already. */
   private denyAbove(call: AuditedCall, out: Violation[]): void {
+    const reported = new Set(out.filter((v) => v.check === '--deny-write').map((v) => v.path));
     for (const path of call.paths) {
-      if (out.some((v) => v.check === '--deny-write' && v.path === path)) continue;
+      // One too deep to check is reported as such by the deny checks.
+      if (reported.has(path) || tooDeep(path)) continue;
       const forms = matchForms(path, call.cwd, true);
       const glob = this.denyWrite.find((g) => forms.some((f) => deletesUnder(f, g)));
       if (glob !== undefined) out.push({ check: '--deny-write', pattern: glob.text, call, path });
@@ -581,19 +603,24 @@ export class Policy {
     if (globs.length === 0) return;
     const reported = filter ?? new Set<string>();
     for (const path of paths) {
-      const { forms, under } = denyForms(path, call.cwd);
-      const glob = globs.find((g) => forms.some((f) => g.match(f)) || (g.under !== undefined && g.under(under)));
+      const deep = tooDeep(path);
+      let glob: Glob | undefined = globs[0];
+      if (!deep) {
+        const { forms, under } = denyForms(path, call.cwd);
+        glob = globs.find((g) => forms.some((f) => g.match(f)) || (g.under !== undefined && g.under(under)));
+      }
       if (glob === undefined) continue;
       // One line per file: a result's absolute path is reported as the path the arguments named.
-      const shown = call.paths.find((p) => samePath(p, path, call.cwd)) ?? path;
+      const shown = shownAs(call, path);
+      const violation: Violation = deep ? { check, pattern: glob.text, call, path: shown, tooDeep: true } : { check, pattern: glob.text, call, path: shown };
       if (filter !== undefined) {
-        if (!reported.has(shown)) out.push({ check, pattern: glob.text, call, path: shown });
+        if (!reported.has(shown)) out.push(violation);
         reported.add(shown);
         return;
       }
       if (reported.has(shown)) continue;
       reported.add(shown);
-      out.push({ check, pattern: glob.text, call, path: shown });
+      out.push(violation);
     }
   }
 }
@@ -618,10 +645,39 @@ export function formatViolation(v: Violation): string {
   else if (v.globCut) what = `${tool}, whose glob has more alternatives than the audit tries (${MAX_GLOB_ALTERNATIVES})`;
   else if (v.globUnread) what = `${tool}, whose glob is too long or too deeply nested for the audit to read`;
   else if (v.argsUnread) what = `${tool}, whose arguments are not JSON: the audit cannot read all the paths they name`;
+  else if (v.tooDeep) what = `${tool} ${visibleOneLine(clipped(v.path!, 200))}, a path of more parts than the audit checks (${MAX_CHECKED_PARTS})`;
   else if (v.path !== undefined) what = `${tool} ${visibleOneLine(v.path)}`;
   else if (call.facts.command !== undefined) what = `${tool} ${visibleOneLine(call.facts.command)}`;
   else if (call.facts.path !== undefined) what = `${tool} ${visibleOneLine(call.facts.path)}`;
   else what = tool;
   if (v.check === '--no-pending') return `${where}: ${check}: ${what} started and never completed ${describeCall(call)}`;
   return `${where}: ${check}: ${what} ${describeCall(call)}`;
+}
+
+/** The paths of each call checked, by the last part of their resolved form (see shownAs). */
+const PATHS_BY_NAME = new WeakMap<AuditedCall, Map<string, string[]>>();
+
+/**
+ * The path of `call` that `path` is reported as: the first of its paths that names the same file (samePath), else
+ * `path`. Only paths of the same last part can (a path resolved ends in it either way), so only those are compared:
+ * a call naming thousands of denied paths is reported in the time of one look each.
+ */
+function shownAs(call: AuditedCall, path: string): string {
+  let byName = PATHS_BY_NAME.get(call);
+  if (byName === undefined) {
+    byName = new Map();
+    for (const p of call.paths) {
+      const name = lastPart(resolvePath(p, call.cwd));
+      const same = byName.get(name);
+      if (same === undefined) byName.set(name, [p]);
+      else same.push(p);
+    }
+    PATHS_BY_NAME.set(call, byName);
+  }
+  return byName.get(lastPart(resolvePath(path, call.cwd)))?.find((p) => samePath(p, path, call.cwd)) ?? path;
+}
+
+/** What a resolved path ends in, after its last slash. */
+function lastPart(resolved: string): string {
+  return resolved.slice(resolved.lastIndexOf('/') + 1);
 }

@@ -47,12 +47,7 @@ export function auditRecord(call: AuditedCall, options: RecordOptions = {}): Jso
   set('cwd', call.cwd);
   const field = pathField(call);
   if (field !== undefined) {
-    const shown: string[] = [];
-    for (const p of call.paths) {
-      const s = shownPath(call, p, options.absolute);
-      if (!shown.includes(s)) shown.push(s);
-    }
-    rec[field] = shown;
+    rec[field] = [...new Set(call.paths.map((p) => shownPath(call, p, options.absolute)))];
   }
   set('command', f.command);
   set('working_directory', f.workingDirectory);
