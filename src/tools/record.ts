@@ -47,7 +47,17 @@ export function auditRecord(call: AuditedCall, options: RecordOptions = {}): Jso
   set('cwd', call.cwd);
   const field = pathField(call);
   if (field !== undefined) {
-    rec[field] = [...new Set(call.paths.map((p) => shownPath(call, p, options.absolute)))];
+    // Two spellings may be shown alike (with --absolute): once. A few paths are searched, many kept in a set.
+    const shown: string[] = [];
+    let seen: Set<string> | undefined;
+    for (const p of call.paths) {
+      const s = shownPath(call, p, options.absolute);
+      if (seen === undefined && shown.length === 32) seen = new Set(shown);
+      if (seen === undefined ? shown.includes(s) : seen.has(s)) continue;
+      shown.push(s);
+      seen?.add(s);
+    }
+    rec[field] = shown;
   }
   set('command', f.command);
   set('working_directory', f.workingDirectory);
