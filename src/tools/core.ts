@@ -386,11 +386,15 @@ export class ToolsCore implements ToolCore {
    */
   unreadCall(p: InputProblem): boolean {
     if (p.reason === 'not an object') return false;
-    // The whole line: a call may be glued after events of any length. One in UTF-16 (a run appended by Windows
-    // PowerShell's `>>`) is read again with its zero bytes left out: its ASCII.
+    // The whole line: a call may be glued after events of any length. One with zero bytes (UTF-16, a run appended by
+    // Windows PowerShell's `>>`, maybe after a line cut short) is read again without them, its ASCII, and what each
+    // reading shows counts.
     let raw = p.raw;
     let calls = unreadToolCalls(raw);
-    if (calls === undefined && raw.includes(0)) calls = unreadToolCalls((raw = withoutZeros(raw)));
+    if (raw.includes(0)) {
+      const ascii = unreadToolCalls((raw = withoutZeros(raw)));
+      if (ascii !== undefined) calls = calls === undefined ? ascii : { keys: [...new Set([...calls.keys, ...ascii.keys])] };
+    }
     if (calls === undefined) {
       // Or a message of Claude Code's dialect whose `tool_use` block can no longer be read: its call is not seen either.
       return ASSISTANT_LINE.test(raw.toString('latin1', 0, ASSISTANT_HEAD)) && mayHold(raw, TOOL_USE, TOOL_USE_PIVOT);
