@@ -1114,7 +1114,7 @@ const PATH_KEYS = [
 // The files a patch in the apply_patch format names: `*** Update File: a.ts`, `*** Add File:`, `*** Delete File:`, `*** Move to:`.
 // A header may be indented (any white space: the format's own parser trims the line it starts a file with), and an
 // indented one may also be a line of context in the file before it.
-// The name runs to the line's end, its trailing space taken off after (see patchPath): `(.+?)\s*$` would try each run of spaces.
+// The name runs to the line's end, its trailing space taken off after (see pushPatchFiles): `(.+?)\s*$` would try each run of spaces.
 const PATCH_FILE = /^([^\S\r\n]*)\*\*\* (Update File|Add File|Delete File|Move to): (.+)$/gm;
 
 /** What makes a part of a glob more than a plain name. */

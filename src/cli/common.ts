@@ -215,7 +215,6 @@ export interface CommandSpec<O extends Record<string, Options>> {
 /** Values every command completes: those of the common options. */
 const COMMON_VALUES: Readonly<Record<string, readonly string[]>> = { completion: ['bash', 'zsh'] };
 
-/** The epilogue of every `--help`: the examples, one command a line, and the statuses of the exit-status table the command can end with. */
 /** The width `--help` is laid out in: the terminal's, up to 100 columns; 80 when it is not a terminal (`| less`). */
 function helpWidth(): number {
   return Math.min(100, process.stdout.columns ?? 80);
@@ -265,6 +264,10 @@ export function exampleLines(command: string, width: number): string[] {
   return lines.map((line, i) => `${i === 0 ? '  ' : '    '}${line.join(' ')}${i === lines.length - 1 ? '' : ' \\'}`);
 }
 
+/**
+ * The epilogue of every `--help`, `width` columns wide: the examples (see exampleLines), and the statuses of the
+ * exit-status table the command can end with, each text carried on indented.
+ */
 function epilogue<O extends Record<string, Options>>(spec: CommandSpec<O>, width: number): string {
   const rows = EXIT_TABLE.filter(([code]) => spec.statuses === undefined || spec.statuses.includes(code));
   return [
