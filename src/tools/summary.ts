@@ -41,6 +41,8 @@ export class PathSet {
     // A file seen before (under this spelling or another) is not listed again; a success now makes it a success.
     const seen = this.keys.get(key) ?? (this.statuses.has(show) ? show : undefined);
     if (seen !== undefined) {
+      // Listed as written by another session: this session's file is that line too, however it is spelt next.
+      if (!this.keys.has(key)) this.keys.set(key, seen);
       if (call.status === 'success') this.statuses.set(seen, 'success');
       return undefined;
     }
