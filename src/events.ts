@@ -1333,7 +1333,8 @@ function givesCommand(o: JsonObject): boolean {
   return GIVEN_COMMAND_KEYS.some((key) => typeof o[key] === 'string' || Array.isArray(o[key]));
 }
 
-function pushPath(list: string[], value: unknown): void {
+/** Adds `value` to `list` of paths when it is a path (a string, not empty) the list does not hold yet. */
+export function pushPath(list: string[], value: unknown): void {
   if (typeof value !== 'string' || value === '') return;
   if (list.length < INDEXED_FROM) {
     if (!list.includes(value)) list.push(value);

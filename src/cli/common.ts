@@ -253,15 +253,20 @@ export function exampleLines(command: string, width: number): string[] {
     const indent = lines.length === 1 ? 2 : 4;
     // Room for this word, and for ` \` after it unless it is the last.
     const wide = indent + [...line, word].join(' ').length + (i === words.length - 1 ? 0 : 2);
-    if (line.length > 0 && wide > width) {
-      // Cut before the line's last `|` where what follows it fits on the next; and a `|` or `>` ending the line goes
-      // to the next, with what it pipes into or writes to.
-      const pipe = line.lastIndexOf('|');
-      const moved = pipe > 0 && 4 + [...line.slice(pipe), word].join(' ').length + 2 <= width ? line.length - pipe : OPERATOR.test(line[line.length - 1]!) && line.length > 1 ? 1 : 0;
-      lines.push([...line.splice(line.length - moved, moved), word]);
-    } else line.push(word);
+    if (line.length > 0 && wide > width) lines.push([...line.splice(line.length - carried(line, word, width)), word]);
+    else line.push(word);
   }
   return lines.map((line, i) => `${i === 0 ? '  ' : '    '}${line.join(' ')}${i === lines.length - 1 ? '' : ' \\'}`);
+}
+
+/**
+ * How many of the last words of `line`, too full for `word`, go on to the next line with it: those from its last `|`
+ * where they fit there; else a `|` or `>` that ends it, with what it pipes into or writes to; else none.
+ */
+function carried(line: readonly string[], word: string, width: number): number {
+  const pipe = line.lastIndexOf('|');
+  if (pipe > 0 && 4 + [...line.slice(pipe), word].join(' ').length + 2 <= width) return line.length - pipe;
+  return line.length > 1 && OPERATOR.test(line[line.length - 1]!) ? 1 : 0;
 }
 
 /**

@@ -7,6 +7,7 @@ import type { JsonObject } from '../events.js';
 import type { AuditedCall } from './call.js';
 import { pathField } from './call.js';
 import { absoluteForm } from './paths.js';
+import { pushPath } from '../events.js';
 import { exactJsonText, jsonText } from '../json-text.js';
 import { clipped, visibleJson } from '../safe-text.js';
 
@@ -47,16 +48,9 @@ export function auditRecord(call: AuditedCall, options: RecordOptions = {}): Jso
   set('cwd', call.cwd);
   const field = pathField(call);
   if (field !== undefined) {
-    // Two spellings may be shown alike (with --absolute): once. A few paths are searched, many kept in a set.
+    // Two spellings may be shown alike (with --absolute): once.
     const shown: string[] = [];
-    let seen: Set<string> | undefined;
-    for (const p of call.paths) {
-      const s = shownPath(call, p, options.absolute);
-      if (seen === undefined && shown.length === 32) seen = new Set(shown);
-      if (seen === undefined ? shown.includes(s) : seen.has(s)) continue;
-      shown.push(s);
-      seen?.add(s);
-    }
+    for (const p of call.paths) pushPath(shown, shownPath(call, p, options.absolute));
     rec[field] = shown;
   }
   set('command', f.command);
