@@ -11,7 +11,7 @@ import type { Readable } from 'node:stream';
 import { LineTooLongError, formatProblem, scanReadBuffers } from '../io/input.js';
 import type { InputProblem } from '../io/input.js';
 import { namedPipes, closeEnd, readEnd } from '../io/command-pipes.js';
-import { ReadPool, openSources, describeError, isExecutableFile, isFile, outputFile, pathExists, sameFile } from '../io/sources.js';
+import { ReadPool, openSources, describeError, isDirectory, isExecutableFile, isFile, outputFile, pathExists, sameFile } from '../io/sources.js';
 import { toolStream, StrictError } from '../io/tool-stream.js';
 import type { ToolCore, ToolTransform } from '../io/tool-stream.js';
 import { runOutput, guardOutput, untilClosed, writeAll } from '../io/output.js';
@@ -834,6 +834,15 @@ function closedOrQuiet(stream: NodeJS.ReadableStream, ms: number, maxMs: number)
 }
 
 /**
+ * Why a command named by its path (or found, yet not run) was not run, as a
+ * shell says it: the system gives EACCES for a directory, which a shell
+ * names as one.
+ */
+function whyNotRun(path: string, error: NodeJS.ErrnoException): string {
+  return error.code === 'EACCES' && isDirectory(path) ? 'Is a directory' : describeError(error);
+}
+
+/**
  * When the command could not be started at all: says why and returns 2
  * (there was no input to read); otherwise returns null.
  */
@@ -855,7 +864,7 @@ export async function commandStartFailure(name: string, command: StartedCommand,
     : executable
       ? ` (after --, a command is run, looked for on PATH: to run the file here, name it ./${what}; ${read})`
       : ` (after --, a command is run: ${read})`;
-  warn(io, name, error.code === 'ENOENT' ? `${what}: command not found${hint}` : `cannot run ${what}: ${describeError(error)}${hint}`);
+  warn(io, name, error.code === 'ENOENT' && !command.name.includes('/') ? `${what}: command not found${hint}` : `cannot run ${what}: ${whyNotRun(command.name, error)}${hint}`);
   return EXIT.INPUT;
 }
 

@@ -4,7 +4,7 @@
  * that cannot be read ends with its error (see SourceChunk), for the consumer
  * to report, and is skipped, like cat(1).
  */
-import { close, createReadStream, existsSync, fstat, fstatSync, open, readFileSync, readSync, statSync } from 'node:fs';
+import { close, createReadStream, existsSync, fstat, fstatSync, open, readFileSync, readSync, statSync, type Stats } from 'node:fs';
 import { Socket } from 'node:net';
 import { Readable } from 'node:stream';
 import { promisify } from 'node:util';
@@ -19,24 +19,30 @@ export function pathExists(path: string): boolean {
   return existsSync(path);
 }
 
+/** What `path` names (following links), or undefined where nothing is there to see. */
+function statOf(path: string): Stats | undefined {
+  try {
+    return statSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
 /** True when `path` names a regular file (following links). */
 export function isFile(path: string): boolean {
-  try {
-    return statSync(path).isFile();
-  } catch {
-    return false;
-  }
+  return statOf(path)?.isFile() === true;
+}
+
+/** True when `path` names a directory (or a link to one). */
+export function isDirectory(path: string): boolean {
+  return statOf(path)?.isDirectory() === true;
 }
 
 /** True when `path` names a regular file we may execute. */
 export function isExecutableFile(path: string): boolean {
-  try {
-    const stat = statSync(path);
-    // Any execute bit: whose it is, the system judges at the run (root may run a file with any of them).
-    return stat.isFile() && (stat.mode & 0o111) !== 0;
-  } catch {
-    return false;
-  }
+  const stat = statOf(path);
+  // Any execute bit: whose it is, the system judges at the run (root may run a file with any of them).
+  return stat !== undefined && stat.isFile() && (stat.mode & 0o111) !== 0;
 }
 
 /**
