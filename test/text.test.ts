@@ -707,6 +707,12 @@ t.test('exit statuses and notes', async (t) => {
     t.same([r.code, r.stderr.split('\n')[0]], [EXIT.USAGE, 'ndjson-text: unknown options: -d, -s (to read the file -dash.ndjson, name it ./-dash.ndjson)']);
     r = await run(['./-dash.ndjson'], '');
     t.same([r.code, r.stdout], [EXIT.OK, 'Dash.\n'], 'named so, it is read');
+    // A dot after the first letter: yargs names the whole word, getopt(3) the letter.
+    fs.writeFileSync('-x.ndjson', lines(init(), asst('Dot.'), ok('Dot.')));
+    r = await run(['-x.ndjson'], '');
+    t.same([r.code, r.stderr.split('\n')[0]], [EXIT.USAGE, 'ndjson-text: unknown option: -x (to read the file -x.ndjson, name it ./-x.ndjson)']);
+    r = await run(['--x.ndjson'], '');
+    t.same([r.code, r.stderr.split('\n')[0]], [EXIT.USAGE, 'ndjson-text: unknown option: --x.ndjson'], 'two dashes, as typed');
   } finally {
     process.chdir(cwd);
     fs.rmSync(dir, { recursive: true, force: true });
