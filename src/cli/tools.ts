@@ -137,7 +137,7 @@ export const toolsSpec: CommandSpec<typeof toolsOptions> = {
     if (Array.isArray(argv.paths)) return '--paths is given once';
     if (list(argv.tool)?.some((t) => t === '')) return '--tool needs a non-empty value';
     if (argv.paths !== undefined && !PATHS_CHOICES.includes(String(argv.paths))) {
-      return `--paths takes read or written (as --paths=read), not '${String(argv.paths)}'`;
+      return `--paths takes all, read or written (as --paths=read), not '${String(argv.paths)}'`;
     }
     if (argv.writes === true) return 'unknown option: --writes (did you mean --no-writes?)';
     if (argv.pending === true) return 'unknown option: --pending (did you mean --no-pending?)';
