@@ -1464,7 +1464,9 @@ export function toolCallFacts(
     if (kind === 'shell') facts.command = commandOf(args);
     const wd = str(args, 'workingDirectory') ?? str(args, 'cwd');
     if (kind === 'shell' && wd) facts.workingDirectory = wd;
-    if (kind === 'glob' || kind === 'grep') facts.pattern = str(args, 'globPattern') ?? str(args, 'pattern') ?? str(args, 'query');
+    // Cursor's glob tool names its pattern `globPattern`; as a function call (`glob_file_search`), `glob_pattern`.
+    if (kind === 'glob') facts.pattern = str(args, 'globPattern') ?? str(args, 'glob_pattern') ?? str(args, 'pattern') ?? str(args, 'query');
+    if (kind === 'grep') facts.pattern = str(args, 'globPattern') ?? str(args, 'pattern') ?? str(args, 'query');
     // A glob into a directory (`secrets/**`) searches it: the directories its pattern starts with, in the one searched.
     if (kind === 'glob' && facts.pattern !== undefined) pushGlobDirectory(facts, facts.pattern);
     if (kind === 'grep') {
