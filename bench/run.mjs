@@ -106,7 +106,8 @@ function parseOptions(argv) {
 /**
  * The command lines of a job's two sides, for a corpus. jq reads the file as
  * an argument in every job: it reads every byte the same way from a file, a
- * redirection or a pipe, so jobs with the same filter share jq's runs.
+ * redirection or a pipe, so jobs with the same filter share jq's output (its
+ * runs are timed beside each job's).
  */
 function commands(job, corpus) {
   const bin = path.join('bin', `${job.tool}.js`);
@@ -462,7 +463,9 @@ let jqOutputs = 0;
 /**
  * Times one job on one corpus: a check pass (outputs kept and compared, not
  * timed), then `runs` timed runs of each side, alternating, outputs to
- * /dev/null. jq's runs are shared between jobs with the same jq command.
+ * /dev/null. jq's output of the check run is shared between jobs with the
+ * same jq command; its timed runs are each job's own, alternating with the
+ * tool's, so that each ratio is of runs side by side.
  */
 async function runJob(job, ctx, { runs, withJq = true, check = true }) {
   const row = { id: job.id, label: job.label, tool: job.tool, target: job.target ?? null };
@@ -471,7 +474,7 @@ async function runJob(job, ctx, { runs, withJq = true, check = true }) {
   row.commands = { tool: cmd.tool.shown, jq: cmd.jq.shown };
   const jqCache = ctx.jqCache;
   const jqShared = jqCache.has(cmd.jq.key);
-  const jqSide = jqShared ? jqCache.get(cmd.jq.key) : { samples: [], rss: [], out: null, label: job.label };
+  const jqSide = { samples: [], rss: [], out: jqShared ? jqCache.get(cmd.jq.key).out : null };
 
   if (check) {
     const toolOut = path.join(TMP, `${job.id}.tool.out`);
@@ -502,7 +505,7 @@ async function runJob(job, ctx, { runs, withJq = true, check = true }) {
   for (let i = 0; i < runs; i++) {
     const order = i % 2 === 0 ? ['tool', 'jq'] : ['jq', 'tool'];
     for (const side of order) {
-      if (side === 'jq' && (!withJq || jqShared)) continue;
+      if (side === 'jq' && !withJq) continue;
       progress(`${ctx.name}: ${job.label}: run ${i + 1}/${runs} (${side})`);
       const c = side === 'tool' ? cmd.tool : cmd.jq;
       const r = await measure(c.argv, { stdin: c.stdin, env: side === 'tool' ? TOOL_ENV : process.env });
@@ -516,7 +519,7 @@ async function runJob(job, ctx, { runs, withJq = true, check = true }) {
   if (withJq && !jqShared) jqCache.set(cmd.jq.key, jqSide);
   row.status = 'ok';
   row.tool = { ms: median(tool.samples), samples: tool.samples, rssKiB: Math.max(...tool.rss) };
-  if (withJq) row.jq = { ms: median(jqSide.samples), samples: jqSide.samples, rssKiB: Math.max(...jqSide.rss), shared: jqShared, sharedWith: jqShared ? jqSide.label : undefined };
+  if (withJq) row.jq = { ms: median(jqSide.samples), samples: jqSide.samples, rssKiB: Math.max(...jqSide.rss) };
   return row;
 }
 
@@ -700,7 +703,6 @@ function report(m, ctx, rows, floor, startup, longLine, scale, live, opts, array
         refs.push(note(r.label, r.compare.note));
       }
       if (r.code) refs.push(note(r.label, `exits ${r.code} on this corpus (${r.code === 3 ? 'some results report failure' : 'some sessions have no result'}), with ${r.stderrLines} lines on stderr`));
-      if (r.jq.shared) refs.push(note(r.label, `jq's command is the same as for \`${r.jq.sharedWith}\`: its runs are measured once, and shared`));
       if (refs.length) verdict += ` (${refs.join(', ')})`;
       out.push(`| \`${cell(r.label)}\` | ${fmt.mbps(s.bytes, r.tool.ms)} | ${fmt.mbps(s.bytes, r.jq.ms)} | ${fmt.x(ratio)} | ${target} | ${vsFloor} | ${fmt.mib(r.tool.rssKiB)} | ${fmt.mib(r.jq.rssKiB)} | ${verdict} |`);
     }
