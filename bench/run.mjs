@@ -770,17 +770,18 @@ function report(m, ctx, rows, floor, startup, longLine, scale, live, opts, array
     out.push('');
     out.push(`Peak RSS against input size (one run each; target: the same ±10% on a corpus 4× larger; ${(scale.stats.bytes / MB).toFixed(0)} MB):`);
     out.push('');
-    out.push('| job | RSS MiB, 1× | RSS MiB, 4× | 4× / 1× |');
-    out.push('|---|---:|---:|---:|');
+    out.push('| job | RSS MiB, 1× | RSS MiB, 4× | 4× / 1× | within ±10% |');
+    out.push('|---|---:|---:|---:|---|');
     for (const r of scale.rows) {
       const base = rows.find((x) => x.id === r.id);
       if (r.status !== 'ok' || !base || base.status !== 'ok') {
-        out.push(`| \`${cell(r.label)}\` | ${base?.status === 'ok' ? fmt.mib(base.tool.rssKiB) : base?.status ?? ''} | ${r.status === 'ok' ? fmt.mib(r.tool.rssKiB) : r.status} | |`);
+        out.push(`| \`${cell(r.label)}\` | ${base?.status === 'ok' ? fmt.mib(base.tool.rssKiB) : base?.status ?? ''} | ${r.status === 'ok' ? fmt.mib(r.tool.rssKiB) : r.status} | | |`);
         continue;
       }
-      out.push(`| \`${cell(r.label)}\` | ${fmt.mib(base.tool.rssKiB)} | ${fmt.mib(r.tool.rssKiB)} | ${(r.tool.rssKiB / base.tool.rssKiB).toFixed(2)} |`);
+      const ratio = r.tool.rssKiB / base.tool.rssKiB;
+      out.push(`| \`${cell(r.label)}\` | ${fmt.mib(base.tool.rssKiB)} | ${fmt.mib(r.tool.rssKiB)} | ${ratio.toFixed(2)} | ${Math.abs(ratio - 1) <= 0.1 ? '✓' : '✗'} |`);
     }
-    if (scale.floor) out.push(`| floor | ${floor ? fmt.mib(floor.parse.rssKiB) : ''} | ${fmt.mib(scale.floor.parse.rssKiB)} | ${floor ? (scale.floor.parse.rssKiB / floor.parse.rssKiB).toFixed(2) : ''} |`);
+    if (scale.floor) out.push(`| floor | ${floor ? fmt.mib(floor.parse.rssKiB) : ''} | ${fmt.mib(scale.floor.parse.rssKiB)} | ${floor ? (scale.floor.parse.rssKiB / floor.parse.rssKiB).toFixed(2) : ''} | |`);
   }
   out.push('');
   out.push(`Reproduce: \`npm run build && npm run bench -- --size ${opts.size} --seed ${opts.seed} --runs ${opts.runs}${opts.jobsOption ? ` --jobs ${opts.jobsOption}` : ''}${opts.scaleCheck ? ' --scale-check' : ''}\``);
