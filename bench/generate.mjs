@@ -28,7 +28,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** Bumped whenever the output for a given seed and size changes (cached corpora are then remade). */
-export const GENERATOR_VERSION = 3;
+export const GENERATOR_VERSION = 4;
 
 // ---------------------------------------------------------------------------
 // PRNG: sfc32, seeded through splitmix32 from a 32-bit FNV-1a hash of the seed.
@@ -168,7 +168,7 @@ class StreamGenerator {
     this.out = options.out;
     this.bytes = 0;
     this.nextHuge = this.hugeEvery > 0 ? Math.floor(this.hugeEvery / 2) : Infinity;
-    this.stats = { bytes: 0, lines: 0, sessions: 0, failed: 0, died: 0, toolCalls: 0, pending: 0, deltas: 0, flushes: 0, longestLine: 0, hugeLines: 0 };
+    this.stats = { bytes: 0, lines: 0, sessions: 0, wholeMessageSessions: 0, failed: 0, died: 0, toolCalls: 0, pending: 0, deltas: 0, flushes: 0, onlyCopies: 0, longestLine: 0, hugeLines: 0 };
     this.codeLines = [];
     for (let i = 0; i < 4096; i++) this.codeLines.push(this.codeLine());
   }
@@ -273,9 +273,14 @@ class StreamGenerator {
       newerBuild: r.chance(0.25),
       calls: 0,
       dieAt: -1,
+      // Some runs are made without --stream-partial-output: each stretch of text is one message, its only copy (the
+      // one before tool calls with timestamp_ms and model_call_id, the last with neither, as real streams write them).
+      partial: !r.chance(0.15),
+      wholeText: '',
     };
     const t0 = s.ts;
     this.stats.sessions++;
+    if (!s.partial) this.stats.wholeMessageSessions++;
     const init = { type: 'system', subtype: 'init', apiKeySource: r.pick(['login', 'env', 'flag']), cwd: s.cwd, session_id: s.id, model: r.pick(MODELS), permissionMode: 'default' };
     if (s.newerBuild) init.tools = ['read', 'write', 'edit', 'shell', 'ls', 'glob', 'grep', 'delete'];
     this.emit(init);
@@ -305,7 +310,12 @@ class StreamGenerator {
       return;
     }
     this.text(s, r.logInt(20, 500));
-    // The final flush: the text since the last flush again, with neither field.
+    // Without partial output, the last message; with it, the final flush: the text since the last flush again.
+    if (s.wholeText !== '') {
+      this.emit({ type: 'assistant', message: { role: 'assistant', content: [{ type: 'text', text: s.wholeText }] }, session_id: s.id });
+      this.stats.onlyCopies++;
+      s.wholeText = '';
+    }
     if (s.pendingDeltas.length > 0) {
       this.emit({ type: 'assistant', message: { role: 'assistant', content: [{ type: 'text', text: s.pendingDeltas.join('') }] }, session_id: s.id });
       this.stats.flushes++;
@@ -337,6 +347,14 @@ class StreamGenerator {
 
   text(s, words) {
     const r = this.rng;
+    if (!s.partial) {
+      // Written whole at the next tool call or the end of the turn (never, when the run dies first).
+      const text = this.proseTokens(words).join('');
+      s.ts += r.int(50, 2000);
+      s.text += text;
+      s.wholeText += text;
+      return;
+    }
     for (const text of this.deltas(this.proseTokens(words))) {
       s.ts += r.int(0, 40);
       this.emit({ type: 'assistant', message: { role: 'assistant', content: [{ type: 'text', text }] }, session_id: s.id, timestamp_ms: s.ts });
@@ -346,10 +364,16 @@ class StreamGenerator {
     }
   }
 
-  /** The flush before a tool call, when deltas came since the last one; returns the model call id of the batch. */
+  /** The flush before a tool call, when deltas came since the last one (or, without partial output, the message itself); returns the model call id of the batch. */
   flushBeforeTools(s) {
     const r = this.rng;
     const mcid = `${s.requestId}-${s.modelCall++}-${r.chars(4, 'abcdefghijklmnopqrstuvwxyz0123456789')}`;
+    if (s.wholeText !== '') {
+      s.ts += r.int(1, 50);
+      this.emit({ type: 'assistant', message: { role: 'assistant', content: [{ type: 'text', text: s.wholeText }] }, session_id: s.id, model_call_id: mcid, timestamp_ms: s.ts });
+      this.stats.onlyCopies++;
+      s.wholeText = '';
+    }
     if (s.pendingDeltas.length > 0) {
       s.ts += r.int(1, 50);
       this.emit({ type: 'assistant', message: { role: 'assistant', content: [{ type: 'text', text: s.pendingDeltas.join('') }] }, session_id: s.id, model_call_id: mcid, timestamp_ms: s.ts });

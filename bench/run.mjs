@@ -33,7 +33,7 @@ const JQ = {
 const ANSWER_CODES = new Set([0, 3, 4]);
 
 const JOBS = [
-  { id: 'dedupe', label: 'ndjson-dedupe', tool: 'ndjson-dedupe', args: [], jq: JQ.dedupe, target: 5, compare: compareNdjson },
+  { id: 'dedupe', label: 'ndjson-dedupe', tool: 'ndjson-dedupe', args: [], jq: JQ.dedupe, target: 5, compare: compareDedupe },
   { id: 'result-all', label: 'ndjson-result --all', tool: 'ndjson-result', args: ['--all'], jq: JQ.result, target: 6, compare: compareResultAll },
   { id: 'result-file', label: 'ndjson-result FILE', tool: 'ndjson-result', args: [], jq: JQ.result, target: 10, compare: compareResultLast },
   { id: 'result-stdin', label: 'ndjson-result < FILE', tool: 'ndjson-result', args: [], input: 'stdin', jq: JQ.result, target: 10, compare: compareResultLast },
@@ -183,39 +183,66 @@ function excerpt(buf, max = 80) {
   return JSON.stringify(s) + (Buffer.isBuffer(buf) ? (buf.length > max ? '…' : '') : String(buf).length > max ? '…' : '');
 }
 
-/** NDJSON against NDJSON: line by line, byte for byte, or equal as JSON where jq re-serialised. */
-function compareNdjson(toolFile, jqFile) {
+/** True when the JSON texts `x` and `y` are the same value (jq writes some values otherwise than they were). */
+function sameJson(x, y) {
+  try {
+    return JSON.stringify(JSON.parse(x.toString('utf8'))) === JSON.stringify(JSON.parse(y.toString('utf8')));
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The tool's output against jq's filter of a partial stream: jq's lines, in
+ * order, and besides them only messages jq's filter drops (an `assistant`
+ * event with `model_call_id`, or without `timestamp_ms`) that the tool keeps
+ * as the only copy of their text: those of the corpus's runs made without
+ * partial output. For a generated corpus, as many as the generator wrote.
+ */
+function compareDedupe(toolFile, jqFile, ctx) {
   const a = new LineReader(toolFile);
   const b = new LineReader(jqFile);
   let line = 0;
+  let same = 0;
   let identical = 0;
+  let onlyCopies = 0;
   try {
-    for (;;) {
-      const x = a.next();
-      const y = b.next();
-      if (x === null && y === null) break;
+    let y = b.next();
+    for (let x = a.next(); x !== null; x = a.next()) {
       line++;
-      if (x === null || y === null) {
-        return { verdict: 'differs', note: `${x === null ? 'the tool' : 'jq'} stops at line ${line}; the other goes on (${excerpt(x ?? y)})` };
-      }
-      if (x.equals(y)) {
-        identical++;
+      if (y !== null && (x.equals(y) || sameJson(x, y))) {
+        if (x.equals(y)) identical++;
+        same++;
+        y = b.next();
         continue;
       }
-      let same = false;
+      let event;
       try {
-        same = JSON.stringify(JSON.parse(x.toString('utf8'))) === JSON.stringify(JSON.parse(y.toString('utf8')));
+        event = JSON.parse(x.toString('utf8'));
       } catch {
-        same = false;
+        event = undefined;
       }
-      if (!same) return { verdict: 'differs', note: `line ${line}: tool ${excerpt(x)}, jq ${excerpt(y)}` };
+      if (event?.type === 'assistant' && (event.timestamp_ms == null || event.model_call_id != null)) {
+        onlyCopies++;
+        continue;
+      }
+      return { verdict: 'differs', note: `line ${line}: tool ${excerpt(x)}, jq ${y === null ? 'has no more lines' : excerpt(y)}` };
     }
+    if (y !== null) return { verdict: 'differs', note: `the tool stops at line ${line}; jq goes on (${excerpt(y)})` };
   } finally {
     a.close();
     b.close();
   }
-  if (identical === line) return { verdict: 'same', note: `${line.toLocaleString('en')} lines, byte for byte` };
-  return { verdict: 'same', note: `${line.toLocaleString('en')} lines, equal as JSON (${(line - identical).toLocaleString('en')} re-serialised by jq differently)` };
+  const expected = ctx.stats.onlyCopies;
+  if (expected !== undefined && onlyCopies !== expected) {
+    return { verdict: 'differs', note: `the tool keeps ${onlyCopies} messages jq's filter drops, where the corpus has ${expected} only copies` };
+  }
+  const lines = `${same.toLocaleString('en')} lines as jq's, ${same === identical ? 'byte for byte' : `equal as JSON (${(same - identical).toLocaleString('en')} re-serialised by jq differently)`}`;
+  if (onlyCopies === 0) return { verdict: 'same', note: lines };
+  return {
+    verdict: 'equivalent',
+    note: `${lines}; and ${onlyCopies.toLocaleString('en')} messages jq's filter drops, each the only copy of its text (runs made without partial output, where the filter loses every word)`,
+  };
 }
 
 /** Every result event of the corpus, as `{ text, failed }`, read once by jq (untimed). */
@@ -666,7 +693,7 @@ function report(m, ctx, rows, floor, startup, longLine, scale, live, opts, array
   out.push('');
   out.push(`Machine: ${m.cpu}, ${m.cores} cores, ${m.memGiB} GiB, ${m.os}; node ${m.node}, ${m.jq}; commit ${m.commit}; load average at start ${m.loadavg}.`);
   if (floor || rows.length > 0) {
-    const kinds = s.sessions !== undefined ? `, ${fmt.n(s.sessions)} sessions (${s.failed} failed, ${s.died} died without a result), ${fmt.n(s.toolCalls)} tool calls, ${fmt.n(s.deltas)} deltas` : '';
+    const kinds = s.sessions !== undefined ? `, ${fmt.n(s.sessions)} sessions (${s.failed} failed, ${s.died} died without a result; ${s.wholeMessageSessions} made without partial output), ${fmt.n(s.toolCalls)} tool calls, ${fmt.n(s.deltas)} deltas` : '';
     out.push(`Corpus: ${ctx.label}, ${(s.bytes / MB).toFixed(1)} MB, ${fmt.n(s.lines)} lines${kinds}, longest line ${(s.longestLine / MIB).toFixed(1)} MiB.`);
     out.push(`Each side run ${opts.runs} time${opts.runs === 1 ? '' : 's'}, alternating with the other, after one untimed check run; medians. MB/s = 10^6 bytes of input per second of wall time, start-up included; × jq = jq's time / the tool's; × floor = the floor's time / the tool's; RSS is the peak of all runs (${HAVE_TIME ? '/usr/bin/time' : '/proc VmHWM polling'}).`);
     out.push('');
