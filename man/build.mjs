@@ -27,6 +27,13 @@ for (const file of readdirSync(path.join(here, 'src')).filter((f) => f.endsWith(
     { encoding: 'utf8' },
   ).replace(/&(quot|#39|lt|gt|amp);/g, (_, name) => ENTITIES[name]);
   const target = path.join(here, page);
+  // groff reads a page as Latin-1 (`…` is `invalid input character code 128`, and is lost): the source keeps to it.
+  for (const [i, line] of readFileSync(path.join(here, 'src', file), 'utf8').split('\n').entries()) {
+    const wide = /[^\u0000-\u00ff]/u.exec(line);
+    if (wide === null) continue;
+    console.error(`man/src/${file}:${i + 1}: ${JSON.stringify(wide[0])} (U+${wide[0].codePointAt(0).toString(16).toUpperCase().padStart(4, '0')}) is not Latin-1, which groff reads`);
+    stale++;
+  }
   if (check) {
     if (!existsSync(target) || readFileSync(target, 'utf8') !== roff) {
       console.error(`man/${page} is stale: run npm run man`);
