@@ -23,9 +23,7 @@ const PATHS_FIELDS: Record<PathsChoice, ReadonlySet<PathField>> = {
 /**
  * Unique paths, in the order first seen. Two spellings of one file in one
  * session (`./a`, `a`, `/cwd/a`) count once, shown normalized (`a`), or as
- * the absolute path with `absolute`. Across sessions, paths are compared as
- * shown: `a` of two sessions of different `cwd` is one line, and
- * `../p2/a` of one is not `a` of another whose `cwd` is `/p2`.
+ * the absolute path with `absolute`.
  */
 export class PathSet {
   private readonly keys = new Map<string, string>();
@@ -38,8 +36,8 @@ export class PathSet {
   add(call: AuditedCall, path: string): string | undefined {
     const resolved = resolvePath(path, call.cwd);
     const show = this.absolute ? absoluteForm(path, call.cwd) : normalizedForm(path, call.cwd);
-    // One file of one session (relative paths of a session without a cwd are only known by their normalized form).
-    const key = `${call.session}\u0000${resolved}`;
+    // Relative paths of sessions without a cwd are only known by their normalized form.
+    const key = `${call.cwd === undefined && !resolved.startsWith('/') ? `${call.session}\u0000` : ''}${resolved}`;
     // A file seen before (under this spelling or another) is not listed again; a success now makes it a success.
     const seen = this.keys.get(key) ?? (this.statuses.has(show) ? show : undefined);
     if (seen !== undefined) {
