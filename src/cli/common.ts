@@ -5,7 +5,7 @@
  */
 import yargs from 'yargs';
 import type { Argv, Options } from 'yargs';
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { PassThrough } from 'node:stream';
 import type { Readable } from 'node:stream';
 import { LineTooLongError, formatProblem, scanReadBuffers } from '../io/input.js';
@@ -764,7 +764,15 @@ export interface StartedCommand {
  */
 export function startCommand(argv: string[], io: Io, name: string): StartedCommand {
   const fifos = namedPipes();
-  const child = spawn(argv[0]!, argv.slice(1), { stdio: ['inherit', fifos?.write[0] ?? 'pipe', fifos?.write[1] ?? 'pipe'], env: io.env });
+  let child: ChildProcess;
+  try {
+    child = spawn(argv[0]!, argv.slice(1), { stdio: ['inherit', fifos?.write[0] ?? 'pipe', fifos?.write[1] ?? 'pipe'], env: io.env });
+  } catch (error) {
+    // Node throws at once for some reasons a command cannot start (`./file/x`: ENOTDIR; ELOOP, ENAMETOOLONG), where it
+    // emits the others (ENOENT, EACCES).
+    if (fifos !== null) for (const fd of [...fifos.read, ...fifos.write]) closeEnd(fd);
+    return notStarted(argv[0]!, error as NodeJS.ErrnoException);
+  }
   // The command (and what it starts) holds the ends it writes to: the pipes end when it is done with them.
   if (fifos !== null) for (const fd of fifos.write) closeEnd(fd);
   const out = fifos !== null ? readEnd(fifos.read[0]) : child.stdout!;
@@ -801,6 +809,14 @@ export function startCommand(argv: string[], io: Io, name: string): StartedComma
       child.once('error', (error: NodeJS.ErrnoException) => resolve({ code: null, signal: null, error }));
     }),
   };
+}
+
+/** A command that could not be started: no output, and `error` as its exit. */
+function notStarted(name: string, error: NodeJS.ErrnoException): StartedCommand {
+  const exit: CommandExit = { code: null, signal: null, error };
+  const stdout = new PassThrough();
+  stdout.end();
+  return { name, stdout, exited: Promise.resolve(exit), kill: () => undefined, running: () => false, ended: Promise.resolve(exit) };
 }
 
 /**
