@@ -711,6 +711,8 @@ t.test('exit statuses and notes', async (t) => {
     fs.writeFileSync('-x.ndjson', lines(init(), asst('Dot.'), ok('Dot.')));
     r = await run(['-x.ndjson'], '');
     t.same([r.code, r.stderr.split('\n')[0]], [EXIT.USAGE, 'ndjson-text: unknown option: -x (to read the file -x.ndjson, name it ./-x.ndjson)']);
+    r = await run(['-x.a=b'], '');
+    t.same([r.code, r.stderr.split('\n')[0]], [EXIT.USAGE, 'ndjson-text: unknown option: -x'], 'with a value');
     r = await run(['--x.ndjson'], '');
     t.same([r.code, r.stderr.split('\n')[0]], [EXIT.USAGE, 'ndjson-text: unknown option: --x.ndjson'], 'two dashes, as typed');
   } finally {

@@ -560,11 +560,11 @@ function usageMessage(msg: string, argv: readonly string[]): string {
   if (found === null) return msg;
   const names = found[1]!.split(', ');
   const dashed = names.filter((n) => n.length === 1 || !/[A-Z]/.test(n) || !names.includes(n.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)));
-  const typedAs = (long: string): boolean => argv.some((a) => a === long || a.startsWith(`${long}=`));
+  const typedAs = (word: string): boolean => argv.some((a) => a === word || a.startsWith(`${word}=`));
   // yargs reads `--no-x` as x set to false, and names it x; and `-x.ndjson` as an option named `x.ndjson`, whose unknown
   // option is `-x`, as getopt(3) says.
   const typed = dashed.map((n) =>
-    n.length === 1 || (argv.includes(`-${n}`) && !typedAs(`--${n}`)) ? `-${n[0]!}` : !typedAs(`--${n}`) && typedAs(`--no-${n}`) ? `--no-${n}` : `--${n}`,
+    n.length === 1 || (typedAs(`-${n}`) && !typedAs(`--${n}`)) ? `-${n[0]!}` : !typedAs(`--${n}`) && typedAs(`--no-${n}`) ? `--no-${n}` : `--${n}`,
   );
   let out = `unknown option${typed.length === 1 ? '' : 's'}: ${typed.join(', ')}`;
   const file = argv.find((a) => /^-[^-]/.test(a) && pathExists(a));
@@ -858,7 +858,7 @@ function closedOrQuiet(stream: NodeJS.ReadableStream, ms: number, maxMs: number)
  * names as one.
  */
 function whyNotRun(path: string, error: NodeJS.ErrnoException): string {
-  return error.code === 'EACCES' && isDirectory(path) ? 'Is a directory' : describeError(error);
+  return error.code === 'EACCES' && path.includes('/') && isDirectory(path) ? 'Is a directory' : describeError(error);
 }
 
 /**
