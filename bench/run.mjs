@@ -183,6 +183,17 @@ function excerpt(buf, max = 80) {
   return JSON.stringify(s) + (Buffer.isBuffer(buf) ? (buf.length > max ? '…' : '') : String(buf).length > max ? '…' : '');
 }
 
+/** True when the line `buf` starts with `text`. */
+function startsWith(buf, text) {
+  return buf.length >= text.length && buf.toString('latin1', 0, text.length) === text;
+}
+
+/** The session of a generated line: its last `session_id`, written last. */
+function sessionOf(buf) {
+  const at = buf.lastIndexOf('"session_id":"');
+  return at === -1 ? '' : buf.toString('utf8', at + 14, buf.indexOf('"', at + 14));
+}
+
 /** True when the JSON texts `x` and `y` are the same value (jq writes some values otherwise than they were). */
 function sameJson(x, y) {
   try {
@@ -197,7 +208,9 @@ function sameJson(x, y) {
  * order, and besides them only messages jq's filter drops (an `assistant`
  * event with `model_call_id`, or without `timestamp_ms`) that the tool keeps
  * as the only copy of their text: those of the corpus's runs made without
- * partial output. For a generated corpus, as many as the generator wrote.
+ * partial output. Each must be one: no delta of its session since that
+ * session's last tool call or message so kept (a flush repeating deltas is
+ * dropped by both). For a generated corpus, as many as the generator wrote.
  */
 function compareDedupe(toolFile, jqFile, ctx) {
   const a = new LineReader(toolFile);
@@ -206,6 +219,8 @@ function compareDedupe(toolFile, jqFile, ctx) {
   let same = 0;
   let identical = 0;
   let onlyCopies = 0;
+  // The sessions with deltas since their last tool call or only copy.
+  const streaming = new Set();
   try {
     let y = b.next();
     for (let x = a.next(); x !== null; x = a.next()) {
@@ -214,6 +229,8 @@ function compareDedupe(toolFile, jqFile, ctx) {
         if (x.equals(y)) identical++;
         same++;
         y = b.next();
+        if (startsWith(x, '{"type":"assistant"')) streaming.add(sessionOf(x));
+        else if (startsWith(x, '{"type":"tool_call"')) streaming.delete(sessionOf(x));
         continue;
       }
       let event;
@@ -223,6 +240,9 @@ function compareDedupe(toolFile, jqFile, ctx) {
         event = undefined;
       }
       if (event?.type === 'assistant' && (event.timestamp_ms == null || event.model_call_id != null)) {
+        if (streaming.delete(String(event.session_id))) {
+          return { verdict: 'differs', note: `line ${line}: the tool keeps a flush that repeats deltas before it (${excerpt(x)})` };
+        }
         onlyCopies++;
         continue;
       }
