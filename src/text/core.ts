@@ -755,7 +755,9 @@ export class TextCore implements ToolCore {
             this.foreignCalls = true;
             this.options.onForeignCalls?.(rec.source, rec.line);
           }
-          this.toolCallSeen(s, field, out);
+          // A sub-agent's call (Claude Code's) is a step of the call that runs it: the agent's own answer so far stands.
+          if (out === null && isSubagentMessage(event)) this.tracker.toolCall(field === undefined ? {} : { session_id: field });
+          else this.toolCallSeen(s, field, out);
         }
         return;
       }
