@@ -853,9 +853,10 @@ function closedOrQuiet(stream: NodeJS.ReadableStream, ms: number, maxMs: number)
 }
 
 /**
- * Why a command named by its path (or found, yet not run) was not run, as a
- * shell says it: the system gives EACCES for a directory, which a shell
- * names as one.
+ * Why a command named by its path (or found on PATH, yet not run) was not
+ * run, as a shell says it: the system gives EACCES for a directory, which a
+ * shell names as one (a name without a slash was looked for on PATH: a
+ * directory of that name here is not what was tried).
  */
 function whyNotRun(path: string, error: NodeJS.ErrnoException): string {
   return error.code === 'EACCES' && path.includes('/') && isDirectory(path) ? 'Is a directory' : describeError(error);
