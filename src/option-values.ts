@@ -49,6 +49,12 @@ export function pathsOption(value: unknown, name: string): readonly string[] | u
   return paths;
 }
 
+/** The most bytes of a line (`maxLine`): a whole number above 0, or undefined when not given. */
+export function sizeOption(value: unknown, name: string): number | undefined {
+  if (value === undefined || (typeof value === 'number' && Number.isInteger(value) && value > 0)) return value;
+  throw new TypeError(`option ${name} takes a whole number of bytes above 0, not ${typeof value === 'number' ? String(value) : JSON.stringify(value)}`);
+}
+
 /** An option that is on or off: a boolean, or undefined when not given (a string such as `'false'` would be taken as on). */
 export function flagOption(value: unknown, name: string): boolean | undefined {
   if (value === undefined || typeof value === 'boolean') return value;

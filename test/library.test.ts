@@ -256,6 +256,22 @@ t.test('options: a string for a list of one; a value of the wrong shape is a Typ
   t.throws(() => text({ color: 'never' as never }), new TypeError('option color takes true or false, not "never"'));
   t.throws(() => result({ json: 'yes' as never }), TypeError);
   t.throws(() => dedupe({ verify: 1 as never }), TypeError);
+  // Every flag of tools(), not only the checks': 'false' would be taken as on.
+  t.throws(() => tools({ summary: 'false' as never }), new TypeError('option summary takes true or false, not "false"'));
+  t.throws(() => tools({ paths: 'all', absolute: 'false' as never }), new TypeError('option absolute takes true or false, not "false"'));
+  t.throws(() => tools({ summary: true, json: 1 as never }), TypeError);
+  t.throws(() => tools({ full: 0 as never }), TypeError);
+  // Combinations the commands refuse, of which one would be ignored.
+  t.throws(() => tools({ json: true }), new TypeError('option json needs summary'));
+  t.throws(() => tools({ summary: true, paths: 'all' }), new TypeError('options summary and paths do not go together'));
+  t.throws(() => tools({ full: true, paths: 'read' }), new TypeError('option full only applies to records (not with summary or paths)'));
+  t.throws(() => text({ thinking: true }), new TypeError('option thinking needs all'));
+  t.doesNotThrow(() => text({ tools: false, user: false }), 'turned off, as --no-tools without --all is');
+  t.doesNotThrow(() => tools({ summary: true, json: true, absolute: true }));
+  // A line's limit: a number of bytes ('x' would lift it; '10' is no number).
+  for (const make of [() => dedupe({ maxLine: 'x' as never }), () => tools({ maxLine: '10' as never }), () => readEvents({ maxLine: 0 }), () => text({ maxLine: 1.5 })]) {
+    t.throws(make, /^option maxLine takes a whole number of bytes above 0, not /);
+  }
   // The streams' own flag, of every stream and of readEvents().
   for (const make of [() => text({ strict: 'false' as never }), () => tools({ strict: 1 as never }), () => readEvents({ strict: 'yes' as never })]) {
     t.throws(make, /^option strict takes true or false, not /);

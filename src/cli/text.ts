@@ -112,8 +112,9 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
   const name = textSpec.name;
   const core = new TextCore({
     all: args.all,
-    tools: args.tools ?? true,
-    user: args.user ?? true,
+    // Without --all, none is given (the check refuses them); with it, the core has the tool lines and prompt on unless off.
+    tools: args.tools,
+    user: args.user,
     thinking: args.thinking ?? false,
     color: useColor(colorWhen(args.color) ?? 'auto', io),
     raw: args.raw,

@@ -7,7 +7,7 @@ import type { Transform } from 'node:stream';
 import { EventReader } from './input.js';
 import type { EventRecord, InputProblem } from './input.js';
 import { StrictError, failOnceRead } from './tool-stream.js';
-import { flagOption } from '../option-values.js';
+import { flagOption, sizeOption } from '../option-values.js';
 
 /** Options of {@link readEvents}. */
 export interface ReadEventsOptions {
@@ -34,7 +34,7 @@ export interface ReadEventsOptions {
  *   createReadStream('run.ndjson').pipe(readEvents()).on('data', ({ event, line }) => …)
  */
 export function readEvents(given: ReadEventsOptions = {}): Transform {
-  const options: ReadEventsOptions = { ...given, strict: flagOption(given.strict, 'strict') };
+  const options: ReadEventsOptions = { ...given, strict: flagOption(given.strict, 'strict'), maxLine: sizeOption(given.maxLine, 'maxLine') };
   let records: EventRecord[] = [];
   let stream: Transform;
   const reader = new EventReader(

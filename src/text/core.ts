@@ -648,6 +648,9 @@ export class TextCore implements ToolCore {
   constructor(given: TextOptions = {}) {
     const options: TextOptions = { ...given };
     for (const flag of ['all', 'tools', 'thinking', 'user', 'color', 'raw'] as const) options[flag] = flagOption(given[flag], flag);
+    // As the command refuses it (a usage error): it would be ignored.
+    const extra = options.all ? undefined : (['tools', 'user', 'thinking'] as const).find((k) => options[k] === true);
+    if (extra !== undefined) throw new TypeError(`option ${extra} needs all`);
     // As the command has it: with `all`, the tool lines and the prompt unless turned off.
     this.options = { ...options, tools: options.tools ?? true, user: options.user ?? true };
     this.safe = options.raw ? (s) => s : visible;

@@ -38,7 +38,7 @@ import {
 import type { JsonObject, ToolCallArgs, ToolCallEntry, ToolCallFacts, ToolCallResult } from '../events.js';
 import type { AuditedCall, CallStatus } from './call.js';
 import { CALL_STATUSES, callIsTool, toolNameMatched, toolNameSet } from './call.js';
-import { choiceList, choiceOption, namesOption } from '../option-values.js';
+import { choiceList, choiceOption, flagOption, namesOption } from '../option-values.js';
 import { resolvePath, samePath } from './paths.js';
 import { Policy } from './policy.js';
 import type { PolicyOptions, Violation } from './policy.js';
@@ -276,12 +276,21 @@ export class ToolsCore implements ToolCore {
       tools: namesOption(options.tools, 'tools'),
       statuses,
       paths: choiceOption(options.paths, 'paths', PATHS_CHOICES),
+      summary: flagOption(options.summary, 'summary'),
+      json: flagOption(options.json, 'json'),
+      absolute: flagOption(options.absolute, 'absolute'),
+      full: flagOption(options.full, 'full'),
     };
+    const { summary, json, absolute, full, paths } = this.options;
+    // As the command refuses them (a usage error): one would be ignored.
+    if (json && !summary) throw new TypeError('option json needs summary');
+    if (summary && paths !== undefined) throw new TypeError('options summary and paths do not go together');
+    if (full && (summary || paths !== undefined)) throw new TypeError('option full only applies to records (not with summary or paths)');
     this.tools = toolNameSet(this.options.tools);
     this.statuses = statuses && statuses.length > 0 ? new Set(statuses) : undefined;
     this.policy = new Policy(options);
-    if (options.summary) this.summary = new Summary(!!options.absolute);
-    else if (this.options.paths) this.pathSet = new PathSet(!!options.absolute);
+    if (summary) this.summary = new Summary(!!absolute);
+    else if (paths) this.pathSet = new PathSet(!!absolute);
   }
 
   /**
