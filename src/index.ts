@@ -34,6 +34,7 @@ export { readEvents } from './io/read-events.js';
 export type { ReadEventsOptions } from './io/read-events.js';
 export { EventReader, LineTooLongError, MAX_LINE, formatProblem, recordType, recordSession } from './io/input.js';
 export type { EventRecord, InputProblem, ProblemReason, ReaderOptions, ReaderSink } from './io/input.js';
+export type { LineShape } from './io/shapes.js';
 export { StrictError } from './io/tool-stream.js';
 export type { Emit, ToolCore, ToolStreamOptions, ToolTransform } from './io/tool-stream.js';
 export { TextTracker } from './assistant-text.js';
