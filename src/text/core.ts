@@ -759,8 +759,7 @@ export class TextCore implements ToolCore {
             this.options.onForeignCalls?.(rec.source, rec.line);
           }
           // A sub-agent's call (Claude Code's) is a step of the call that runs it: the agent's own answer so far stands.
-          if (out === null && isSubagentMessage(event)) this.tracker.toolCall(field === undefined ? {} : { session_id: field });
-          else this.toolCallSeen(s, field, out);
+          this.toolCallSeen(s, field, out, out !== null || !isSubagentMessage(event));
         }
         return;
       }
@@ -1020,13 +1019,15 @@ export class TextCore implements ToolCore {
   /**
    * A tool call ends the session's stretch of text: what follows it is a new
    * message. `field` is the event's own `session_id`, all the tracker reads of
-   * it, so that a tool call line need not be parsed.
+   * it, so that a tool call line need not be parsed. A sub-agent's call
+   * (Claude Code's) counts as the run's doing, but does not end the final
+   * message (`endsFinal` false): it is a step of the call that runs it.
    */
-  private toolCallSeen(s: SessionState, field: string | undefined, out: Transcript | null): void {
+  private toolCallSeen(s: SessionState, field: string | undefined, out: Transcript | null, endsFinal = true): void {
     this.tracker.toolCall(field === undefined ? {} : { session_id: field });
     s.toolCalls++;
     s.said = true;
-    s.final = '';
+    if (endsFinal) s.final = '';
     out?.close(s.session);
   }
 
