@@ -8,6 +8,17 @@
  */
 import { pathSteps } from './events.js';
 
+/** A value as a message names it: as JSON where it has a JSON form (`"false"`), else as JavaScript writes it (`10n`, `NaN`). */
+function shown(value: unknown): string {
+  if (typeof value === 'bigint') return `${value}n`;
+  if (typeof value === 'number') return String(value);
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}
+
 /** An option that lists values: an array of strings, or one string for a list of one; undefined when not given. */
 export function listOption(value: unknown, name: string): readonly string[] | undefined {
   if (value === undefined) return undefined;
@@ -21,7 +32,7 @@ export function choiceOption<T extends string>(value: unknown, name: string, cho
   if (value === undefined) return undefined;
   const choice = typeof value === 'string' ? choices.find((c) => c === value || (anyCase && c.toLowerCase() === value.toLowerCase())) : undefined;
   if (choice !== undefined) return choice;
-  throw new TypeError(`option ${name} takes one of ${choices.join(', ')}, not ${JSON.stringify(value)}`);
+  throw new TypeError(`option ${name} takes one of ${choices.join(', ')}, not ${shown(value)}`);
 }
 
 /** An option that lists values of `choices`: each checked as {@link choiceOption} checks one. */
@@ -52,11 +63,11 @@ export function pathsOption(value: unknown, name: string): readonly string[] | u
 /** The most bytes of a line (`maxLine`): a whole number above 0, or undefined when not given. */
 export function sizeOption(value: unknown, name: string): number | undefined {
   if (value === undefined || (typeof value === 'number' && Number.isInteger(value) && value > 0)) return value;
-  throw new TypeError(`option ${name} takes a whole number of bytes above 0, not ${typeof value === 'number' ? String(value) : JSON.stringify(value)}`);
+  throw new TypeError(`option ${name} takes a whole number of bytes above 0, not ${shown(value)}`);
 }
 
 /** An option that is on or off: a boolean, or undefined when not given (a string such as `'false'` would be taken as on). */
 export function flagOption(value: unknown, name: string): boolean | undefined {
   if (value === undefined || typeof value === 'boolean') return value;
-  throw new TypeError(`option ${name} takes true or false, not ${JSON.stringify(value)}`);
+  throw new TypeError(`option ${name} takes true or false, not ${shown(value)}`);
 }

@@ -272,6 +272,8 @@ t.test('options: a string for a list of one; a value of the wrong shape is a Typ
   for (const make of [() => dedupe({ maxLine: 'x' as never }), () => tools({ maxLine: '10' as never }), () => readEvents({ maxLine: 0 }), () => text({ maxLine: 1.5 })]) {
     t.throws(make, /^option maxLine takes a whole number of bytes above 0, not /);
   }
+  t.throws(() => text({ maxLine: 10n as never }), new TypeError('option maxLine takes a whole number of bytes above 0, not 10n'), 'a value JSON cannot write, named');
+  t.throws(() => tools({ summary: 10n as never }), new TypeError('option summary takes true or false, not 10n'));
   // The streams' own flag, of every stream and of readEvents().
   for (const make of [() => text({ strict: 'false' as never }), () => tools({ strict: 1 as never }), () => readEvents({ strict: 'yes' as never })]) {
     t.throws(make, /^option strict takes true or false, not /);
