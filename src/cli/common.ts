@@ -561,11 +561,14 @@ function usageMessage(msg: string, argv: readonly string[]): string {
   const names = found[1]!.split(', ');
   const dashed = names.filter((n) => n.length === 1 || !/[A-Z]/.test(n) || !names.includes(n.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)));
   const typedAs = (word: string): boolean => argv.some((a) => a === word || a.startsWith(`${word}=`));
-  // yargs reads `--no-x` as x set to false, and names it x; and `-x.ndjson` as an option named `x.ndjson`, whose unknown
-  // option is `-x`, as getopt(3) says.
-  const typed = dashed.map((n) =>
-    n.length === 1 || (typedAs(`-${n}`) && !typedAs(`--${n}`)) ? `-${n[0]!}` : !typedAs(`--${n}`) && typedAs(`--no-${n}`) ? `--no-${n}` : `--${n}`,
-  );
+  const typed = dashed.map((n) => {
+    if (n.length === 1) return `-${n}`;
+    if (typedAs(`--${n}`)) return `--${n}`;
+    // yargs reads `-x.ndjson` as an option named `x.ndjson`, whose unknown option is `-x`, as getopt(3) says; and
+    // `--no-x` as x set to false, and names it x.
+    if (typedAs(`-${n}`)) return `-${n[0]!}`;
+    return typedAs(`--no-${n}`) ? `--no-${n}` : `--${n}`;
+  });
   let out = `unknown option${typed.length === 1 ? '' : 's'}: ${typed.join(', ')}`;
   const file = argv.find((a) => /^-[^-]/.test(a) && pathExists(a));
   if (file !== undefined) out += ` (${readFileHint(file)})`;
@@ -853,13 +856,13 @@ function closedOrQuiet(stream: NodeJS.ReadableStream, ms: number, maxMs: number)
 }
 
 /**
- * Why a command named by its path (or found on PATH, yet not run) was not
- * run, as a shell says it: the system gives EACCES for a directory, which a
- * shell names as one (a name without a slash was looked for on PATH: a
- * directory of that name here is not what was tried).
+ * Why `command` (shown as `what`) was not run, as a shell says it: a name
+ * without a slash is looked for on PATH (`command not found`); a path is
+ * tried as it is, and the system's EACCES for a directory is named as one.
  */
-function whyNotRun(path: string, error: NodeJS.ErrnoException): string {
-  return error.code === 'EACCES' && path.includes('/') && isDirectory(path) ? 'Is a directory' : describeError(error);
+function notRun(what: string, command: string, error: NodeJS.ErrnoException): string {
+  if (!command.includes('/')) return error.code === 'ENOENT' ? `${what}: command not found` : `cannot run ${what}: ${describeError(error)}`;
+  return `cannot run ${what}: ${error.code === 'EACCES' && isDirectory(command) ? 'Is a directory' : describeError(error)}`;
 }
 
 /**
@@ -884,7 +887,7 @@ export async function commandStartFailure(name: string, command: StartedCommand,
     : executable
       ? ` (after --, a command is run, looked for on PATH: to run the file here, name it ./${what}; ${read})`
       : ` (after --, a command is run: ${read})`;
-  warn(io, name, error.code === 'ENOENT' && !command.name.includes('/') ? `${what}: command not found${hint}` : `cannot run ${what}: ${whyNotRun(command.name, error)}${hint}`);
+  warn(io, name, `${notRun(what, command.name, error)}${hint}`);
   return EXIT.INPUT;
 }
 
