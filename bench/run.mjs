@@ -194,12 +194,12 @@ function sessionOf(buf) {
   return at === -1 ? '' : buf.toString('utf8', at + 14, buf.indexOf('"', at + 14));
 }
 
-/** True when the JSON texts `x` and `y` are the same value (jq writes some values otherwise than they were). */
-function sameJson(x, y) {
+/** The JSON value of a line, or undefined where it is not JSON. */
+function parsed(buf) {
   try {
-    return JSON.stringify(JSON.parse(x.toString('utf8'))) === JSON.stringify(JSON.parse(y.toString('utf8')));
+    return JSON.parse(buf.toString('utf8'));
   } catch {
-    return false;
+    return undefined;
   }
 }
 
@@ -225,19 +225,16 @@ function compareDedupe(toolFile, jqFile, ctx) {
     let y = b.next();
     for (let x = a.next(); x !== null; x = a.next()) {
       line++;
-      if (y !== null && (x.equals(y) || sameJson(x, y))) {
-        if (x.equals(y)) identical++;
+      const equal = y !== null && x.equals(y);
+      // Read once where the bytes differ: a line jq re-serialised, or one it dropped.
+      const event = equal ? undefined : parsed(x);
+      if (equal || (y !== null && event !== undefined && JSON.stringify(event) === JSON.stringify(parsed(y)))) {
+        if (equal) identical++;
         same++;
         y = b.next();
         if (startsWith(x, '{"type":"assistant"')) streaming.add(sessionOf(x));
         else if (startsWith(x, '{"type":"tool_call"')) streaming.delete(sessionOf(x));
         continue;
-      }
-      let event;
-      try {
-        event = JSON.parse(x.toString('utf8'));
-      } catch {
-        event = undefined;
       }
       if (event?.type === 'assistant' && (event.timestamp_ms == null || event.model_call_id != null)) {
         if (streaming.delete(String(event.session_id))) {

@@ -101,13 +101,14 @@ async function main() {
   const middle = opts.middle > 0 ? corpus(opts.middle) : undefined;
   const large = corpus(opts.size);
   const files = middle ? [small, middle, large] : [small, large];
+  const sizes = files.map((f) => size(fs.statSync(f).size));
   const rows = [];
   let failed = false;
   for (const job of opts.jobs) {
     const runs = files.map(() => []);
     for (let run = 1; run <= opts.runs; run++) {
       for (const [k, file] of files.entries()) {
-        progress(`${job[0]} on ${size(fs.statSync(file).size)}${opts.runs > 1 ? `, run ${run} of ${opts.runs}` : ''} …`);
+        progress(`${job[0]} on ${sizes[k]}${opts.runs > 1 ? `, run ${run} of ${opts.runs}` : ''} …`);
         const r = await runJob(job, file);
         // Statuses 3 and 4 are answers: some sessions of the corpus fail, some stop without a result.
         if (![0, 3, 4].includes(r.code)) {
@@ -120,12 +121,12 @@ async function main() {
     const results = runs.map(summarize);
     const a = results[0];
     const b = results[results.length - 1];
-    const m = results.length > 2 ? results[1] : undefined;
-    const verdict = b.rss > a.rss * (1 + opts.slack) ? 'GROWS' : m !== undefined && Math.abs(m.rss / a.rss - 1) > opts.slack ? `MOVES on ${size(fs.statSync(files[1]).size)}` : 'ok';
+    let verdict = 'ok';
+    if (b.rss > a.rss * (1 + opts.slack)) verdict = 'GROWS';
+    else if (results.length > 2 && Math.abs(results[1].rss / a.rss - 1) > opts.slack) verdict = `MOVES on ${sizes[1]}`;
     if (verdict !== 'ok') failed = true;
     rows.push([job[0], [job[1], ...job[2]].join(' ') + (job[3]?.pipe ? ' (from a pipe)' : ''), results, verdict]);
   }
-  const sizes = files.map((f) => size(fs.statSync(f).size));
   const out = [
     `Scale check: ${sizes.join(', ')} (seed ${opts.seed}), ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, Node ${process.version}${process.env.NODE_OPTIONS ? ` (NODE_OPTIONS=${process.env.NODE_OPTIONS})` : ''}, ${new Date().toISOString().slice(0, 10)}.`,
     `Wall time, and ${RSS_METHOD}: ${opts.runs > 1 ? `medians of ${opts.runs} runs, the range of the peaks in brackets` : 'one run'}; on ${sizes.at(-1)} memory may not exceed that on ${sizes[0]} by more than ${(opts.slack * 100).toFixed(0)}%${sizes.length > 2 ? `, and on ${sizes[1]} it is that on ${sizes[0]} within ${(opts.slack * 100).toFixed(0)}%, either way` : ''}.`,
