@@ -1026,6 +1026,8 @@ function editDistance(a: string, b: string, limit: number): number {
 const TOOL_CALL_NAME = /"tool_call"/;
 /** The key of a `tool_call` object that names its tool (`readToolCall`). */
 const TOOL_CALL_KEY = /"(\w+ToolCall)"\s*:/;
+/** A `function` call, and its tool's name where it comes first and whole (`"function":{"name":"write_file"`). */
+const FUNCTION_KEYS = /"function"\s*:\s*\{(?:\s*"name"\s*:\s*"([^"\\]*)")?/g;
 /** A `\u` escape, which may spell any letter of those. */
 const ESCAPE_U = /\\u([0-9a-fA-F]{4})/g;
 
@@ -1035,7 +1037,9 @@ const ESCAPE_U = /\\u([0-9a-fA-F]{4})/g;
  * tool, `"readToolCall":`; inside a string these would be escaped,
  * `\"tool_call\"`, and are not found); else the keys naming their tools
  * (`readToolCall`), as many as it shows, the line's own and those of events
- * glued after it or of calls inside it (a sub-agent's). A line of an event
+ * glued after it or of calls inside it (a sub-agent's), and for each
+ * `function` call the name of its tool (`write_file`), or `function` where the
+ * line does not show it first in the call. A line of an event
  * written over several lines is such a line when it shows either. The
  * line's `\u` escapes are read as what they spell (`"tool\u005fcall"`). The
  * whole line is searched, read as Latin-1 (every byte one character), a
@@ -1053,6 +1057,7 @@ export function unreadToolCalls(raw: Buffer): { keys: string[] } | undefined {
       keys.add(m[1]!);
       found = true;
     }
+    for (const m of text.matchAll(FUNCTION_KEYS)) keys.add(m[1] !== undefined && m[1] !== '' ? m[1] : 'function');
     if (start + UNREAD_PIECE + UNREAD_OVERLAP >= raw.length) break;
   }
   return found ? { keys: [...keys] } : undefined;

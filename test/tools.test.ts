@@ -1359,7 +1359,16 @@ t.test("unreadToolCalls: the whole line, a piece at a time, what is cut at a pie
     t.same(unreadToolCalls(raw), { keys: ['writeToolCall'] }, `a call starting ${offset} bytes before a piece's end`);
   }
   t.equal(unreadToolCalls(Buffer.from('{"type":"thinking","text":"\\"tool_call\\":{"}')), undefined, 'escaped in a string: none');
-  t.same(unreadToolCalls(Buffer.from('{"type":"tool_call","tool_call":{"function":{"name":"w"')), { keys: [] }, 'a call that shows no key');
+  t.same(unreadToolCalls(Buffer.from('{"type":"tool_call","tool_call":{"function":{"name":"w"')), { keys: ['w'] }, 'a function call: its name');
+  t.same(unreadToolCalls(Buffer.from('{"type":"tool_call","tool_call":{"function":{"argu')), { keys: ['function'] }, 'a function call, its name not shown');
+  t.same(unreadToolCalls(Buffer.from('{"type":"tool_call","tool_call":{"function":{"arguments":"{}","name":"w"')), { keys: ['function'] }, 'a function call, its name not first');
+  t.same(
+    unreadToolCalls(Buffer.from('{"type":"tool_call","tool_call":{"function":{"name":"write_file","arguments":"{}"},"readToolCall":{"args":{"path":"a')),
+    { keys: ['readToolCall', 'write_file'] },
+    'a function call beside a tool key: both',
+  );
+  t.same(unreadToolCalls(Buffer.from('{"type":"tool_call","tool_call":{"readToolCall":{"args":{"path":"a')), { keys: ['readToolCall'] }, 'a tool key alone');
+  t.same(unreadToolCalls(Buffer.from('{"type":"tool_call","tool_call":{"argu')), { keys: [] }, 'a call that shows no tool');
   t.same(unreadToolCalls(Buffer.from('{"type":"tool\\u005fcall","tool_c\\u0061ll":{"wr\\u0069teToolCall":{"args":{')), { keys: ['writeToolCall'] }, 'spelt with escapes');
   t.same(unreadToolCalls(Buffer.from(':"tool_call","subtype":"started"')), { keys: [] }, 'its type alone, on a line of its own');
   t.same(unreadToolCalls(Buffer.from(':{"writeToolCall":{"args":{"path":"x"}}}')), { keys: ['writeToolCall'] }, 'its tool alone, on a line of its own');
