@@ -550,7 +550,11 @@ export function toolCallEntry(e: unknown): ToolCallEntry | undefined {
     return { key: 'function', name: name !== undefined && name !== '' ? name : 'function', body: fn, toolCall };
   }
   if (fallback !== undefined) return { key: fallback, name: fallback, body: toolCall[fallback] as JsonObject, toolCall };
-  // A flat call, its tool named beside its arguments (`{name, args}`, `{name, arguments}`): read as a `function` call.
+  return flatCall(toolCall);
+}
+
+/** A flat call, its tool named beside its arguments (`{name, args}`, `{name, arguments}`): read as a `function` call. */
+function flatCall(toolCall: JsonObject): ToolCallEntry | undefined {
   const flat = str(toolCall, 'name');
   if (flat !== undefined && flat !== '' && (has(toolCall, 'args') || has(toolCall, 'arguments') || has(toolCall, 'result'))) {
     return { key: 'function', name: flat, body: toolCall, toolCall };
@@ -560,7 +564,8 @@ export function toolCallEntry(e: unknown): ToolCallEntry | undefined {
 
 /**
  * The other tools the `tool_call` object of `entry` names: keys ending in
- * `ToolCall` whose values are objects, and `function`, beside the one `entry`
+ * `ToolCall` whose values are objects, `function`, and a tool named beside
+ * its arguments in the `tool_call` object itself, beside the one `entry`
  * found. An event names one tool; one that names more is read as a call of
  * each.
  */
@@ -577,6 +582,11 @@ export function otherToolEntries(entry: ToolCallEntry): readonly ToolCallEntry[]
       const name = str(value, 'name');
       (out ??= []).push({ key, name: name !== undefined && name !== '' ? name : 'function', body: value, toolCall });
     }
+  }
+  // A tool named beside its arguments in the `tool_call` object itself (see toolCallEntry), beside another.
+  if (entry.body !== toolCall && typeof toolCall.name === 'string') {
+    const flat = flatCall(toolCall);
+    if (flat !== undefined) (out ??= []).push(flat);
   }
   return out ?? NO_ENTRIES;
 }

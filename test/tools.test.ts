@@ -1427,6 +1427,14 @@ t.test('what a result, a second tool or an init says is not lost', async (t) => 
   // A function beside a tool key: checked as each.
   const both = ev({ readToolCall: { args: { path: 'a.txt' }, result: { success: {} } }, function: { name: 'write_file', arguments: JSON.stringify({ path: '.github/ci.yml' }) } });
   t.same(checked([init, both], { denyWrite: ['.github/**'] }).violations.map((v) => v.path), ['.github/ci.yml']);
+  // And a tool named beside its arguments in the tool_call object itself, beside a tool key, started or completed.
+  const flat = { readToolCall: { args: { path: 'a.txt' }, result: { success: {} } }, name: 'write_file', args: { path: '.github/ci.yml' } };
+  t.same(checked([init, ev(flat)], { denyWrite: ['.github/**'] }).violations.map((v) => v.path), ['.github/ci.yml'], 'flat, completed');
+  t.same(checked([init, ev(flat, 'started')], { denyWrite: ['.github/**'] }).violations.map((v) => v.path), ['.github/ci.yml'], 'flat, started');
+  t.same(records(checked([init, ev(flat)], {}).out)[0]!.tool, 'read', 'the record names the tool key');
+  // A name with nothing of a call beside it is no call.
+  t.same(checked([init, ev({ readToolCall: { args: { path: 'a.txt' }, result: { success: {} } }, name: 'write_file' })], { noWrites: true }).violations.length, 0);
+  t.same(checked([init, ev(flat)], { noWrites: true }).violations.map((v) => v.check), ['--no-writes'], 'flat: a write');
   // A function call's arguments under `args` beside `arguments`: both count, started or completed.
   const twice = { function: { name: 'write_file', arguments: JSON.stringify({ path: 'ok.txt' }), args: { path: '.github/ci.yml' } } };
   t.same(checked([init, ev(twice)], { denyWrite: ['.github/**'] }).violations.map((v) => v.path), ['.github/ci.yml'], 'completed');
