@@ -1047,9 +1047,10 @@ const ESCAPE_U = /\\u([0-9a-fA-F]{4})/g;
  * tool, `"readToolCall":`; inside a string these would be escaped,
  * `\"tool_call\"`, and are not found); else the keys naming their tools
  * (`readToolCall`), as many as it shows, the line's own and those of events
- * glued after it or of calls inside it (a sub-agent's), and for each
+ * glued after it or of calls inside it (a sub-agent's), for each
  * `function` call the name of its tool (`write_file`), or `function` where the
- * line does not show it first in the call. A line of an event
+ * line does not show it first in the call, and the tools it names beside
+ * their arguments (see flatToolNames). A line of an event
  * written over several lines is such a line when it shows either. The
  * line's `\u` escapes are read as what they spell (`"tool\u005fcall"`). The
  * whole line is searched, read as Latin-1 (every byte one character), a
@@ -1070,8 +1071,136 @@ export function unreadToolCalls(raw: Buffer): { keys: string[] } | undefined {
     for (const m of text.matchAll(FUNCTION_KEYS)) keys.add(m[1] !== undefined && m[1] !== '' ? m[1] : 'function');
     if (start + UNREAD_PIECE + UNREAD_OVERLAP >= raw.length) break;
   }
-  return found ? { keys: [...keys] } : undefined;
+  if (!found) return undefined;
+  for (const name of flatToolNames(raw)) keys.add(name);
+  return { keys: [...keys] };
 }
+
+/**
+ * The tools `raw` names beside their arguments in `tool_call` objects
+ * (`{"name":"write_file","args":…}`, a flat call; see toolCallEntry): the
+ * `name` member of each such object, the values inside it stepped over, or
+ * `function` for one cut short. Read by a walk of the line's structure, value
+ * after value (events glued together too), as far as it goes: where the walk
+ * meets what is not JSON (a line broken there, or one line of an event
+ * written over several), a `"name"` key after that place counts as a tool of
+ * no known kind (`function`).
+ */
+export function flatToolNames(raw: Buffer): string[] {
+  const names: string[] = [];
+  // One entry for each object or array open: true for a `tool_call` object, false for another object, null for an array.
+  const open: (boolean | null)[] = [];
+  // The key of the member being read in the innermost object.
+  let key: string | undefined;
+  let state: number = Walk.Value;
+  let i = 0;
+  const n = raw.length;
+  while (i < n) {
+    const c = raw[i]!;
+    if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) {
+      i++;
+      continue;
+    }
+    const top = open.length === 0 ? undefined : open[open.length - 1];
+    if (state === Walk.Value) {
+      if (c === 0x7b) {
+        open.push(top !== undefined && top !== null && (key === 'tool_call' || key === 'toolCall'));
+        state = Walk.Key;
+      } else if (c === 0x5b) {
+        open.push(null);
+      } else if (c === 0x5d && top === null) {
+        open.pop();
+        state = Walk.After;
+      } else if (c === 0x22) {
+        const end = stringEnd(raw, i);
+        if (end < 0) {
+          if (top === true && key === 'name') names.push('function');
+          return names;
+        }
+        if (top === true && key === 'name') names.push(stringAt(raw, i, end) || 'function');
+        i = end;
+        state = Walk.After;
+      } else if (isNumberByte(c)) {
+        while (i + 1 < n && isNumberByte(raw[i + 1]!)) i++;
+        state = Walk.After;
+      } else {
+        const word = LITERALS.find((w) => raw.subarray(i, i + w.length).equals(w));
+        if (word === undefined) break;
+        i += word.length - 1;
+        state = Walk.After;
+      }
+      key = undefined;
+    } else if (state === Walk.Key) {
+      if (c === 0x22) {
+        const end = stringEnd(raw, i);
+        if (end < 0) return names;
+        key = stringAt(raw, i, end);
+        i = end;
+        state = Walk.Colon;
+      } else if (c === 0x7d && top !== null) {
+        open.pop();
+        state = Walk.After;
+      } else break;
+    } else if (state === Walk.Colon) {
+      if (c !== 0x3a) break;
+      state = Walk.Value;
+    } else if (top === undefined) {
+      // A value ended at the top: another may be glued after it.
+      state = Walk.Value;
+      continue;
+    } else if (c === 0x2c) {
+      state = top === null ? Walk.Value : Walk.Key;
+    } else if ((c === 0x7d && top !== null) || (c === 0x5d && top === null)) {
+      open.pop();
+    } else break;
+    i++;
+  }
+  if (i < n && mayNameAfter(raw, i)) names.push('function');
+  return names;
+}
+
+/** Where a walk of a line's structure is (see flatToolNames): before a value, a key, a key's colon, or after a value. */
+const Walk = { Value: 0, Key: 1, Colon: 2, After: 3 } as const;
+
+/** The index of the quote that ends the string whose opening quote is at `start`; -1 when the line ends first. */
+function stringEnd(raw: Buffer, start: number): number {
+  for (let q = raw.indexOf(0x22, start + 1); q >= 0; q = raw.indexOf(0x22, q + 1)) {
+    let backslashes = 0;
+    while (raw[q - 1 - backslashes] === 0x5c) backslashes++;
+    if (backslashes % 2 === 0) return q;
+  }
+  return -1;
+}
+
+/** The string from the quote at `start` to the one at `end`, its escapes read; as written where they cannot be. */
+function stringAt(raw: Buffer, start: number, end: number): string {
+  const text = raw.toString('utf8', start, end + 1);
+  if (!text.includes('\\')) return text.slice(1, -1);
+  try {
+    return JSON.parse(text) as string;
+  } catch {
+    return text.slice(1, -1);
+  }
+}
+
+/** A byte of a number. */
+function isNumberByte(c: number): boolean {
+  return (c >= 0x30 && c <= 0x39) || c === 0x2d || c === 0x2b || c === 0x2e || c === 0x65 || c === 0x45;
+}
+
+const LITERALS = ['true', 'false', 'null'].map((w) => Buffer.from(w, 'latin1'));
+
+/** True when `raw` shows a `"name"` key from `from` on. */
+function mayNameAfter(raw: Buffer, from: number): boolean {
+  for (let at = raw.indexOf(NAME_KEY, from); at >= 0; at = raw.indexOf(NAME_KEY, at + 1)) {
+    let j = at + NAME_KEY.length;
+    while (raw[j] === 0x20 || raw[j] === 0x0a || raw[j] === 0x0d || raw[j] === 0x09) j++;
+    if (raw[j] === 0x3a || j >= raw.length) return true;
+  }
+  return false;
+}
+
+const NAME_KEY = Buffer.from('"name"', 'latin1');
 
 const TOOL_CALL_KEYS = new RegExp(TOOL_CALL_KEY.source, 'g');
 const UNREAD_PIECE = 16 * 1024 * 1024;

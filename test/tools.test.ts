@@ -16,7 +16,7 @@ import { ToolsCore } from '../src/tools/core.js';
 import type { ToolsOptions } from '../src/tools/core.js';
 import { tools } from '../src/tools/stream.js';
 import { EventReader } from '../src/io/input.js';
-import { unreadToolCalls } from '../src/events.js';
+import { flatToolNames, unreadToolCalls } from '../src/events.js';
 
 const STREAMS = path.join(ROOT, 'test/fixtures/streams');
 const stream = (name: string) => fs.readFileSync(path.join(STREAMS, name));
@@ -1369,10 +1369,30 @@ t.test("unreadToolCalls: the whole line, a piece at a time, what is cut at a pie
   );
   t.same(unreadToolCalls(Buffer.from('{"type":"tool_call","tool_call":{"readToolCall":{"args":{"path":"a')), { keys: ['readToolCall'] }, 'a tool key alone');
   t.same(unreadToolCalls(Buffer.from('{"type":"tool_call","tool_call":{"argu')), { keys: [] }, 'a call that shows no tool');
+  t.same(
+    unreadToolCalls(Buffer.from('{"type":"tool_call","tool_call":{"readToolCall":{"args":{"path":"a"}},"name":"write_file","args":{"path":".github/x')),
+    { keys: ['readToolCall', 'write_file'] },
+    'a tool named beside its arguments, beside a tool key: both',
+  );
+  t.same(unreadToolCalls(Buffer.from('{"type":"tool_call","tool_call":{"name":"read_file","args":{"path":"a')), { keys: ['read_file'] }, 'a flat call alone');
   t.same(unreadToolCalls(Buffer.from('{"type":"tool\\u005fcall","tool_c\\u0061ll":{"wr\\u0069teToolCall":{"args":{')), { keys: ['writeToolCall'] }, 'spelt with escapes');
   t.same(unreadToolCalls(Buffer.from(':"tool_call","subtype":"started"')), { keys: [] }, 'its type alone, on a line of its own');
   t.same(unreadToolCalls(Buffer.from(':{"writeToolCall":{"args":{"path":"x"}}}')), { keys: ['writeToolCall'] }, 'its tool alone, on a line of its own');
   t.equal(unreadToolCalls(Buffer.from('{"type":"assistant","text":"a \\"writeToolCall\\": b \\\\u0041"')), undefined, 'escaped in a string: none');
+});
+
+t.test('flatToolNames: the name of each tool_call object, read by a walk of the line as far as it goes', async (t) => {
+  const names = (line: string) => flatToolNames(Buffer.from(line));
+  t.same(names('{"type":"tool_call","tool_call":{"readToolCall":{"args":{"path":"a"}},"name":"write_file","args":{}}}'), ['write_file']);
+  t.same(names('{"type":"tool_call","tool_call":{"readToolCall":{"args":{}},"name":"wri'), ['function'], 'a name cut short');
+  t.same(names('{"tool_call":{"readToolCall":{"args":{"s":"a \\" } \\\\","n":[1,-2.5e3,true,false,null,[],{}]}},"name":"w"}}'), ['w'], 'strings, escapes and scalars stepped over');
+  t.same(names('{"tool_call":{"shellToolCall":{"args":{"parsingResult":{"executableCommands":[{"name":"sleep"}]}}}}}'), [], "a name inside the call's values: none");
+  t.same(names('{"tool_call":{"shellToolCall":{}}}{"type":"tool_call","tool_c\\u0061ll":{"n\\u0061me":"edit_file","args":{'), ['edit_file'], 'glued, spelt with escapes');
+  t.same(names('{"task":{"steps":[{"toolCall":{"name":"delete_file","args":{}}}]}}'), ['delete_file'], "a sub-agent's step");
+  t.same(names('{"tool_call":{"readToolCall":{}}} garbage "name": "x"'), ['function'], 'a name key after what is not JSON');
+  t.same(names('"args": {"name": "x"}, "tool_call": {'), ['function'], 'one line of an event written over several');
+  t.same(names('{"tool_call":{"readToolCall":{}}} garbage'), [], 'nothing after what is not JSON');
+  t.same(names('{"name":"write_file","args":{}}'), [], 'an object that is no tool_call');
 });
 
 t.test('a call seen as two tools: each is checked, and its paths listed as each', async (t) => {
