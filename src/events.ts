@@ -1043,57 +1043,74 @@ const ESCAPE_U = /\\u([0-9a-fA-F]{4})/g;
 
 /**
  * What a line that could not be read shows of tool calls: undefined when it
- * holds none (no `"tool_call"`, as a type or as a key, and no key naming a
- * tool, `"readToolCall":`; inside a string these would be escaped,
- * `\"tool_call\"`, and are not found); else the keys naming their tools
- * (`readToolCall`), as many as it shows, the line's own and those of events
- * glued after it or of calls inside it (a sub-agent's), for each
- * `function` call the name of its tool (`write_file`), or `function` where the
- * line does not show it first in the call, and the tools it names beside
- * their arguments (see flatToolNames). A line of an event
- * written over several lines is such a line when it shows either. The
- * line's `\u` escapes are read as what they spell (`"tool\u005fcall"`). The
- * whole line is searched, read as Latin-1 (every byte one character), a
- * piece at a time: a line may be longer than a string can be.
+ * holds none (no `"tool_call"`, as a type or as a key, no key naming a tool,
+ * `"readToolCall":`, and no `"function":` call; inside a string these would
+ * be escaped, `\"tool_call\"`, and are not found); else, as many as it shows,
+ * the line's own and those of events glued after it or of calls inside it (a
+ * sub-agent's), the keys naming their tools (`keys`: `readToolCall`), and the
+ * names of tools named otherwise (`names`): the name of each `function` call
+ * (`write_file`), or `function` where the line does not show it first in the
+ * call, and the tools named beside their arguments (see flatToolNames). A
+ * line of an event written over several lines is such a line when it shows
+ * any of them (a `name` key, there, as the tool of no known kind it may
+ * be). The line's `\u` escapes are read as what they spell
+ * (`"tool\u005fcall"`). The whole line is searched, read as Latin-1 (every
+ * byte one character), a piece at a time: a line may be longer than a string
+ * can be. Its structure is walked in `walked`, the line itself unless told
+ * otherwise (one in UTF-16, read as its text).
  */
-export function unreadToolCalls(raw: Buffer): { keys: string[] } | undefined {
+export function unreadToolCalls(raw: Buffer, walked: Buffer = raw): { keys: string[]; names: string[] } | undefined {
   const keys = new Set<string>();
+  const names = new Set<string>();
   let found = false;
   for (let start = 0; ; start += UNREAD_PIECE) {
     // Pieces overlap, so that what is cut at one's end is whole in the next.
-    let text = raw.toString('latin1', start, Math.min(raw.length, start + UNREAD_PIECE + UNREAD_OVERLAP));
-    if (text.includes('\\u')) text = text.replace(ESCAPE_U, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+    const text = unescapedPiece(raw, start);
     if (TOOL_CALL_NAME.test(text)) found = true;
     for (const m of text.matchAll(TOOL_CALL_KEYS)) {
       keys.add(m[1]!);
       found = true;
     }
-    for (const m of text.matchAll(FUNCTION_KEYS)) keys.add(m[1] !== undefined && m[1] !== '' ? m[1] : 'function');
+    for (const m of text.matchAll(FUNCTION_KEYS)) {
+      names.add(m[1] !== undefined && m[1] !== '' ? m[1] : 'function');
+      found = true;
+    }
     if (start + UNREAD_PIECE + UNREAD_OVERLAP >= raw.length) break;
   }
-  if (!found) return undefined;
-  for (const name of flatToolNames(raw)) keys.add(name);
-  return { keys: [...keys] };
+  const flat = flatToolNames(walked);
+  for (const name of flat.names) names.add(name);
+  if (flat.fragment && flat.names.length > 0) found = true;
+  return found ? { keys: [...keys], names: [...names] } : undefined;
+}
+
+/** The piece of `raw` from `start` that unreadToolCalls searches, as Latin-1, its `\u` escapes read. */
+function unescapedPiece(raw: Buffer, start: number): string {
+  const text = raw.toString('latin1', start, Math.min(raw.length, start + UNREAD_PIECE + UNREAD_OVERLAP));
+  return text.includes('\\u') ? text.replace(ESCAPE_U, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))) : text;
 }
 
 /**
  * The tools `raw` names beside their arguments in `tool_call` objects
  * (`{"name":"write_file","args":…}`, a flat call; see toolCallEntry): the
  * `name` member of each such object, the values inside it stepped over, or
- * `function` for one cut short. Read by a walk of the line's structure, value
- * after value (events glued together too), as far as it goes: where the walk
- * meets what is not JSON (a line broken there, or one line of an event
- * written over several), a `"name"` key after that place counts as a tool of
- * no known kind (`function`).
+ * `function` for one cut short (before its value too). Read by a walk of the
+ * line's structure, value after value (events glued together too), as far
+ * as it goes: where the walk meets what is not JSON (a line broken there, or
+ * one line of an event written over several: a `fragment`), a `"name"` key
+ * from the last string read before that place on counts as a tool of no
+ * known kind (`function`).
  */
-export function flatToolNames(raw: Buffer): string[] {
+export function flatToolNames(raw: Buffer): { names: string[]; fragment: boolean } {
   const names: string[] = [];
   // One entry for each object or array open: true for a `tool_call` object, false for another object, null for an array.
   const open: (boolean | null)[] = [];
-  // The key of the member being read in the innermost object.
+  // The key of the member being read in the innermost object, and where the last string read started.
   let key: string | undefined;
+  let lastString = -1;
   let state: number = Walk.Value;
-  let i = 0;
+  let first = true;
+  // A byte order mark before the line's first value is none of it.
+  let i = raw[0] === 0xef && raw[1] === 0xbb && raw[2] === 0xbf ? 3 : 0;
   const n = raw.length;
   while (i < n) {
     const c = raw[i]!;
@@ -1101,6 +1118,9 @@ export function flatToolNames(raw: Buffer): string[] {
       i++;
       continue;
     }
+    // A line that starts otherwise than a value does (`"key": …`, `},`) is one of an event written over several.
+    if (first && c !== 0x7b && c !== 0x5b) return { names: nameKeyAfter(raw, i) ? ['function'] : [], fragment: true };
+    first = false;
     const top = open.length === 0 ? undefined : open[open.length - 1];
     if (state === Walk.Value) {
       if (c === 0x7b) {
@@ -1113,10 +1133,8 @@ export function flatToolNames(raw: Buffer): string[] {
         state = Walk.After;
       } else if (c === 0x22) {
         const end = stringEnd(raw, i);
-        if (end < 0) {
-          if (top === true && key === 'name') names.push('function');
-          return names;
-        }
+        if (end < 0) break;
+        lastString = i;
         if (top === true && key === 'name') names.push(stringAt(raw, i, end) || 'function');
         i = end;
         state = Walk.After;
@@ -1133,7 +1151,8 @@ export function flatToolNames(raw: Buffer): string[] {
     } else if (state === Walk.Key) {
       if (c === 0x22) {
         const end = stringEnd(raw, i);
-        if (end < 0) return names;
+        if (end < 0) break;
+        lastString = i;
         key = stringAt(raw, i, end);
         i = end;
         state = Walk.Colon;
@@ -1155,8 +1174,19 @@ export function flatToolNames(raw: Buffer): string[] {
     } else break;
     i++;
   }
-  if (i < n && mayNameAfter(raw, i)) names.push('function');
-  return names;
+  // Cut short in a tool_call object: after the key of its name or function, in its name, or in a key that may be either.
+  if (open.length > 0 && open[open.length - 1] === true && (i >= n || raw[i] === 0x22)) {
+    if (state === Walk.Key ? i < n && mayBeNameKey(raw, i) : key === 'name' || key === 'function') return { names: [...names, 'function'], fragment: false };
+  }
+  if (i < n && nameKeyAfter(raw, lastString >= 0 ? Math.min(lastString, i) : i)) names.push('function');
+  return { names, fragment: false };
+}
+
+/** True when the key cut short whose opening quote is at `at`, the last bytes of `raw`, may be `name` or `function`. */
+function mayBeNameKey(raw: Buffer, at: number): boolean {
+  if (raw.length - at > 9) return false;
+  const partial = raw.toString('latin1', at + 1);
+  return partial.includes('\\') || 'name'.startsWith(partial) || 'function'.startsWith(partial);
 }
 
 /** Where a walk of a line's structure is (see flatToolNames): before a value, a key, a key's colon, or after a value. */
@@ -1190,17 +1220,15 @@ function isNumberByte(c: number): boolean {
 
 const LITERALS = ['true', 'false', 'null'].map((w) => Buffer.from(w, 'latin1'));
 
-/** True when `raw` shows a `"name"` key from `from` on. */
-function mayNameAfter(raw: Buffer, from: number): boolean {
-  for (let at = raw.indexOf(NAME_KEY, from); at >= 0; at = raw.indexOf(NAME_KEY, at + 1)) {
-    let j = at + NAME_KEY.length;
-    while (raw[j] === 0x20 || raw[j] === 0x0a || raw[j] === 0x0d || raw[j] === 0x09) j++;
-    if (raw[j] === 0x3a || j >= raw.length) return true;
+/** True when `raw` shows a `"name"` key (spelt with escapes too, or cut before its colon) from `from` on. */
+function nameKeyAfter(raw: Buffer, from: number): boolean {
+  for (let start = from; ; start += UNREAD_PIECE) {
+    if (NAME_KEY.test(unescapedPiece(raw, start))) return true;
+    if (start + UNREAD_PIECE + UNREAD_OVERLAP >= raw.length) return false;
   }
-  return false;
 }
 
-const NAME_KEY = Buffer.from('"name"', 'latin1');
+const NAME_KEY = /"name"\s*(?::|$)/;
 
 const TOOL_CALL_KEYS = new RegExp(TOOL_CALL_KEY.source, 'g');
 const UNREAD_PIECE = 16 * 1024 * 1024;

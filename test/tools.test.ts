@@ -1356,43 +1356,104 @@ t.test("unreadToolCalls: the whole line, a piece at a time, what is cut at a pie
   for (const offset of [10, 40, 2000]) {
     const raw = Buffer.alloc(piece - offset + tail.length, 'z');
     raw.write(tail, piece - offset, 'latin1');
-    t.same(unreadToolCalls(raw), { keys: ['writeToolCall'] }, `a call starting ${offset} bytes before a piece's end`);
+    t.same(unreadToolCalls(raw), { keys: ['writeToolCall'], names: [] }, `a call starting ${offset} bytes before a piece's end`);
   }
   t.equal(unreadToolCalls(Buffer.from('{"type":"thinking","text":"\\"tool_call\\":{"}')), undefined, 'escaped in a string: none');
-  t.same(unreadToolCalls(Buffer.from('{"type":"tool_call","tool_call":{"function":{"name":"w"')), { keys: ['w'] }, 'a function call: its name');
-  t.same(unreadToolCalls(Buffer.from('{"type":"tool_call","tool_call":{"function":{"argu')), { keys: ['function'] }, 'a function call, its name not shown');
-  t.same(unreadToolCalls(Buffer.from('{"type":"tool_call","tool_call":{"function":{"arguments":"{}","name":"w"')), { keys: ['function'] }, 'a function call, its name not first');
+  const shows = (line: string) => unreadToolCalls(Buffer.from(line));
+  t.same(shows('{"type":"tool_call","tool_call":{"function":{"name":"w"'), { keys: [], names: ['w'] }, 'a function call: its name');
+  t.same(shows('{"type":"tool_call","tool_call":{"function":{"argu'), { keys: [], names: ['function'] }, 'a function call, its name not shown');
+  t.same(shows('{"type":"tool_call","tool_call":{"function":{"arguments":"{}","name":"w"'), { keys: [], names: ['function'] }, 'its name not first');
   t.same(
-    unreadToolCalls(Buffer.from('{"type":"tool_call","tool_call":{"function":{"name":"write_file","arguments":"{}"},"readToolCall":{"args":{"path":"a')),
-    { keys: ['readToolCall', 'write_file'] },
+    shows('{"type":"tool_call","tool_call":{"function":{"name":"write_file","arguments":"{}"},"readToolCall":{"args":{"path":"a'),
+    { keys: ['readToolCall'], names: ['write_file'] },
     'a function call beside a tool key: both',
   );
-  t.same(unreadToolCalls(Buffer.from('{"type":"tool_call","tool_call":{"readToolCall":{"args":{"path":"a')), { keys: ['readToolCall'] }, 'a tool key alone');
-  t.same(unreadToolCalls(Buffer.from('{"type":"tool_call","tool_call":{"argu')), { keys: [] }, 'a call that shows no tool');
+  t.same(shows('{"type":"tool_call","tool_call":{"readToolCall":{"args":{"path":"a'), { keys: ['readToolCall'], names: [] }, 'a tool key alone');
+  t.same(shows('{"type":"tool_call","tool_call":{"argu'), { keys: [], names: [] }, 'a call that shows no tool');
   t.same(
-    unreadToolCalls(Buffer.from('{"type":"tool_call","tool_call":{"readToolCall":{"args":{"path":"a"}},"name":"write_file","args":{"path":".github/x')),
-    { keys: ['readToolCall', 'write_file'] },
+    shows('{"type":"tool_call","tool_call":{"readToolCall":{"args":{"path":"a"}},"name":"write_file","args":{"path":".github/x'),
+    { keys: ['readToolCall'], names: ['write_file'] },
     'a tool named beside its arguments, beside a tool key: both',
   );
-  t.same(unreadToolCalls(Buffer.from('{"type":"tool_call","tool_call":{"name":"read_file","args":{"path":"a')), { keys: ['read_file'] }, 'a flat call alone');
-  t.same(unreadToolCalls(Buffer.from('{"type":"tool\\u005fcall","tool_c\\u0061ll":{"wr\\u0069teToolCall":{"args":{')), { keys: ['writeToolCall'] }, 'spelt with escapes');
-  t.same(unreadToolCalls(Buffer.from(':"tool_call","subtype":"started"')), { keys: [] }, 'its type alone, on a line of its own');
-  t.same(unreadToolCalls(Buffer.from(':{"writeToolCall":{"args":{"path":"x"}}}')), { keys: ['writeToolCall'] }, 'its tool alone, on a line of its own');
-  t.equal(unreadToolCalls(Buffer.from('{"type":"assistant","text":"a \\"writeToolCall\\": b \\\\u0041"')), undefined, 'escaped in a string: none');
+  t.same(shows('{"type":"tool_call","tool_call":{"name":"read_file","args":{"path":"a'), { keys: [], names: ['read_file'] }, 'a flat call alone');
+  t.same(shows('{"type":"tool\\u005fcall","tool_c\\u0061ll":{"wr\\u0069teToolCall":{"args":{'), { keys: ['writeToolCall'], names: [] }, 'spelt with escapes');
+  t.same(shows(':"tool_call","subtype":"started"'), { keys: [], names: [] }, 'its type alone, on a line of its own');
+  t.same(shows(':{"writeToolCall":{"args":{"path":"x"}}}'), { keys: ['writeToolCall'], names: [] }, 'its tool alone, on a line of its own');
+  t.same(shows('"function": {"name": "write_file", "arguments": "{}"},'), { keys: [], names: ['write_file', 'function'] }, 'a function call alone, on a line of its own');
+  t.same(shows('"name": "write_file", "args": {"path": ".github/x"'), { keys: [], names: ['function'] }, 'a name alone, on a line of its own');
+  t.equal(shows('"path": ".github/x", "text": "a \\"name\\": b"'), undefined, 'a line of its own with no name key: none');
+  t.equal(shows('{"type":"assistant","text":"a \\"writeToolCall\\": b \\\\u0041"'), undefined, 'escaped in a string: none');
+  t.equal(shows('{"type":"system","mcp_servers":[{"name":"x"'), undefined, 'a name in an event of no call: none');
 });
 
 t.test('flatToolNames: the name of each tool_call object, read by a walk of the line as far as it goes', async (t) => {
-  const names = (line: string) => flatToolNames(Buffer.from(line));
+  const names = (line: string) => flatToolNames(Buffer.from(line)).names;
   t.same(names('{"type":"tool_call","tool_call":{"readToolCall":{"args":{"path":"a"}},"name":"write_file","args":{}}}'), ['write_file']);
   t.same(names('{"type":"tool_call","tool_call":{"readToolCall":{"args":{}},"name":"wri'), ['function'], 'a name cut short');
+  for (const cut of ['"name"', '"name":', '"name": ', '"na', '"func', '"function":']) {
+    t.same(names(`{"type":"tool_call","tool_call":{"readToolCall":{"args":{}},${cut}`), ['function'], `cut after ${cut}`);
+  }
+  t.same(names('{"type":"tool_call","tool_call":{"readToolCall":{"args":{}},"args'), [], 'cut in a key that is neither');
   t.same(names('{"tool_call":{"readToolCall":{"args":{"s":"a \\" } \\\\","n":[1,-2.5e3,true,false,null,[],{}]}},"name":"w"}}'), ['w'], 'strings, escapes and scalars stepped over');
   t.same(names('{"tool_call":{"shellToolCall":{"args":{"parsingResult":{"executableCommands":[{"name":"sleep"}]}}}}}'), [], "a name inside the call's values: none");
   t.same(names('{"tool_call":{"shellToolCall":{}}}{"type":"tool_call","tool_c\\u0061ll":{"n\\u0061me":"edit_file","args":{'), ['edit_file'], 'glued, spelt with escapes');
   t.same(names('{"task":{"steps":[{"toolCall":{"name":"delete_file","args":{}}}]}}'), ['delete_file'], "a sub-agent's step");
   t.same(names('{"tool_call":{"readToolCall":{}}} garbage "name": "x"'), ['function'], 'a name key after what is not JSON');
-  t.same(names('"args": {"name": "x"}, "tool_call": {'), ['function'], 'one line of an event written over several');
+  t.same(names('{"tool_call":{"readToolCall":{"args":{"x":NaN}},"n\\u0061me":"w","args":{}}}'), ['function'], 'after what is not JSON, spelt with escapes');
   t.same(names('{"tool_call":{"readToolCall":{}}} garbage'), [], 'nothing after what is not JSON');
   t.same(names('{"name":"write_file","args":{}}'), [], 'an object that is no tool_call');
+  t.same(names('\ufeff{"tool_call":{"name":"w","args":{}}}'), ['w'], 'after a byte order mark');
+  t.same(flatToolNames(Buffer.from('"args": {"name": "x"}, "tool_call": {')), { names: ['function'], fragment: true }, 'one line of an event written over several');
+  t.same(flatToolNames(Buffer.from('{"tool_call":{"name":"w"}}')), { names: ['w'], fragment: false });
+});
+
+t.test('a line the audit cannot read, under --tool: cleared only by keys naming tools it leaves out, every other tool it shows cleared too', async (t) => {
+  const init = JSON.stringify({ type: 'system', subtype: 'init', cwd: '/p', session_id: 's' });
+  const H = '{"type":"tool_call","subtype":"started","call_id":"c","session_id":"s","tool_call":';
+  const verdict = (lines: string[]) => {
+    const core = new ToolsCore({ tools: ['write'], noWrites: true });
+    const emit = () => {};
+    const reader = new EventReader({ record: (r) => core.record(r, emit), problem: (p) => core.problem(p) }, { needs: (type) => core.needs(type) });
+    reader.startSource('in');
+    reader.write(Buffer.from(lines.join('\n')));
+    reader.endSource();
+    core.end(emit);
+    return core.unaudited;
+  };
+  t.equal(verdict([init, `${H}{"readToolCall":{"args":{"path":"a"}}`]), 0, 'a read, cut short: left out');
+  for (const [what, line] of [
+    ['a name inside the arguments, no tool key', `${H}{"args":{"path":".github/x","tool_call":{"name":"read_file","args":{}}},"na`],
+    ['a function inside the arguments, no tool key', `${H}{"args":{"function":{"name":"read_file"}},"na`],
+    ['a name with no arguments beside it', `${H}{"name":"read_file","write":{"args":{"path":".github/x"`],
+    ['a name cut before its value', `${H}{"readToolCall":{"args":{"path":"a"}},"name":`],
+    ['a name cut before its value, a space after the colon', `${H}{"readToolCall":{"args":{"path":"a"}},"name": `],
+    ['a name after what is not JSON, spelt with escapes', `${H}{"readToolCall":{"args":{"x":NaN}},"n\\u0061me":"write_file","args":{"path":".github/x"}}}`],
+    ['a function beside the tool key', `${H}{"function":{"name":"write_file","arguments":"{}"},"readToolCall":{"args":{"path":"a`],
+  ]) {
+    t.equal(verdict([init, line!]), 1, what);
+  }
+  // One line of an event written over several: a function or a name on a line of its own.
+  t.equal(verdict([init, `${H}{"readToolCall":{"args":{"path":"a"}},`, '"name":"write_file","args":{"path":".github/x"']), 1, 'a name on a line of its own');
+  t.equal(verdict([init, `${H}{"readToolCall":{"args":{"path":"a"}},`, '"function":{"name":"write_file","arguments":"{}"']), 1, 'a function on a line of its own');
+  // In UTF-16 (a run appended by Windows PowerShell's `>>`), where U+2022 without its zero bytes would be a quote; the
+  // second line starts with the zero byte that ended the first.
+  const flat = `${H}{"readToolCall":{"args":{"path":"\u2022,"}},"name":"write_file","args":{"path":".github/x"}}}`;
+  const read = `${H}{"readToolCall":{"args":{"path":"\u2022,"}}}}`;
+  const utf16 = (lines: string[]) => Buffer.concat([Buffer.from(`${init}\n`), Buffer.from(lines.join('\n'), 'utf16le')]);
+  const verdict16 = (input: Buffer) => {
+    const core = new ToolsCore({ tools: ['write'], noWrites: true });
+    const reader = new EventReader({ record: (r) => core.record(r, () => {}), problem: (p) => core.problem(p) }, { needs: (type) => core.needs(type) });
+    reader.startSource('in');
+    reader.write(input);
+    reader.endSource();
+    core.end(() => {});
+    return core.unaudited;
+  };
+  t.equal(verdict16(utf16([read, read])), 0, 'UTF-16, reads: left out');
+  t.equal(verdict16(utf16([flat])), 1, 'UTF-16, a name beside a read');
+  t.equal(verdict16(utf16([read, flat])), 1, 'UTF-16, a name beside a read, on the line after another');
+  const readName = `${H}{"readToolCall":{"args":{"path":"\u2022,"}},"name":"read_file","args":{"path":"b"}}}`;
+  t.equal(verdict16(utf16([read, readName])), 0, 'UTF-16, a read named beside a read: read as its text, left out');
 });
 
 t.test('a call seen as two tools: each is checked, and its paths listed as each', async (t) => {

@@ -192,6 +192,15 @@ function oneSpellingEach(paths: readonly string[], cwd: string | undefined): str
   return out;
 }
 
+/**
+ * A line of UTF-16 text (zero bytes in it) as UTF-8: little-endian, as
+ * Windows writes it, one byte on where the line starts with the zero byte
+ * that ended the newline before it.
+ */
+function utf16AsUtf8(raw: Buffer): Buffer {
+  return Buffer.from(raw.toString('utf16le', raw.length % 2 === 1 && raw[0] === 0 ? 1 : 0).replace(/^\uFEFF/, ''), 'utf8');
+}
+
 /** `raw` without its zero bytes. */
 function withoutZeros(raw: Buffer): Buffer {
   const out = Buffer.allocUnsafe(raw.length);
@@ -401,16 +410,21 @@ export class ToolsCore implements ToolCore {
     let raw = p.raw;
     let calls = unreadToolCalls(raw);
     if (raw.includes(0)) {
-      const ascii = unreadToolCalls((raw = withoutZeros(raw)));
-      if (ascii !== undefined) calls = calls === undefined ? ascii : { keys: [...new Set([...calls.keys, ...ascii.keys])] };
+      // Its structure walked in its text, read as UTF-16: without its zero bytes, a character such as U+2022 would be a quote.
+      const ascii = unreadToolCalls((raw = withoutZeros(p.raw)), utf16AsUtf8(p.raw));
+      if (ascii !== undefined) {
+        calls = calls === undefined ? ascii : { keys: [...new Set([...calls.keys, ...ascii.keys])], names: [...new Set([...calls.names, ...ascii.names])] };
+      }
     }
     if (calls === undefined) {
       // Or a message of Claude Code's dialect whose `tool_use` block can no longer be read: its call is not seen either.
       return ASSISTANT_LINE.test(raw.toString('latin1', 0, ASSISTANT_HEAD)) && mayHold(raw, TOOL_USE, TOOL_USE_PIVOT);
     }
+    // Only a key naming its tool leaves a call out: a name read otherwise (a function's, one beside the arguments) may
+    // be one of the call's values, and is one more tool to clear, not the call's.
     if (this.tools.size === 0 || calls.keys.length === 0) return true;
     // Any of them the filters keep (or may keep: of a kind not known) is reason enough.
-    return calls.keys.some((key) => {
+    return [...calls.keys, ...calls.names].some((key) => {
       const kind = toolKind(key);
       return kind === 'other' || kind === 'mcp' || this.tools.has(toolNameKey(key)) || this.tools.has(kind);
     });
