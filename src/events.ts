@@ -1035,7 +1035,7 @@ function editDistance(a: string, b: string, limit: number): number {
 /** A tool call event's type, or the key of its `tool_call` object. */
 const TOOL_CALL_NAME = /"tool_call"/;
 /** The key of a `tool_call` object that names its tool (`readToolCall`). */
-const TOOL_CALL_KEY = /"(\w+ToolCall)"\s*:/;
+const TOOL_CALL_KEY = /"([^"\\]+ToolCall)"\s*:/;
 /** A `function` call, and its tool's name where it comes first and whole (`"function":{"name":"write_file"`). */
 const FUNCTION_KEYS = /"function"\s*:\s*\{(?:\s*"name"\s*:\s*"([^"\\]*)")?/g;
 /** A `\u` escape, which may spell any letter of those. */
@@ -1102,8 +1102,8 @@ function unescapedPiece(raw: Buffer, start: number): string {
  */
 export function flatToolNames(raw: Buffer): { names: string[]; fragment: boolean } {
   const names: string[] = [];
-  // One entry for each object or array open: true for a `tool_call` object, false for another object, null for an array.
-  const open: (boolean | null)[] = [];
+  // One entry for each object or array open: a `tool_call` object's frame, false for another object, null for an array.
+  const open: (CallFrame | false | null)[] = [];
   // The key of the member being read in the innermost object, and where the last string read started.
   let key: string | undefined;
   let lastString = -1;
@@ -1124,7 +1124,15 @@ export function flatToolNames(raw: Buffer): { names: string[]; fragment: boolean
     const top = open.length === 0 ? undefined : open[open.length - 1];
     if (state === Walk.Value) {
       if (c === 0x7b) {
-        open.push(top !== undefined && top !== null && (key === 'tool_call' || key === 'toolCall'));
+        if (top) {
+          // A member holding an object names its tool by its key (`write_file`), but for the arguments, a function call
+          // (whose name FUNCTION_KEYS reads) and a key such as `readToolCall` (which TOOL_CALL_KEYS reads).
+          if (key === 'args' || key === 'arguments') top.args = true;
+          else if (key !== undefined && key !== 'function' && !TOOL_CALL_METADATA_KEYS.has(key) && !(key.length > 8 && key.endsWith('ToolCall'))) {
+            names.push(key);
+          }
+        }
+        open.push(top !== undefined && top !== null && (key === 'tool_call' || key === 'toolCall') ? { named: false, args: false } : false);
         state = Walk.Key;
       } else if (c === 0x5b) {
         open.push(null);
@@ -1135,7 +1143,10 @@ export function flatToolNames(raw: Buffer): { names: string[]; fragment: boolean
         const end = stringEnd(raw, i);
         if (end < 0) break;
         lastString = i;
-        if (top === true && key === 'name') names.push(stringAt(raw, i, end) || 'function');
+        if (top && key === 'name') {
+          names.push(stringAt(raw, i, end) || 'function');
+          top.named = true;
+        } else if (top && (key === 'args' || key === 'arguments')) top.args = true;
         i = end;
         state = Walk.After;
       } else if (isNumberByte(c)) {
@@ -1174,12 +1185,21 @@ export function flatToolNames(raw: Buffer): { names: string[]; fragment: boolean
     } else break;
     i++;
   }
-  // Cut short in a tool_call object: after the key of its name or function, in its name, or in a key that may be either.
-  if (open.length > 0 && open[open.length - 1] === true && (i >= n || raw[i] === 0x22)) {
+  // Cut short in a tool_call object: after the key of its name or function, in its name, or in a key that may be either;
+  // or in one whose arguments came before any name (`{"args":{…},"name":"write_file"}`).
+  const top = open.length === 0 ? undefined : open[open.length - 1];
+  if (top && (i >= n || raw[i] === 0x22)) {
     if (state === Walk.Key ? i < n && mayBeNameKey(raw, i) : key === 'name' || key === 'function') return { names: [...names, 'function'], fragment: false };
   }
+  if (open.some((frame) => frame && frame.args && !frame.named)) names.push('function');
   if (i < n && nameKeyAfter(raw, lastString >= 0 ? Math.min(lastString, i) : i)) names.push('function');
   return { names, fragment: false };
+}
+
+/** A `tool_call` object open in a walk (see flatToolNames): whether a `name`, and arguments, were read in it. */
+interface CallFrame {
+  named: boolean;
+  args: boolean;
 }
 
 /** True when the key cut short whose opening quote is at `at`, the last bytes of `raw`, may be `name` or `function`. */

@@ -1429,6 +1429,13 @@ t.test('a line the audit cannot read, under --tool: cleared only by keys naming 
     ['a name cut before its value, a space after the colon', `${H}{"readToolCall":{"args":{"path":"a"}},"name": `],
     ['a name after what is not JSON, spelt with escapes', `${H}{"readToolCall":{"args":{"x":NaN}},"n\\u0061me":"write_file","args":{"path":".github/x"}}}`],
     ['a function beside the tool key', `${H}{"function":{"name":"write_file","arguments":"{}"},"readToolCall":{"args":{"path":"a`],
+    ['a tool named by a plain key, after an event of a tool key', `${H}{"shellToolCall":{"args":{"command":"ls"}}}}${H}{"write_file":{"args":{"path":".github/x"`],
+    ['a tool key with a character no word holds', `${H}{"shellToolCall":{},"write-fileToolCall":{"args":{"path":".github/x"`],
+    ['a flat call cut after its arguments, before its name', `${H}{"shellToolCall":{},"args":{"path":".github/x"}`],
+    [
+      "Claude Code's tool_use, a tool key of the other dialect in a string",
+      '{"type":"assistant","message":{"content":[{"type":"text","text":"\\u0022shellToolCall\\u0022:"},{"type":"tool_use","name":"Write","input":{"file_path":".github/x"',
+    ],
   ]) {
     t.equal(verdict([init, line!]), 1, what);
   }
@@ -1452,6 +1459,10 @@ t.test('a line the audit cannot read, under --tool: cleared only by keys naming 
   t.equal(verdict16(utf16([read, read])), 0, 'UTF-16, reads: left out');
   t.equal(verdict16(utf16([flat])), 1, 'UTF-16, a name beside a read');
   t.equal(verdict16(utf16([read, flat])), 1, 'UTF-16, a name beside a read, on the line after another');
+  // Cut in a character, after another UTF-16 line: an even length, read one byte on all the same.
+  const cutFlat = `${H}{"shellToolCall":{},"name":"write_file","args":{"path":".github/x"`;
+  const cutInCharacter = Buffer.concat([Buffer.from(`${init}\n`), Buffer.from('{}\n', 'utf16le'), Buffer.from(cutFlat, 'utf16le').subarray(0, -1)]);
+  t.equal(verdict16(cutInCharacter), 1, 'UTF-16, cut in a character after another line: a name beside a shell call');
   const readName = `${H}{"readToolCall":{"args":{"path":"\u2022,"}},"name":"read_file","args":{"path":"b"}}}`;
   t.equal(verdict16(utf16([read, readName])), 0, 'UTF-16, a read named beside a read: read as its text, left out');
 });

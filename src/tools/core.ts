@@ -194,11 +194,15 @@ function oneSpellingEach(paths: readonly string[], cwd: string | undefined): str
 
 /**
  * A line of UTF-16 text (zero bytes in it) as UTF-8: little-endian, as
- * Windows writes it, one byte on where the line starts with the zero byte
- * that ended the newline before it.
+ * Windows writes it, from its first byte or, where its zero bytes come
+ * more often at even places (the line starts with the zero byte that ended
+ * the newline before it), its second.
  */
 function utf16AsUtf8(raw: Buffer): Buffer {
-  return Buffer.from(raw.toString('utf16le', raw.length % 2 === 1 && raw[0] === 0 ? 1 : 0).replace(/^\uFEFF/, ''), 'utf8');
+  let even = 0;
+  let odd = 0;
+  for (let i = 0; i < raw.length; i++) if (raw[i] === 0) i % 2 === 0 ? even++ : odd++;
+  return Buffer.from(raw.toString('utf16le', even > odd ? 1 : 0).replace(/^\uFEFF/, ''), 'utf8');
 }
 
 /** `raw` without its zero bytes. */
@@ -416,10 +420,10 @@ export class ToolsCore implements ToolCore {
         calls = calls === undefined ? ascii : { keys: [...new Set([...calls.keys, ...ascii.keys])], names: [...new Set([...calls.names, ...ascii.names])] };
       }
     }
-    if (calls === undefined) {
-      // Or a message of Claude Code's dialect whose `tool_use` block can no longer be read: its call is not seen either.
-      return ASSISTANT_LINE.test(raw.toString('latin1', 0, ASSISTANT_HEAD)) && mayHold(raw, TOOL_USE, TOOL_USE_PIVOT);
-    }
+    // Or a message of Claude Code's dialect whose `tool_use` block can no longer be read: its call is not seen either, and
+    // no key of the other dialect it shows (in a string, spelt with escapes) leaves it out.
+    if (ASSISTANT_LINE.test(raw.toString('latin1', 0, ASSISTANT_HEAD)) && mayHold(raw, TOOL_USE, TOOL_USE_PIVOT)) return true;
+    if (calls === undefined) return false;
     // Only a key naming its tool leaves a call out: a name read otherwise (a function's, one beside the arguments) may
     // be one of the call's values, and is one more tool to clear, not the call's.
     if (this.tools.size === 0 || calls.keys.length === 0) return true;
