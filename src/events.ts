@@ -1123,14 +1123,12 @@ export function flatToolNames(raw: Buffer): { names: string[]; fragment: boolean
     first = false;
     const top = open.length === 0 ? undefined : open[open.length - 1];
     if (state === Walk.Value) {
+      if (top && key !== undefined && BESIDE_NAME.has(key)) top.args = true;
       if (c === 0x7b) {
-        if (top) {
-          // A member holding an object names its tool by its key (`write_file`), but for the arguments, a function call
-          // (whose name FUNCTION_KEYS reads) and a key such as `readToolCall` (which TOOL_CALL_KEYS reads).
-          if (key === 'args' || key === 'arguments') top.args = true;
-          else if (key !== undefined && key !== 'function' && !TOOL_CALL_METADATA_KEYS.has(key) && !(key.length > 8 && key.endsWith('ToolCall'))) {
-            names.push(key);
-          }
+        // A member holding an object names its tool by its key (`write_file`), but for the arguments, a function call
+        // (whose name FUNCTION_KEYS reads) and a key such as `readToolCall` (which TOOL_CALL_KEYS reads).
+        if (top && key !== undefined && key !== 'function' && !BESIDE_NAME.has(key) && !TOOL_CALL_METADATA_KEYS.has(key) && !(key.length > 8 && key.endsWith('ToolCall'))) {
+          names.push(key);
         }
         open.push(top !== undefined && top !== null && (key === 'tool_call' || key === 'toolCall') ? { named: false, args: false } : false);
         state = Walk.Key;
@@ -1146,7 +1144,7 @@ export function flatToolNames(raw: Buffer): { names: string[]; fragment: boolean
         if (top && key === 'name') {
           names.push(stringAt(raw, i, end) || 'function');
           top.named = true;
-        } else if (top && (key === 'args' || key === 'arguments')) top.args = true;
+        }
         i = end;
         state = Walk.After;
       } else if (isNumberByte(c)) {
@@ -1195,6 +1193,9 @@ export function flatToolNames(raw: Buffer): { names: string[]; fragment: boolean
   if (i < n && nameKeyAfter(raw, lastString >= 0 ? Math.min(lastString, i) : i)) names.push('function');
   return { names, fragment: false };
 }
+
+/** What a flat call holds beside its name (see flatCall). */
+const BESIDE_NAME: ReadonlySet<string> = new Set(['args', 'arguments', 'result']);
 
 /** A `tool_call` object open in a walk (see flatToolNames): whether a `name`, and arguments, were read in it. */
 interface CallFrame {

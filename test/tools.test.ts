@@ -1432,6 +1432,8 @@ t.test('a line the audit cannot read, under --tool: cleared only by keys naming 
     ['a tool named by a plain key, after an event of a tool key', `${H}{"shellToolCall":{"args":{"command":"ls"}}}}${H}{"write_file":{"args":{"path":".github/x"`],
     ['a tool key with a character no word holds', `${H}{"shellToolCall":{},"write-fileToolCall":{"args":{"path":".github/x"`],
     ['a flat call cut after its arguments, before its name', `${H}{"shellToolCall":{},"args":{"path":".github/x"}`],
+    ['a flat call cut after its arguments as a string, before its name', `${H}{"shellToolCall":{},"arguments":"{}"`],
+    ['a tool named by a plain key after arguments', `${H}{"shellToolCall":{},"args":{},"name":"shell","write_file":{"args":{"path":".github/x"`],
     [
       "Claude Code's tool_use, a tool key of the other dialect in a string",
       '{"type":"assistant","message":{"content":[{"type":"text","text":"\\u0022shellToolCall\\u0022:"},{"type":"tool_use","name":"Write","input":{"file_path":".github/x"',
