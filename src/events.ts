@@ -1183,12 +1183,11 @@ export function flatToolNames(raw: Buffer): { names: string[]; fragment: boolean
     } else break;
     i++;
   }
-  // Cut short in a tool_call object: after the key of its name or function, in its name, or in a key that may be either;
-  // or in one whose arguments came before any name (`{"args":{…},"name":"write_file"}`).
+  // Cut short among a tool_call object's own members (in a key, before its value, in a string value, after a value): what
+  // came next, a tool key or a name, is not known. Or in one whose arguments came before any name
+  // (`{"args":{…},"name":"write_file"}`).
   const top = open.length === 0 ? undefined : open[open.length - 1];
-  if (top && (i >= n || raw[i] === 0x22)) {
-    if (state === Walk.Key ? i < n && mayBeNameKey(raw, i) : key === 'name' || key === 'function') return { names: [...names, 'function'], fragment: false };
-  }
+  if (top && (i >= n || raw[i] === 0x22)) return { names: [...names, 'function'], fragment: false };
   if (open.some((frame) => frame && frame.args && !frame.named)) names.push('function');
   if (i < n && nameKeyAfter(raw, lastString >= 0 ? Math.min(lastString, i) : i)) names.push('function');
   return { names, fragment: false };
@@ -1201,13 +1200,6 @@ const BESIDE_NAME: ReadonlySet<string> = new Set(['args', 'arguments', 'result']
 interface CallFrame {
   named: boolean;
   args: boolean;
-}
-
-/** True when the key cut short whose opening quote is at `at`, the last bytes of `raw`, may be `name` or `function`. */
-function mayBeNameKey(raw: Buffer, at: number): boolean {
-  if (raw.length - at > 9) return false;
-  const partial = raw.toString('latin1', at + 1);
-  return partial.includes('\\') || 'name'.startsWith(partial) || 'function'.startsWith(partial);
 }
 
 /** Where a walk of a line's structure is (see flatToolNames): before a value, a key, a key's colon, or after a value. */

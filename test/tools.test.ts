@@ -1369,7 +1369,7 @@ t.test("unreadToolCalls: the whole line, a piece at a time, what is cut at a pie
     'a function call beside a tool key: both',
   );
   t.same(shows('{"type":"tool_call","tool_call":{"readToolCall":{"args":{"path":"a'), { keys: ['readToolCall'], names: [] }, 'a tool key alone');
-  t.same(shows('{"type":"tool_call","tool_call":{"argu'), { keys: [], names: [] }, 'a call that shows no tool');
+  t.same(shows('{"type":"tool_call","tool_call":{"argu'), { keys: [], names: ['function'] }, 'a call cut in its first key: a tool of no known kind');
   t.same(
     shows('{"type":"tool_call","tool_call":{"readToolCall":{"args":{"path":"a"}},"name":"write_file","args":{"path":".github/x'),
     { keys: ['readToolCall'], names: ['write_file'] },
@@ -1393,7 +1393,8 @@ t.test('flatToolNames: the name of each tool_call object, read by a walk of the 
   for (const cut of ['"name"', '"name":', '"name": ', '"na', '"func', '"function":']) {
     t.same(names(`{"type":"tool_call","tool_call":{"readToolCall":{"args":{}},${cut}`), ['function'], `cut after ${cut}`);
   }
-  t.same(names('{"type":"tool_call","tool_call":{"readToolCall":{"args":{}},"args'), [], 'cut in a key that is neither');
+  t.same(names('{"type":"tool_call","tool_call":{"readToolCall":{"args":{}},"toolCallId'), ['function'], 'cut in any key of a tool_call object');
+  t.same(names('{"type":"tool_call","tool_call":{"readToolCall":{"args":{"path":"a'), [], "cut in the call's arguments");
   t.same(names('{"tool_call":{"readToolCall":{"args":{"s":"a \\" } \\\\","n":[1,-2.5e3,true,false,null,[],{}]}},"name":"w"}}'), ['w'], 'strings, escapes and scalars stepped over');
   t.same(names('{"tool_call":{"shellToolCall":{"args":{"parsingResult":{"executableCommands":[{"name":"sleep"}]}}}}}'), [], "a name inside the call's values: none");
   t.same(names('{"tool_call":{"shellToolCall":{}}}{"type":"tool_call","tool_c\\u0061ll":{"n\\u0061me":"edit_file","args":{'), ['edit_file'], 'glued, spelt with escapes');
@@ -1420,7 +1421,8 @@ t.test('a line the audit cannot read, under --tool: cleared only by keys naming 
     core.end(emit);
     return core.unaudited;
   };
-  t.equal(verdict([init, `${H}{"readToolCall":{"args":{"path":"a"}}`]), 0, 'a read, cut short: left out');
+  t.equal(verdict([init, `${H}{"readToolCall":{"args":{"path":"a`]), 0, 'a read, cut short in its arguments: left out');
+  t.equal(verdict([init, `${H}{"readToolCall":{"args":{"path":"a"}}`]), 1, 'a read, cut after it: what came next is not known');
   for (const [what, line] of [
     ['a name inside the arguments, no tool key', `${H}{"args":{"path":".github/x","tool_call":{"name":"read_file","args":{}}},"na`],
     ['a function inside the arguments, no tool key', `${H}{"args":{"function":{"name":"read_file"}},"na`],
@@ -1433,6 +1435,9 @@ t.test('a line the audit cannot read, under --tool: cleared only by keys naming 
     ['a tool key with a character no word holds', `${H}{"shellToolCall":{},"write-fileToolCall":{"args":{"path":".github/x"`],
     ['a flat call cut after its arguments, before its name', `${H}{"shellToolCall":{},"args":{"path":".github/x"}`],
     ['a flat call cut after its arguments as a string, before its name', `${H}{"shellToolCall":{},"arguments":"{}"`],
+    ...['"writeToolCall"', '"writeToolCall" ', '"writeTool', '"n\\u0061me', '"func\\u0074ion', '"args":', '"args"', '"toolCallId":"x'].map(
+      (cut) => [`cut in a tool_call object's member: ${cut}`, `${H}{"shellToolCall":{"args":{"command":"ls"}},${cut}`],
+    ),
     ['a tool named by a plain key after arguments', `${H}{"shellToolCall":{},"args":{},"name":"shell","write_file":{"args":{"path":".github/x"`],
     [
       "Claude Code's tool_use, a tool key of the other dialect in a string",
@@ -1442,8 +1447,8 @@ t.test('a line the audit cannot read, under --tool: cleared only by keys naming 
     t.equal(verdict([init, line!]), 1, what);
   }
   // One line of an event written over several: a function or a name on a line of its own.
-  t.equal(verdict([init, `${H}{"readToolCall":{"args":{"path":"a"}},`, '"name":"write_file","args":{"path":".github/x"']), 1, 'a name on a line of its own');
-  t.equal(verdict([init, `${H}{"readToolCall":{"args":{"path":"a"}},`, '"function":{"name":"write_file","arguments":"{}"']), 1, 'a function on a line of its own');
+  t.equal(verdict([init, `${H}{"readToolCall":{"args":{"path":"a",`, '"name":"write_file","args":{"path":".github/x"']), 1, 'a name on a line of its own');
+  t.equal(verdict([init, `${H}{"readToolCall":{"args":{"path":"a",`, '"function":{"name":"write_file","arguments":"{}"']), 1, 'a function on a line of its own');
   // In UTF-16 (a run appended by Windows PowerShell's `>>`), where U+2022 without its zero bytes would be a quote; the
   // second line starts with the zero byte that ended the first.
   const flat = `${H}{"readToolCall":{"args":{"path":"\u2022,"}},"name":"write_file","args":{"path":".github/x"}}}`;
