@@ -1152,7 +1152,11 @@ export function flatToolNames(raw: Buffer): { names: string[]; fragment: boolean
         state = Walk.After;
       } else {
         const word = LITERALS.find((w) => raw.subarray(i, i + w.length).equals(w));
-        if (word === undefined) break;
+        if (word === undefined) {
+          // One cut short (`tru`) is a line cut short there.
+          if (n - i < 5 && LITERALS.some((w) => raw.subarray(i).equals(w.subarray(0, n - i)))) i = n;
+          break;
+        }
         i += word.length - 1;
         state = Walk.After;
       }

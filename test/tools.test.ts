@@ -1435,7 +1435,7 @@ t.test('a line the audit cannot read, under --tool: cleared only by keys naming 
     ['a tool key with a character no word holds', `${H}{"shellToolCall":{},"write-fileToolCall":{"args":{"path":".github/x"`],
     ['a flat call cut after its arguments, before its name', `${H}{"shellToolCall":{},"args":{"path":".github/x"}`],
     ['a flat call cut after its arguments as a string, before its name', `${H}{"shellToolCall":{},"arguments":"{}"`],
-    ...['"writeToolCall"', '"writeToolCall" ', '"writeTool', '"n\\u0061me', '"func\\u0074ion', '"args":', '"args"', '"toolCallId":"x'].map(
+    ...['"writeToolCall"', '"writeToolCall" ', '"writeTool', '"n\\u0061me', '"func\\u0074ion', '"args":', '"args"', '"toolCallId":"x', '"x":tru', '"x":1'].map(
       (cut) => [`cut in a tool_call object's member: ${cut}`, `${H}{"shellToolCall":{"args":{"command":"ls"}},${cut}`],
     ),
     ['a tool named by a plain key after arguments', `${H}{"shellToolCall":{},"args":{},"name":"shell","write_file":{"args":{"path":".github/x"`],
