@@ -11,6 +11,7 @@
 import type { LineShape } from './io/shapes.js';
 import { braceExpand } from 'minimatch';
 import { firstValues } from './io/json-tokens.js';
+import { bomLength, closingQuote, isJsonSpace, literalAt } from './io/json-bytes.js';
 import { exactJsonText } from './json-text.js';
 import { clipped } from './safe-text.js';
 
@@ -1110,11 +1111,11 @@ export function flatToolNames(raw: Buffer): { names: string[]; fragment: boolean
   let state: number = Walk.Value;
   let first = true;
   // A byte order mark before the line's first value is none of it.
-  let i = raw[0] === 0xef && raw[1] === 0xbb && raw[2] === 0xbf ? 3 : 0;
+  let i = bomLength(raw, raw.length);
   const n = raw.length;
   while (i < n) {
     const c = raw[i]!;
-    if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) {
+    if (isJsonSpace(c)) {
       i++;
       continue;
     }
@@ -1138,7 +1139,7 @@ export function flatToolNames(raw: Buffer): { names: string[]; fragment: boolean
         open.pop();
         state = Walk.After;
       } else if (c === 0x22) {
-        const end = stringEnd(raw, i);
+        const end = closingQuote(raw, i + 1, i + 1);
         if (end < 0) break;
         lastString = i;
         if (top && key === 'name') {
@@ -1151,19 +1152,19 @@ export function flatToolNames(raw: Buffer): { names: string[]; fragment: boolean
         while (i + 1 < n && isNumberByte(raw[i + 1]!)) i++;
         state = Walk.After;
       } else {
-        const word = LITERALS.find((w) => raw.subarray(i, i + w.length).equals(w));
-        if (word === undefined) {
+        const length = literalAt(raw, i);
+        if (length === 0) {
           // One cut short (`tru`) is a line cut short there.
-          if (n - i < 5 && LITERALS.some((w) => raw.subarray(i).equals(w.subarray(0, n - i)))) i = n;
+          if (n - i < 5 && ['true', 'false', 'null'].some((w) => w.startsWith(raw.toString('latin1', i)))) i = n;
           break;
         }
-        i += word.length - 1;
+        i += length - 1;
         state = Walk.After;
       }
       key = undefined;
     } else if (state === Walk.Key) {
       if (c === 0x22) {
-        const end = stringEnd(raw, i);
+        const end = closingQuote(raw, i + 1, i + 1);
         if (end < 0) break;
         lastString = i;
         key = stringAt(raw, i, end);
@@ -1209,16 +1210,6 @@ interface CallFrame {
 /** Where a walk of a line's structure is (see flatToolNames): before a value, a key, a key's colon, or after a value. */
 const Walk = { Value: 0, Key: 1, Colon: 2, After: 3 } as const;
 
-/** The index of the quote that ends the string whose opening quote is at `start`; -1 when the line ends first. */
-function stringEnd(raw: Buffer, start: number): number {
-  for (let q = raw.indexOf(0x22, start + 1); q >= 0; q = raw.indexOf(0x22, q + 1)) {
-    let backslashes = 0;
-    while (raw[q - 1 - backslashes] === 0x5c) backslashes++;
-    if (backslashes % 2 === 0) return q;
-  }
-  return -1;
-}
-
 /** The string from the quote at `start` to the one at `end`, its escapes read; as written where they cannot be. */
 function stringAt(raw: Buffer, start: number, end: number): string {
   const text = raw.toString('utf8', start, end + 1);
@@ -1234,8 +1225,6 @@ function stringAt(raw: Buffer, start: number, end: number): string {
 function isNumberByte(c: number): boolean {
   return (c >= 0x30 && c <= 0x39) || c === 0x2d || c === 0x2b || c === 0x2e || c === 0x65 || c === 0x45;
 }
-
-const LITERALS = ['true', 'false', 'null'].map((w) => Buffer.from(w, 'latin1'));
 
 /** True when `raw` shows a `"name"` key (spelt with escapes too, or cut before its colon) from `from` on. */
 function nameKeyAfter(raw: Buffer, from: number): boolean {

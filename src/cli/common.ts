@@ -599,22 +599,19 @@ function flagGivenValue(options: Record<string, Options>, argv: readonly string[
   const flags = new Set(['help', 'version', 'h', 'V']);
   // `--no-x` of any option (`--no-color`) is a flag too.
   const negated = new Set<string>();
-  // Options that take a value: those that may not be negated, and those that may (`--color`).
   const valued = new Set<string>();
-  const negatableValued = new Set<string>();
   for (const [name, option] of Object.entries(options)) {
     const names = [name, ...[option.alias ?? []].flat()];
     for (const n of names) negated.add(n);
     if (option.type === 'boolean') for (const n of names) flags.add(n);
-    else for (const n of names) (NEGATABLE_VALUES.has(name) ? negatableValued : valued).add(n);
+    else for (const n of names) valued.add(n);
   }
   // The word before was an option that takes a value, given without it: this word is that value.
   let value = false;
   for (const arg of argv) {
     if (arg === '--') break;
     const isValue = value;
-    const taking = /^--([^=]+)$/.exec(arg)?.[1] ?? /^-[A-Za-z]*([A-Za-z])$/.exec(arg)?.[1] ?? '';
-    value = valued.has(taking) || negatableValued.has(taking);
+    value = valued.has(/^--([^=]+)$/.exec(arg)?.[1] ?? /^-[A-Za-z]*([A-Za-z])$/.exec(arg)?.[1] ?? '');
     if (isValue) continue;
     // yargs reads `---no-writes` as an option named `-no-writes`, which it lets by: the check would be off.
     if (arg.startsWith('---')) return `unknown option: ${visibleOneLine(arg)}`;
@@ -635,7 +632,7 @@ function flagGivenValue(options: Record<string, Options>, argv: readonly string[
     }
     // yargs takes an option's camelCase spelling too: `--no-denyRead` is `--no-deny-read`.
     const not = /^--no-([^=]+)$/.exec(arg)?.[1]?.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
-    if (not !== undefined && valued.has(not)) return `--${not} takes a value: ${visibleOneLine(arg)} is no option`;
+    if (not !== undefined && valued.has(not) && !NEGATABLE_VALUES.has(not)) return `--${not} takes a value: ${visibleOneLine(arg)} is no option`;
     if (not !== undefined && (not === 'help' || not === 'version' || not.startsWith('no-'))) return `unknown option: ${visibleOneLine(arg)}`;
     const name = /^--([^=]+)=/.exec(arg)?.[1];
     if (name !== undefined && (flags.has(name) || (name.startsWith('no-') && (flags.has(name.slice(3)) || negated.has(name.slice(3)))))) {

@@ -24,7 +24,7 @@ import { EVENT_TYPES, eventType, FREQUENT_SHAPES, isObject, str } from '../event
 import { SKIM_THRESHOLD, isJsonObject, skimParse } from './skim.js';
 import { compileShapes, matchShape, numberValue, parseShape, slotEnd, slotStart, slotValue, stringValue } from './shapes.js';
 import type { CompiledShape } from './shapes.js';
-import { isDigit, isJsonSpace, literalAt, sameBytes } from './json-bytes.js';
+import { bomLength, closingQuote, isDigit, isJsonSpace, literalAt, sameBytes } from './json-bytes.js';
 import { NONE, tokenizer, tokensOf } from './json-tokens.js';
 import type { Token, TokenFn } from './json-tokens.js';
 import type { ByteScan } from './byte-scan.js';
@@ -1175,14 +1175,6 @@ function spaceEnd(raw: Buffer, at: number): number {
   return at;
 }
 
-/** 3 when the first `length` bytes of `buf` start with a byte-order mark (at the start of the input, or of each file of a stream joined with cat(1)), else 0. */
-function bomLength(buf: Buffer, length: number): number {
-  return length >= 3 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf ? 3 : 0;
-}
-
-// How far a string is searched a byte at a time before a search by the buffer's own `indexOf` (dearer to call).
-const SHORT_STRING = 32;
-
 /**
  * Where the search for an array element's end stands (see elementEnd): it
  * goes on from there as more of the line comes, rather than from the
@@ -1264,30 +1256,6 @@ function elementEnd(raw: Buffer, start: number, scan: ElementScan | null): numbe
     scan.string = text;
   }
   return -1;
-}
-
-/**
- * Where the string whose text starts at `raw[text]` has its closing quote,
- * searched from `from`, or -1 when `raw` ends first. A quote is the closing
- * one when an even number of backslashes comes before it in the text.
- */
-function closingQuote(raw: Buffer, text: number, from: number): number {
-  const n = raw.length;
-  const short = Math.min(n, from + SHORT_STRING);
-  let q = from;
-  while (q < short && raw[q] !== 0x22) q++;
-  for (;;) {
-    if (q >= short) {
-      if (q >= n) return -1;
-      q = raw.indexOf(0x22, q);
-      if (q === -1) return -1;
-    }
-    let b = q - 1;
-    while (b >= text && raw[b] === 0x5c) b--;
-    if ((q - 1 - b) % 2 === 0) return q;
-    q++;
-    while (q < short && raw[q] !== 0x22) q++;
-  }
 }
 
 /** What {@link EventReader.passOver} makes of a line. */

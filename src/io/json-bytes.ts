@@ -1,10 +1,17 @@
 /**
  * What the byte-level readers (the input layer's peeks, input.ts; the skim,
- * skim.ts; the line shapes, shapes.ts) share: comparing bytes in place, and
- * JSON's grammar for the few tokens they check themselves, an escape inside a
- * string and a number. Each token reader says where the token ends, or -1
- * when the bytes are not one, exactly as `JSON.parse` would judge them.
+ * skim.ts; the line shapes, shapes.ts; the walk of a line that could not be
+ * read, events.ts) share: comparing bytes in place, a byte-order mark, where
+ * a string's closing quote is, and JSON's grammar for the few tokens they
+ * check themselves, an escape inside a string and a number. Each token
+ * reader says where the token ends, or -1 when the bytes are not one,
+ * exactly as `JSON.parse` would judge them.
  */
+
+/** 3 when the first `length` bytes of `buf` start with a byte-order mark (at the start of the input, or of each file of a stream joined with cat(1)), else 0. */
+export function bomLength(buf: Buffer, length: number): number {
+  return length >= 3 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf ? 3 : 0;
+}
 
 /** True when `c` (a byte, or a character's code) is white space JSON allows between tokens. */
 export function isJsonSpace(c: number): boolean {
@@ -64,4 +71,31 @@ export function numberEnd(raw: Buffer, at: number): number {
     while (isDigit(raw[j] ?? 0)) j++;
   }
   return j;
+}
+
+// How far a string is searched a byte at a time before a search by the buffer's own `indexOf` (dearer to call).
+const SHORT_STRING = 32;
+
+/**
+ * Where the string whose text starts at `raw[text]` has its closing quote,
+ * searched from `from`, or -1 when `raw` ends first. A quote is the closing
+ * one when an even number of backslashes comes before it in the text.
+ */
+export function closingQuote(raw: Buffer, text: number, from: number): number {
+  const n = raw.length;
+  const short = Math.min(n, from + SHORT_STRING);
+  let q = from;
+  while (q < short && raw[q] !== 0x22) q++;
+  for (;;) {
+    if (q >= short) {
+      if (q >= n) return -1;
+      q = raw.indexOf(0x22, q);
+      if (q === -1) return -1;
+    }
+    let b = q - 1;
+    while (b >= text && raw[b] === 0x5c) b--;
+    if ((q - 1 - b) % 2 === 0) return q;
+    q++;
+    while (q < short && raw[q] !== 0x22) q++;
+  }
 }
