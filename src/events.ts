@@ -11,7 +11,7 @@
 import type { LineShape } from './io/shapes.js';
 import { braceExpand } from 'minimatch';
 import { firstValues } from './io/json-tokens.js';
-import { bomLength, closingQuote, isJsonSpace, literalAt } from './io/json-bytes.js';
+import { bomLength, closingQuote, isJsonSpace, literalAt, parseNested } from './io/json-bytes.js';
 import { exactJsonText } from './json-text.js';
 import { clipped } from './safe-text.js';
 
@@ -673,7 +673,7 @@ export function toolCallArgs(entry: ToolCallEntry): ToolCallArgs {
   if (typeof raw !== 'string') return { args: {}, error: 'not an object' };
   let value: unknown;
   try {
-    value = JSON.parse(raw);
+    value = parseNested(raw);
   } catch {
     return { args: salvageArguments(raw), error: 'not JSON' };
   }
@@ -712,7 +712,7 @@ function mcpArguments(args: JsonObject, facts: ToolCallFacts): JsonObject[] {
     if (isObject(raw)) out.push(raw);
     else if (typeof raw === 'string') {
       try {
-        const value: unknown = JSON.parse(raw);
+        const value: unknown = parseNested(raw);
         if (isObject(value)) out.push(value);
       } catch {
         out.push(salvageArguments(raw));

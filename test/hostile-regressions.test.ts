@@ -5,12 +5,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { ROOT, memoryIo } from './fixtures/lib/run.js';
+import { ROOT, memoryIo, runBin } from './fixtures/lib/run.js';
 import { main as resultMain } from '../src/cli/result.js';
 import { main as dedupeMain } from '../src/cli/dedupe.js';
 import { main as textMain } from '../src/cli/text.js';
 import { main as toolsMain } from '../src/cli/tools.js';
 import { EventReader } from '../src/io/input.js';
+import { MAX_DEPTH, nestedTooDeep, parseNested } from '../src/io/json-bytes.js';
 import { canonicalJsonText, exactJsonText, jsonText } from '../src/json-text.js';
 import { runInProcess } from './fixtures/hostile/check.js';
 import { tools } from '../src/index.js';
@@ -302,4 +303,77 @@ t.test("a grep's glob too long or too deeply nested to read as a pattern: the ca
     t.equal(await textMain(['-a'], m.io), 0, `${what}: ndjson-text -a reads on`);
     t.match(m.stdout(), /→ grep TODO\n→ read \.env\n/, `${what}: both tool lines`);
   }
+});
+
+t.test('values nested deeper than MAX_DEPTH: reported, never built (a line of 64 MiB of `[` took more than the heap)', async (t) => {
+  t.equal(nestedTooDeep(Buffer.from('[]')), false);
+  const open = (k: number) => '['.repeat(k);
+  const closed = (k: number) => open(k) + ']'.repeat(k);
+  // The object is one level: the array inside it, MAX_DEPTH - 1 more.
+  const atMost = `{"type":"x","deep":${closed(MAX_DEPTH - 1)}}`;
+  const over = `{"type":"x","deep":${closed(MAX_DEPTH)}}`;
+  t.equal(nestedTooDeep(Buffer.from(atMost)), false, 'MAX_DEPTH levels are read');
+  t.equal(nestedTooDeep(Buffer.from(over)), true, 'one more is too deep');
+  t.equal(nestedTooDeep(Buffer.from(`{"s":"${open(MAX_DEPTH + 5)}"}`)), false, 'brackets in a string do not nest');
+  t.equal(nestedTooDeep(Buffer.from(`{"s":"\\"${open(MAX_DEPTH + 5)}\\\\"}`)), false, 'nor after an escaped quote');
+  t.equal(nestedTooDeep(Buffer.from(`{"s":"\\\\",${open(MAX_DEPTH + 5)}`)), true, 'a backslash escaped ends no string');
+  t.equal(nestedTooDeep(Buffer.from(`${open(MAX_DEPTH + 5)}"}`), 0, true), false, 'a line that starts inside a string');
+  t.equal(nestedTooDeep(Buffer.from(open(10)), MAX_DEPTH - 5), true, 'counted from the depth the line starts at');
+  t.throws(() => parseNested(`{"a":${open(MAX_DEPTH + 1)}`), SyntaxError);
+  t.same(parseNested('{"a":[[1]]}'), { a: [[1]] });
+
+  const result = '{"type":"result","subtype":"success","is_error":false,"result":"ok","session_id":"s"}';
+  const cases: [string, string, [number, string][], number[]][] = [
+    ['read at MAX_DEPTH', `${atMost}\n${result}\n`, [], [1, 2]],
+    ['one line', `${over}\n${result}\n`, [[1, 'nested too deep']], [2]],
+    ['cut short', `{"type":"x","deep":${open(MAX_DEPTH + 3)}\n${result}\n`, [[1, 'nested too deep']], [2]],
+    ['glued', `${over}${result}\n${result}\n`, [[1, 'nested too deep']], [2]],
+    ['over two lines', `{"type":"x",\n"deep":${closed(MAX_DEPTH)}}\n${result}\n`, [[1, 'nested too deep'], [2, 'nested too deep']], [3]],
+    ['brackets in a string over two lines', `{"type":"x","s":"a\n${open(MAX_DEPTH + 3)}"}\n${result}\n`, [], [1, 3]],
+    ['an array element', `[{"type":"a"},${over},${result}]\n${result}\n`, [[1, 'nested too deep']], [1, 2]],
+  ];
+  for (const [label, text, problems, lines] of cases) {
+    for (const size of [0, 65536, 1000]) {
+      const r = new EventReader({ record: (rec) => got.lines.push(rec.line), problem: (p) => got.problems.push([p.line, p.reason]) });
+      const got = { lines: [] as number[], problems: [] as [number, string][] };
+      r.startSource('in');
+      const bytes = Buffer.from(text);
+      if (size === 0) r.write(bytes);
+      else for (let i = 0; i < bytes.length; i += size) r.write(bytes.subarray(i, i + size));
+      r.endSource();
+      t.same(got, { lines, problems }, `${label}, in reads of ${size || 'all'} bytes`);
+    }
+  }
+
+  // Each tool, on a line of a type it reads and on one it lets by, then the run's result.
+  const init = '{"type":"system","subtype":"init","session_id":"s","cwd":"/p"}';
+  const deepCall = `{"type":"tool_call","subtype":"started","call_id":"c1","session_id":"s","tool_call":{"writeToolCall":{"args":{"path":"a","x":${open(MAX_DEPTH + 1)}`;
+  const input = `${init}\n${deepCall}\n${result}\n`;
+  for (const [name, main, args, code, out] of [
+    ['ndjson-result', resultMain, [], 0, 'ok\n'],
+    ['ndjson-text', textMain, [], 0, 'ok\n'],
+    ['ndjson-dedupe', dedupeMain, [], 0, `${init}\n${result}\n`],
+    ['ndjson-tools', toolsMain, ['--no-writes'], 3, ''],
+  ] as const) {
+    const m = memoryIo(input);
+    t.equal(await main([...args], m.io), code, name);
+    t.equal(m.stdout(), out, `${name}: what it read`);
+    t.match(m.stderr(), new RegExp(`^${name}: stdin:2: nested too deep: \\{"type":"tool_call"`, 'm'), `${name}: the line reported`);
+  }
+  // The built binary, as a user runs it.
+  const ran = await runBin('ndjson-text', [], input);
+  t.same([ran.code, ran.stdout], [0, 'ok\n']);
+  t.match(ran.stderr, /^ndjson-text: stdin:2: nested too deep: \{"type":"tool_call"/);
+  // A function call's arguments, JSON text nested too deep: not JSON to the audit, whose checks then cannot pass.
+  const args = `{\\"path\\":\\"a\\",\\"x\\":${closed(MAX_DEPTH + 1)}}`;
+  const call = `{"type":"tool_call","subtype":"started","call_id":"c1","session_id":"s","tool_call":{"function":{"name":"write_file","arguments":"${args}"}}}`;
+  const m = memoryIo(`${init}\n${call}\n${result}\n`);
+  t.equal(await toolsMain(['--no-writes'], m.io), 3);
+  t.match(m.stdout(), '"args_error":"not JSON"');
+  // ndjson-result on a file, read from its end: a last line too deep is the full read's to report.
+  const file = path.join(dir, 'deep-last.ndjson');
+  fs.writeFileSync(file, `${init}\n${result.slice(0, -1)},"x":${closed(MAX_DEPTH)}}\n`);
+  const r = memoryIo();
+  t.equal(await resultMain([file], r.io), 4);
+  t.match(r.stderr(), /deep-last\.ndjson:2: nested too deep: \{"type":"result"/);
 });

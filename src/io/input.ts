@@ -24,7 +24,7 @@ import { EVENT_TYPES, eventType, FREQUENT_SHAPES, isObject, str } from '../event
 import { SKIM_THRESHOLD, isJsonObject, skimParse } from './skim.js';
 import { compileShapes, matchShape, numberValue, parseShape, slotEnd, slotStart, slotValue, stringValue } from './shapes.js';
 import type { CompiledShape } from './shapes.js';
-import { bomLength, closingQuote, isDigit, isJsonSpace, literalAt, sameBytes } from './json-bytes.js';
+import { bomLength, closingQuote, isDigit, isJsonSpace, literalAt, nestedTooDeep, sameBytes } from './json-bytes.js';
 import { NONE, tokenizer, tokensOf } from './json-tokens.js';
 import type { Token, TokenFn } from './json-tokens.js';
 import type { ByteScan } from './byte-scan.js';
@@ -826,6 +826,8 @@ class SkimmedRecord implements EventRecord {
 
   get event(): AgentEvent {
     if (this.value === undefined) {
+      // Too deep to read (see MAX_DEPTH): not parsed, and reported so.
+      if (nestedTooDeep(this.raw)) return this.fail();
       const text = this.raw.toString('utf8');
       let value: unknown;
       try {
@@ -842,15 +844,17 @@ class SkimmedRecord implements EventRecord {
           return this.value;
         }
       }
-      if (isObject(value)) {
-        this.value = value as AgentEvent;
-      } else {
-        // Shaped like an event, yet not one: reported now, read as an event of its type with nothing else.
-        this.value = { type: this.type };
-        this.failed = true;
-        this.broken(this, this.raw);
-      }
+      if (!isObject(value)) return this.fail();
+      this.value = value as AgentEvent;
     }
+    return this.value;
+  }
+
+  /** Shaped like an event, yet not one: reported now, read as an event of its type with nothing else. */
+  private fail(): AgentEvent {
+    this.value = { type: this.type };
+    this.failed = true;
+    this.broken(this, this.raw);
     return this.value;
   }
 }
@@ -860,7 +864,7 @@ class SkimmedRecord implements EventRecord {
  * input ending in it or a line following its first that cannot go on with
  * it; `interrupted`, one its reading was stopped in (SIGINT, SIGTERM).
  */
-export type ProblemReason = 'not JSON' | 'not an object' | 'truncated' | 'interrupted' | 'line too long';
+export type ProblemReason = 'not JSON' | 'not an object' | 'truncated' | 'interrupted' | 'line too long' | 'nested too deep';
 
 /** A line of input that is not an event. */
 export interface InputProblem {
@@ -1322,7 +1326,7 @@ export class EventReader {
   private readonly sink: ReaderSink;
   private readonly broken = (rec: SkimmedRecord, line: Buffer): void => {
     // A value cut short is `truncated`, as the full path names it when the line after it cannot go on with it (see slowFail).
-    const reason = cutShort(line) ? 'truncated' : 'not JSON';
+    const reason = nestedTooDeep(line) ? 'nested too deep' : cutShort(line) ? 'truncated' : 'not JSON';
     this.sink.problem({ source: rec.source, line: rec.line, reason, excerpt: excerptOf(line), raw: line });
   };
 
@@ -1686,6 +1690,12 @@ export class EventReader {
       this.problem('line too long', raw, no);
       return;
     }
+    // Arrays and objects nested deeper than a tool reads (see MAX_DEPTH): reported, never built. (An array line's elements
+    // are checked one by one, as they would be had it come in pieces: see arrayElementLine and slowFeed.)
+    if (nestedTooDeep(raw)) {
+      this.problem('nested too deep', raw, no);
+      return;
+    }
     const text = raw.toString('utf8');
     if (first === 0x7b /* { */) {
       let value: unknown;
@@ -1933,6 +1943,8 @@ export class EventReader {
    */
   private arrayElementLine(raw: Buffer, no: number): boolean {
     if (this.quickRecord(raw, no, false, undefined, 0, null, false, true)) return true;
+    // Too deep to read: the slow path reports it (see slowFeed).
+    if (nestedTooDeep(raw)) return false;
     let value: unknown;
     try {
       value = JSON.parse(raw.toString('utf8'));
@@ -1970,6 +1982,13 @@ export class EventReader {
   /** Feeds one line to the tokenizer; leaves the slow path when no value is open at its end. */
   private slowFeed(raw: Buffer, no: number, unterminated = false, shown?: Buffer): void {
     const slow = this.slow!;
+    // Arrays and objects nested deeper than a tool reads (see MAX_DEPTH), counted from the depth the value is at: the value
+    // fails where it began (a result an array held let go with it, see slowFail), and this line is reported.
+    if (nestedTooDeep(raw, slow.depth, slow.inString)) {
+      this.slowFail(false, false, 'nested too deep');
+      this.problem('nested too deep', raw, no, shown);
+      return;
+    }
     // Kept until the value closes, past the chunk it was read from: a copy.
     slow.lines.push(raw, no, unterminated, shown);
     const text = withoutMarksBetween(raw, slow.depth, slow.inString);
@@ -2162,9 +2181,10 @@ export class EventReader {
    * The tokenizer met an error (or the input ended inside a value, its
    * reading `stopped` or not): the value is reported at the line it started
    * on, and the lines after that one are read again from the fast path,
-   * since an event may follow a torn line.
+   * since an event may follow a torn line. `refused`: the value was given
+   * up for that reason, at a line after them, rather than cut there.
    */
-  private slowFail(atEnd: boolean, stopped = false): void {
+  private slowFail(atEnd: boolean, stopped = false, refused?: ProblemReason): void {
     const slow = this.slow!;
     this.slow = null;
     if (atEnd) {
@@ -2175,7 +2195,7 @@ export class EventReader {
         // reported below
       }
     }
-    const cut: ProblemReason = stopped ? 'interrupted' : 'truncated';
+    const cut: ProblemReason = refused ?? (stopped ? 'interrupted' : 'truncated');
     // An array of events never closed is cut short, however its last line ends (`{…},`), and its run has no result: a result
     // it held is let go, reported where it starts, in the order of the lines (its line is not read again).
     const array = slow.array !== null && slow.array.events ? slow.array : null;

@@ -99,3 +99,51 @@ export function closingQuote(raw: Buffer, text: number, from: number): number {
     while (q < short && raw[q] !== 0x22) q++;
   }
 }
+
+/**
+ * How deep arrays and objects may nest in a value a tool reads: deeper, the
+ * line is reported (`nested too deep`) and not read. Each level read costs
+ * about 60 bytes of V8's heap, with no closing bracket needed to cost it:
+ * without a bound, a line of 64 MiB of `[` would take more memory than the
+ * heap holds, and the tool would die. A million levels cost about 60 MB;
+ * jq stops at 10,000 (256 in jq 1.6).
+ */
+export const MAX_DEPTH = 1_000_000;
+
+/**
+ * True when the JSON text `raw` nests arrays and objects more than
+ * {@link MAX_DEPTH} deep: its brackets counted outside its strings, from
+ * `depth` open and inside a string or not (`inString`) where it starts (a
+ * line of a value that began on lines before). Only a text longer than the
+ * levels left can, so a shorter one is not looked at.
+ */
+export function nestedTooDeep(raw: Buffer, depth = 0, inString = false): boolean {
+  const n = raw.length;
+  if (depth + n <= MAX_DEPTH) return false;
+  let i = 0;
+  if (inString) {
+    const q = closingQuote(raw, 0, 0);
+    if (q === -1) return false;
+    i = q + 1;
+  }
+  for (; i < n; i++) {
+    const c = raw[i]!;
+    if (c === 0x22) {
+      const q = closingQuote(raw, i + 1, i + 1);
+      if (q === -1) return false;
+      i = q;
+    } else if (c === 0x5b || c === 0x7b) {
+      if (++depth > MAX_DEPTH) return true;
+    } else if (c === 0x5d || c === 0x7d) {
+      depth--;
+    }
+  }
+  return false;
+}
+
+/** `JSON.parse(text)`, which throws, as for text that is not JSON, where `text` nests deeper than a tool reads (see MAX_DEPTH). */
+export function parseNested(text: string): unknown {
+  // A level takes one character at least: a text no longer than MAX_DEPTH cannot be too deep.
+  if (text.length > MAX_DEPTH && nestedTooDeep(Buffer.from(text, 'utf8'))) throw new SyntaxError(`nested more than ${MAX_DEPTH} deep`);
+  return JSON.parse(text);
+}

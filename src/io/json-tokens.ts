@@ -6,7 +6,7 @@
  */
 import { jsonParser } from 'stream-json/parser.js';
 import Assembler from 'stream-json/assembler.js';
-import { isJsonSpace } from './json-bytes.js';
+import { isJsonSpace, parseNested } from './json-bytes.js';
 
 /** What ends the tokenizer's input: the value it holds is read to its end. */
 export const NONE = Symbol.for('object-stream.none');
@@ -35,7 +35,8 @@ export function tokenizer(): TokenFn {
 export function firstValues(text: string): unknown {
   if (!mayRepeatKey(text)) return undefined;
   try {
-    JSON.parse(text);
+    // (Nested too deep to read, it is no JSON to the tools either: see MAX_DEPTH.)
+    parseNested(text);
   } catch {
     return undefined;
   }

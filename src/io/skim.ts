@@ -25,7 +25,7 @@
  */
 import type { JsonObject } from '../events.js';
 import { LARGE_INVALID, makeByteScan } from './byte-scan.js';
-import { escapeEnd, isDigit, literalAt, numberEnd } from './json-bytes.js';
+import { escapeEnd, isDigit, literalAt, nestedTooDeep, numberEnd } from './json-bytes.js';
 import type { ByteScan } from './byte-scan.js';
 
 /** Values smaller than this are parsed with the line. */
@@ -151,6 +151,8 @@ export type SkimScan = 'module' | 'strings' | 'search';
  * than it writes, or with a number longer than its window.
  */
 export function largeValues(raw: Buffer, threshold: number = SKIM_THRESHOLD, scan: SkimScan = 'module'): number[] | undefined {
+  // Nested deeper than a tool reads (see MAX_DEPTH): the full path reports it.
+  if (nestedTooDeep(raw)) return undefined;
   const n = raw.length;
   const bytes = scan !== 'search' ? lineBytes() : undefined;
   if (bytes !== undefined) {

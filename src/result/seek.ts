@@ -22,6 +22,7 @@ import { promisify } from 'node:util';
 import { eventType, isObject, isRunActivity, isSystemInit, sessionId, str } from '../events.js';
 import type { AgentEvent } from '../events.js';
 import { peekSession, peekType, typeIsCertain } from '../io/input.js';
+import { nestedTooDeep } from '../io/json-bytes.js';
 import { isJsonObject } from '../io/skim.js';
 
 const read = promisify(readCallback);
@@ -108,7 +109,8 @@ async function* linesFromEnd(fd: number, size: number, sizes: ReadSizes, ends: {
 
 /** Parses a line that must be one clean event (glued values do not parse); undefined when it is not. */
 function parseEvent(raw: Buffer): AgentEvent | undefined {
-  if (raw[0] !== 0x7b) return undefined;
+  // One nested too deep to read (see MAX_DEPTH) is the full read's to report.
+  if (raw[0] !== 0x7b || nestedTooDeep(raw)) return undefined;
   try {
     const value: unknown = JSON.parse(raw.toString('utf8'));
     return isObject(value) ? (value as AgentEvent) : undefined;
