@@ -2,6 +2,7 @@ import t from 'tap';
 import { EventReader, LineTooLongError, MAX_LINE, formatProblem, recordSession, retainRecord } from '../src/io/input.js';
 import { text } from '../src/text/stream.js';
 import { dedupe } from '../src/dedupe/stream.js';
+import { TOKEN_SLICE } from '../src/io/json-tokens.js';
 import type { EventRecord, InputProblem } from '../src/io/input.js';
 
 interface Seen {
@@ -1218,4 +1219,36 @@ t.test("a line cut short with the next run's first event glued on: the cut line,
     read(broken).events.map((e) => e.line),
     [2],
   );
+});
+
+t.test('a long line on which a value starts is tokenized a piece at a time, and read as it was whole', async (t) => {
+  const S = TOKEN_SLICE;
+  // A line's start padded so that a piece ends at the place wanted.
+  const pad = (prefix: string, at: number) => prefix + 'x'.repeat(at - prefix.length);
+  const res = '{"type":"result","subtype":"success","is_error":false,"result":"ok","session_id":"s"}';
+  const init = '{"type":"system","subtype":"init","session_id":"t"}';
+  const cases: [string, string, string[]][] = [
+    ['cut after a \\u escape the piece ends in', `${pad('{"type":"assistant","a":["', S - 3)}\\u00e9y", "${'b'.repeat(70000)}", 1\n${res}\n`, ['1 truncated', '2 result']],
+    ['values glued, a number split', `${pad('{"type":"a","s":"', S - 5)}","n":123456789}{"type":"b","m":7777777777}\n${res}\n`, ['1 a', '1 b', '2 result']],
+    ['broken after a long value', `{"type":"a","s":"${'y'.repeat(S * 2)}"} xote\n${res}\n`, ['1 a', '1 not JSON', '2 result']],
+    ['over two lines, a surrogate pair split', `${pad('{"type":"assistant","s":"', S - 1)}\u{1F600}z",\n"t":1}\n${res}\n`, ['1 assistant', '3 result']],
+    ['cut after a literal split', `${pad('{"type":"a","s":"', S - 2)}",${'"k":true,'.repeat(10)}"l":[1,\n${res}\n`, ['1 truncated', '2 result']],
+    ['cut in a long string', `{"type":"a","s":"${'q'.repeat(S * 3)}\n${res}\n`, ['1 truncated', '2 result']],
+    ['broken in the middle', `{"type":"a","s":[${'1,'.repeat(S)}x${'2,'.repeat(S)}3]}\n${res}\n`, ['1 not JSON', '2 result']],
+    ['cut, the next run glued on', `{"type":"a","s":[${'1,'.repeat(S)}${init}\n${res}\n`, ['1 truncated', '1 system', '2 result']],
+    ['many small values, cut', `{"type":"a","m":[${'{"f":"a","l":1},'.repeat(20000)}\n${res}\n`, ['1 truncated', '2 result']],
+    ['long, then closed on the next line, a value glued after it', `{"type":"a","m":[${'{"f":"a","l":1},'.repeat(2000)}1\n]}{"type":"b"}\n${res}\n`, ['1 a', '2 b', '3 result']],
+    ['long, then broken on the next line', `{"type":"a","m":[${'1,'.repeat(S)}\nxote\n${res}\n`, ['1 truncated', '2 not JSON', '3 result']],
+    ['long, cut, the input ending in it', `${res}\n{"type":"a","m":[${'1,'.repeat(S)}`, ['1 result', '2 truncated']],
+    ['an array of events, cut', `[{"type":"a","s":"${'z'.repeat(S * 2)}"},{"type":"b","m":[${'1,'.repeat(S)}\n${res}\n`, ['1 a', '1 truncated', '2 result']],
+  ];
+  for (const [label, input, expected] of cases) {
+    const whole = read(input);
+    // Each event by its line and type, each problem by its line and reason.
+    const seen = [...whole.events.map((e) => `${e.line} ${(e.event as { type: string }).type}`), ...whole.problems.map((p) => /^in\.ndjson:(\d+): ([^:]+):/.exec(p)!.slice(1).join(' '))];
+    t.same(new Set(seen), new Set(expected), label);
+    for (const size of [4096, S, 100000]) t.same(read(input, size), whole, `${label}, in reads of ${size} bytes`);
+    if (label.startsWith('values glued')) t.same(whole.events.map((e) => e.event), [{ type: 'a', s: 'x'.repeat(S - 5 - 17), n: 123456789 }, { type: 'b', m: 7777777777 }, JSON.parse(res)]);
+    if (label.startsWith('over two lines')) t.equal((whole.events[0]!.event as { s: string }).s, `${'x'.repeat(S - 1 - 25)}\u{1F600}z`);
+  }
 });

@@ -25,7 +25,7 @@ import { SKIM_THRESHOLD, isJsonObject, skimParse } from './skim.js';
 import { compileShapes, matchShape, numberValue, parseShape, slotEnd, slotStart, slotValue, stringValue } from './shapes.js';
 import type { CompiledShape } from './shapes.js';
 import { bomLength, closingQuote, isDigit, isJsonSpace, literalAt, nestedTooDeep, sameBytes } from './json-bytes.js';
-import { NONE, tokenizer, tokensOf } from './json-tokens.js';
+import { NONE, TOKEN_SLICE, tokenizeInSlices, tokenizer, tokensOf } from './json-tokens.js';
 import type { Token, TokenFn } from './json-tokens.js';
 import type { ByteScan } from './byte-scan.js';
 import { PREFIX_PLAIN, WALK_IN_STRING, makeByteScan, placeAt, walkBytes, walkDepth, walkEscaped, walkInString } from './byte-scan.js';
@@ -806,6 +806,59 @@ function parsedOrUndefined(text: string): unknown {
   }
 }
 
+/** Where a walk of tokens left the value (see walkTokens). */
+interface TokenWalk {
+  /** How many objects and arrays are open. */
+  depth: number;
+  inString: boolean;
+  /** The value closed (the depth came back to 0 after a bracket closed). */
+  closed: boolean;
+}
+
+/**
+ * Feeds `text` to `tokenize` a piece at a time (see tokenizeInSlices),
+ * counting from `depth` open and `inString` what its tokens open and close;
+ * the tokens are let go. What the tokenizer throws, this throws.
+ */
+function walkTokens(tokenize: TokenFn, text: string, depth: number, inString: boolean): TokenWalk {
+  const walk = { depth, inString, closed: false };
+  tokenizeInSlices(tokenize, text, (tokens) => {
+    for (const token of tokens) {
+      switch (token.name) {
+        case 'startObject':
+        case 'startArray':
+          walk.depth++;
+          break;
+        case 'endObject':
+        case 'endArray':
+          if (--walk.depth === 0) walk.closed = true;
+          break;
+        case 'startString':
+          walk.inString = true;
+          break;
+        case 'endString':
+          walk.inString = false;
+          break;
+      }
+    }
+  });
+  return walk;
+}
+
+/** Where the last byte of `raw` that is not white space is (-1: none). */
+function lastNonSpace(raw: Buffer): number {
+  let i = raw.length - 1;
+  while (i >= 0 && isJsonSpace(raw[i]!)) i--;
+  return i;
+}
+
+/** Where the white space at the start of `text` ends. */
+function spaceEndOf(text: string): number {
+  let i = 0;
+  while (i < text.length && isJsonSpace(text.charCodeAt(i))) i++;
+  return i;
+}
+
 /** A record handed over without parsing: the event is parsed on first use. */
 class SkimmedRecord implements EventRecord {
   private value: AgentEvent | undefined;
@@ -926,10 +979,12 @@ function cutShort(raw: Buffer): boolean {
   const tokenize = tokenizer();
   let depth = 0;
   try {
-    for (const token of tokensOf(tokenize(text))) {
-      if (token.name === 'startObject' || token.name === 'startArray') depth++;
-      else if (token.name === 'endObject' || token.name === 'endArray') depth--;
-    }
+    tokenizeInSlices(tokenize, text, (tokens) => {
+      for (const token of tokens) {
+        if (token.name === 'startObject' || token.name === 'startArray') depth++;
+        else if (token.name === 'endObject' || token.name === 'endArray') depth--;
+      }
+    });
   } catch {
     return false;
   }
@@ -1012,7 +1067,7 @@ function valuesBefore(text: string): number {
       if (depth > 0) continue;
       try {
         // With room after it: the tokenizer judges a word (`tru}`) only once more comes.
-        tokenize(text.slice(from, i + 1) + ROOM);
+        tokenizeInSlices(tokenize, text.slice(from, i + 1) + ROOM);
       } catch {
         break;
       }
@@ -1057,7 +1112,7 @@ const LITERALS = ['true', 'false', 'null'];
 /** True when stream-json's tokenizer reads `text` without an error (values one after another, as the slow path reads them). */
 function readsOn(text: string): boolean {
   try {
-    tokenizer()(text);
+    tokenizeInSlices(tokenizer(), text);
     return true;
   } catch {
     return false;
@@ -1092,6 +1147,17 @@ interface ArrayElements {
 
 /** The state of the slow path: one streaming tokenizer reading across lines. */
 interface SlowState {
+  /**
+   * The value is held: an object begun on a long line (more than
+   * TOKEN_SLICE characters, see slowFeed) and still open at its end, most
+   * often a line cut short, whose many small values would take many times
+   * the line's size made into tokens, objects and texts. Its lines are only
+   * kept, and checked by the tokenizer: it is reported, as any value, if one
+   * fails it or the input ends; read (its lines again) only if it closes.
+   */
+  held: boolean;
+  /** A value may be held (not when its lines are read again, once it closed). */
+  hold: boolean;
   tokenize: TokenFn;
   assembler: Assembler;
   /** The lines fed since the current value started (the first is where it started). */
@@ -1698,6 +1764,12 @@ export class EventReader {
     }
     const text = raw.toString('utf8');
     if (first === 0x7b /* { */) {
+      // A line that does not end with `}` (cut short, most often) is no object: JSON.parse would make all of it before it
+      // found so at the end, the slow path none of it (see SlowState.held).
+      if (raw[lastNonSpace(raw)] !== 0x7d) {
+        this.slowStart(raw, no);
+        return;
+      }
       let value: unknown;
       try {
         value = JSON.parse(text);
@@ -1960,10 +2032,12 @@ export class EventReader {
    * array it opens were read already (see arrayLine); `shown`: what the
    * excerpts of problems of the whole line show, when not `raw`.
    */
-  private slowStart(raw: Buffer, no: number, skip = 0, shown?: Buffer, carried: EventRecord | null = null): void {
+  private slowStart(raw: Buffer, no: number, skip = 0, shown?: Buffer, carried: EventRecord | null = null, hold = true): void {
     this.slow = {
       skip,
       carried,
+      held: false,
+      hold,
       tokenize: tokenizer(),
       assembler: new Assembler(),
       lines: new SlowLines(),
@@ -1996,14 +2070,48 @@ export class EventReader {
     // after values that read (`{…} xote`, `{…}}`): those values are read, and the line reported, as where the word after
     // them reads on (`{…} note`, below).
     const fresh = !slow.open && slow.skip === 0 && slow.carried === null;
-    // What the tokenizer refuses fails the value; what the sink throws (a --strict stop) is the sink's.
-    const tokens = this.slowTokenize(slow, text, fresh ? () => this.valuesThenProblem(raw, text, no, unterminated, shown) : undefined);
-    if (tokens === null) return;
+    const recover = fresh ? () => this.valuesThenProblem(raw, text, no, unterminated, shown) : undefined;
     // A line end inside a string (or a key, which the tokens do not show until it ends: the line's quotes do) is a literal
     // newline in the value: read it as `\n`.
     const inString = walkInString(walkBytes(raw, 0, raw.length, slow.inString ? WALK_IN_STRING : 0));
-    this.slowTokens(slow, tokens, no);
-    const end = this.slowTokenize(slow, inString ? '\\n' : '\n');
+    const newline = inString ? '\\n' : '\n';
+    if (slow.held) {
+      this.heldFeed(slow, text, newline);
+      return;
+    }
+    // What the tokenizer refuses fails the value; what the sink throws (a --strict stop) is the sink's. A long line on
+    // which a value starts, a line cut short most often, is read a piece at a time (see tokenizeInSlices), once the
+    // tokenizer has read it all without an error: the value takes nothing of a line the tokenizer refuses. An object
+    // still open at the line's end is held (see SlowState.held); anything else is read again, by a tokenizer anew.
+    if (fresh && text.length > TOKEN_SLICE) {
+      let read: TokenWalk;
+      try {
+        read = walkTokens(slow.tokenize, text, 0, false);
+      } catch {
+        if (!recover?.()) this.slowFail(false);
+        return;
+      }
+      if (slow.hold && !read.closed && read.depth > 0 && text.charCodeAt(spaceEndOf(text)) === 0x7b) {
+        slow.held = true;
+        slow.open = true;
+        slow.valueLine = no;
+        slow.depth = read.depth;
+        slow.inString = read.inString;
+        this.heldNewline(slow, newline);
+        return;
+      }
+      slow.tokenize = tokenizer();
+      for (let at = 0; at < text.length; at += TOKEN_SLICE) {
+        const tokens = this.slowTokenize(slow, text.slice(at, at + TOKEN_SLICE), recover);
+        if (tokens === null) return;
+        this.slowTokens(slow, tokens, no);
+      }
+    } else {
+      const tokens = this.slowTokenize(slow, text, recover);
+      if (tokens === null) return;
+      this.slowTokens(slow, tokens, no);
+    }
+    const end = this.slowTokenize(slow, newline);
     if (end === null) return;
     this.slowTokens(slow, end, no);
     if (slow.open) return;
@@ -2015,6 +2123,45 @@ export class EventReader {
       slow.tokenize(ROOM);
     } catch {
       this.problem(mayGoOn(raw.toString('utf8')) ? 'truncated' : 'not JSON', raw, no);
+    }
+  }
+
+  /**
+   * A line of a held value (see SlowState.held), its text `text`, then the
+   * line's end (`newline`): checked by the tokenizer only, the value still
+   * held while it stays open; once it closes, its lines are read again, as
+   * they would have been, had it not been held.
+   */
+  private heldFeed(slow: SlowState, text: string, newline: string): void {
+    let read: TokenWalk;
+    try {
+      read = walkTokens(slow.tokenize, text, slow.depth, slow.inString);
+    } catch {
+      this.slowFail(false);
+      return;
+    }
+    if (read.closed) {
+      this.slow = null;
+      const first = slow.lines.line(0);
+      this.slowStart(first.buf, first.no, 0, first.shown, null, false);
+      for (let i = 1; i < slow.lines.length; i++) {
+        const line = slow.lines.line(i);
+        if (this.slow) this.slowFeed(line.buf, line.no, line.unterminated);
+        else this.line(line.buf, line.no, line.unterminated);
+      }
+      return;
+    }
+    slow.depth = read.depth;
+    slow.inString = read.inString;
+    this.heldNewline(slow, newline);
+  }
+
+  /** A held value's line ends: the tokenizer reads the line end as it would (see slowFeed); what it refuses fails the value. */
+  private heldNewline(slow: SlowState, newline: string): void {
+    try {
+      slow.inString = walkTokens(slow.tokenize, newline, slow.depth, slow.inString).inString;
+    } catch {
+      this.slowFail(false);
     }
   }
 
@@ -2187,7 +2334,8 @@ export class EventReader {
   private slowFail(atEnd: boolean, stopped = false, refused?: ProblemReason): void {
     const slow = this.slow!;
     this.slow = null;
-    if (atEnd) {
+    // A held value is an object still open: the end of the input cannot close it.
+    if (atEnd && !slow.held) {
       try {
         this.slowTokens(slow, slow.tokenize(NONE), slow.valueLine);
         if (!slow.open) return;

@@ -27,6 +27,27 @@ export function tokenizer(): TokenFn {
 }
 
 /**
+ * How much text the tokenizer is given at once where a long text is read in
+ * pieces (see tokenizeInSlices): its tokens, an object each for a few bytes
+ * of text, are made and let go a piece at a time.
+ */
+export const TOKEN_SLICE = 1 << 14;
+
+/**
+ * Feeds `text` to `tokenize` {@link TOKEN_SLICE} characters at a time,
+ * handing each piece's tokens to `each`: the tokens of a line of many MiB,
+ * made at once, took several times the memory of the values they make. The
+ * tokenizer reads its input as a stream, so the tokens are those of the
+ * whole text; what it throws, this throws, the pieces before handed on.
+ */
+export function tokenizeInSlices(tokenize: TokenFn, text: string, each?: (tokens: Token[]) => void): void {
+  for (let at = 0; at < text.length; at += TOKEN_SLICE) {
+    const tokens = tokensOf(tokenize(text.slice(at, at + TOKEN_SLICE)));
+    each?.(tokens);
+  }
+}
+
+/**
  * `text`, JSON that gives a key twice in one object, read as JSON.parse reads
  * it but keeping the first value of such a key (JSON.parse keeps the last);
  * undefined when `text` gives no key twice, or is not JSON. Read by tokens,
@@ -51,7 +72,11 @@ export function firstValues(text: string): unknown {
     },
   });
   const tokenize = tokenizer();
-  for (const token of [...tokensOf(tokenize(text)), ...tokensOf(tokenize(NONE))]) assembler.consume(token as never);
+  const consume = (tokens: Token[]): void => {
+    for (const token of tokens) assembler.consume(token as never);
+  };
+  tokenizeInSlices(tokenize, text, consume);
+  consume(tokensOf(tokenize(NONE)));
   return repeated ? (assembler.current as unknown) : undefined;
 }
 
