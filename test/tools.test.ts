@@ -12,7 +12,7 @@ import { helpText, shortValues } from '../src/cli/common.js';
 import { fileUrlPaths, isRoot, matchForms, normalizePath, normalizedForm, resolvePath, samePath, insidePath, shortForm } from '../src/tools/paths.js';
 import { Policy, formatViolation } from '../src/tools/policy.js';
 import type { PolicyOptions, Violation } from '../src/tools/policy.js';
-import { ToolsCore } from '../src/tools/core.js';
+import { MAX_STARTS, ToolsCore } from '../src/tools/core.js';
 import type { ToolsOptions } from '../src/tools/core.js';
 import { tools } from '../src/tools/stream.js';
 import { EventReader } from '../src/io/input.js';
@@ -1599,8 +1599,8 @@ t.test('a call naming many paths, or long ones, is read and checked path by path
   const patched = records(runCore(callOf('function', { input: patch }, '/home/u/p', 'apply_patch')).out)[0]!;
   t.same(patched.edited, [`a${' '.repeat(5000)}b`, 'c', ' ']);
   // A name as Windows reads it: the dots and spaces it ends with left out, however many.
-  t.ok(violates(oneCall('read', `.env${'. '.repeat(5000)}`, 'C:\\proj'), { denyRead: ['**/.env'] }), '.env followed by dots and spaces');
-  t.notOk(violates(oneCall('read', `.env${'. '.repeat(5000)}x`, 'C:\\proj'), { denyRead: ['**/.env'] }), 'not when a letter ends it');
+  t.ok(violates(oneCall('read', `.env${'. '.repeat(120)}`, 'C:\\proj'), { denyRead: ['**/.env'] }), '.env followed by dots and spaces');
+  t.notOk(violates(oneCall('read', `.env${'. '.repeat(120)}x`, 'C:\\proj'), { denyRead: ['**/.env'] }), 'not when a letter ends it');
 });
 
 t.test('a path of more parts than the checks try fails every deny check and meets no required write', async (t) => {
@@ -1608,7 +1608,7 @@ t.test('a path of more parts than the checks try fails every deny check and meet
   const read = runCore(oneCall('read', deep, '/r'), { denyRead: ['**/secrets/**', '**/.env'] }).violations;
   t.equal(read.length, 1, 'one line for the path');
   t.equal(read[0]!.pattern, '**/secrets/**');
-  t.match(formatViolation(read[0]!), /--deny-read '\*\*\/secrets\/\*\*': read a\/a\/a\/.*…, a path of more parts than the audit checks \(16384\) \(call c, success\)$/);
+  t.match(formatViolation(read[0]!), /--deny-read '\*\*\/secrets\/\*\*': read a\/a\/a\/.*…, a path of more parts than the audit checks \(16384\) or with a name longer \(255 characters\) \(call c, success\)$/);
   t.equal(runCore(oneCall('write', deep, '/r'), { denyWrite: ['x'] }).violations.length, 1, 'a write too');
   const required = runCore(oneCall('write', `${deep}/docs/x.md`, '/r'), { requireWrite: ['**/docs/**'] }).violations;
   t.same(required.map((v) => v.check), ['--require-write'], 'a required write it may be is not met');
@@ -1616,4 +1616,48 @@ t.test('a path of more parts than the checks try fails every deny check and meet
   const long = Array.from({ length: 16000 }, () => 'a').join('/');
   t.notOk(violates(oneCall('read', long, '/r'), { denyRead: ['**/secrets/**'] }));
   t.ok(violates(oneCall('read', `${long}/secrets/k`, '/r'), { denyRead: ['**/secrets/**'] }));
+  // A name longer than a file system holds is not tried either: a glob of several stars in one part took the length of
+  // the part to the power of their number (`*a*a*a*a*b` on 300 characters, 39 s).
+  const name = 'a'.repeat(256);
+  for (const p of [name, `d/${name}`, `${name}/x`, `d\\${name}\\x`]) {
+    const v = runCore(oneCall('read', p, '/r'), { denyRead: ['*a*a*a*a*b'] }).violations;
+    t.same(v.map((x) => [x.check, x.tooDeep]), [['--deny-read', true]], `a name of 256 characters in ${p.length > 300 ? p.slice(0, 2) + '…' : p}`);
+  }
+  t.match(formatViolation(runCore(oneCall('read', name, '/r'), { denyRead: ['x'] }).violations[0]!), /a path of more parts than the audit checks \(16384\) or with a name longer \(255 characters\)/);
+  t.notOk(violates(oneCall('read', `d/${'a'.repeat(255)}/x`, '/r'), { denyRead: ['*a*a*a*b'] }), 'one of 255 is tried');
+  t.same(runCore(oneCall('write', `docs/${name}`, '/r'), { requireWrite: ['docs/**'] }).violations.map((v) => v.check), ['--require-write'], 'nor meets a required write');
+});
+
+t.test('a call started more than MAX_STARTS times: the starts after are counted, not read, and the checks cannot pass', async (t) => {
+  const start = (i: number) => JSON.stringify({ type: 'tool_call', subtype: 'started', call_id: 'c', session_id: 's', tool_call: { [i % 2 ? 'readToolCall' : 'writeToolCall']: { args: { path: `f${i}` } } } });
+  const input = `${Array.from({ length: MAX_STARTS + 50 }, (_, i) => start(i)).join('\n')}\n`;
+  let m = memoryIo(input);
+  t.equal(await main(['--no-writes'], m.io), 3);
+  const rec = JSON.parse(m.stdout()) as { events: number; read: string[]; written: string[] };
+  t.equal(rec.events, MAX_STARTS + 50, 'every start counted');
+  t.equal(rec.read.length + (rec.written?.length ?? 0), MAX_STARTS, 'the paths of the first MAX_STARTS read');
+  t.notOk(rec.read.includes(`f${MAX_STARTS}`), 'none after');
+  const said = m.stderr().split('\n').filter((l) => l.includes('started more than'));
+  t.same(said, [`ndjson-tools: stdin:${MAX_STARTS + 1}: call c started more than ${MAX_STARTS} times: the starts after are not audited: the checks cannot pass`], 'said once');
+  // Without a check: said, and no failure.
+  m = memoryIo(input);
+  t.equal(await main([], m.io), 0);
+  t.match(m.stderr(), `stdin:${MAX_STARTS + 1}: call c started more than ${MAX_STARTS} times: the starts after are not audited\n`);
+  // MAX_STARTS starts are all read.
+  m = memoryIo(input.split('\n').slice(0, MAX_STARTS).join('\n') + '\n');
+  t.equal(await main(['--no-writes'], m.io), 3);
+  t.notMatch(m.stderr(), 'started more than');
+  t.match(m.stderr(), `--no-writes: write f${MAX_STARTS - 2} (call c, pending)`);
+});
+
+t.test('a call naming thousands of denied paths of one name: each reported as named', async (t) => {
+  const paths = Array.from({ length: 3000 }, (_, i) => `d${i}/.env`);
+  for (const cwd of ['/r', undefined]) {
+    const events = [
+      ...(cwd === undefined ? [] : [{ type: 'system', subtype: 'init', session_id: 's', cwd }]),
+      { type: 'tool_call', subtype: 'completed', call_id: 'c', session_id: 's', tool_call: { readToolCall: { args: { paths }, result: { success: { path: cwd === undefined ? '/x/d7/.env' : `${cwd}/d7/.env` } } } } },
+    ];
+    const v = runCore(events.map((e) => JSON.stringify(e)).join('\n') + '\n', { denyRead: ['**/.env'] }).violations;
+    t.same(v.map((x) => x.path), paths, `cwd ${cwd}: the result's path is the one the args named`);
+  }
 });

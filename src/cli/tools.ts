@@ -5,7 +5,7 @@
 import type { Options } from 'yargs';
 import { list, mapOptionWords, parseArgs, processIo, runTool, warn, EXIT } from './common.js';
 import type { CommandSpec, Io } from './common.js';
-import { ToolsCore } from '../tools/core.js';
+import { MAX_STARTS, ToolsCore } from '../tools/core.js';
 import { MAX_SUBAGENT_DEPTH } from '../events.js';
 import { CALL_STATUSES } from '../tools/call.js';
 import type { CallStatus } from '../tools/call.js';
@@ -192,6 +192,10 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     },
     onDeepSubagent: (source, line) => {
       warn(io, name, `${visibleOneLine(source)}:${line}: the calls of sub-agents nested more than ${MAX_SUBAGENT_DEPTH} deep are not audited${consequence()}`);
+    },
+    onManyStarts: (source, line, callId) => {
+      const call = callId === undefined ? 'a call with no id' : `call ${visibleOneLine(callId)}`;
+      warn(io, name, `${visibleOneLine(source)}:${line}: ${call} started more than ${MAX_STARTS} times: the starts after are not audited${consequence()}`);
     },
     // A tool call the audit cannot read (a line cut short, broken) must not pass the checks unseen.
     onUnreadCall: (p) => warn(io, name, `${visibleOneLine(p.source)}:${p.line}: a tool call the audit cannot read (${p.reason}): the checks cannot pass`),

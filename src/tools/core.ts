@@ -83,6 +83,11 @@ export interface ToolsOptions extends PolicyOptions {
    * deeper than MAX_SUBAGENT_DEPTH levels, which are not audited.
    */
   onDeepSubagent?: (source: string, line: number) => void;
+  /**
+   * Called once, at the first start of a call started more than MAX_STARTS
+   * times (`callId` undefined: a call with no id), which is not read.
+   */
+  onManyStarts?: (source: string, line: number, callId: string | undefined) => void;
   /** With checks asked for, called for each line that is a tool call the audit cannot read (see ToolsCore.unreadCall). */
   onUnreadCall?: (p: InputProblem) => void;
   /**
@@ -115,6 +120,9 @@ const TOOL_RESULT_PIVOT = 5;
 function mayHold(raw: Buffer, name: Buffer, pivot: number): boolean {
   return holdsBytes(raw, name, pivot) || holdsBytes(raw, ESCAPE_U, 0);
 }
+
+/** How many times a call is read as started again (see ToolsCore.start); no agent retries a call so often. */
+export const MAX_STARTS = 100;
 
 /** A started call waiting for its completion. */
 interface PendingState {
@@ -248,12 +256,14 @@ export class ToolsCore implements ToolCore {
   unknownCalls = false;
   /** A sub-agent was nested too deep to follow (see MAX_SUBAGENT_DEPTH). */
   deepSubagent = false;
+  /** A call was started more than MAX_STARTS times (see start). */
+  manyStarts = false;
   /** Checks broken. */
   violations = 0;
   /**
    * With checks asked for, what kept the audit from seeing every call, which
    * the checks then cannot pass: calls of another dialect, of no tool it can
-   * find, of sub-agents nested too deep, lines of calls it cannot read, or
+   * find, of sub-agents nested too deep, starts past MAX_STARTS, lines of calls it cannot read, or
    * an input with no events of a run (see passed).
    */
   unaudited = 0;
@@ -531,9 +541,20 @@ export class ToolsCore implements ToolCore {
     // read whole now, since the event's large values are read from a buffer that is reused (see skimParse).
     const startSteps = ranSubagent(result) ? { result: keptResult(result!), at: { source: rec.source, line: rec.line } } : undefined;
     if (known !== undefined) {
+      known.events++;
+      // Each start adds the paths of those before to its own, which takes their number: a stream starting one call tens of
+      // thousands of times took minutes, then more memory than Node's heap holds. Past MAX_STARTS, a start is counted, not
+      // read, and said not to be (the checks cannot pass).
+      if (known.events > MAX_STARTS) {
+        if (!this.manyStarts) {
+          this.manyStarts = true;
+          if (this.checking) this.unaudited++;
+          this.options.onManyStarts?.(rec.source, rec.line, callId);
+        }
+        return;
+      }
       if (startSteps !== undefined) known.startSteps = startSteps;
       // The same call started again: one call, with the newest arguments it was given, and the paths of those before.
-      known.events++;
       // Started again as another tool: the checks still see the call as the one it was started as.
       if (entry !== undefined && otherTool(known.tool, entry.name)) (known.earlier ??= []).push({ tool: known.tool, facts: known.facts });
       if (others.length > 0) (known.earlier ??= []).push(...viewsOf(others, false));

@@ -45,7 +45,7 @@ export interface Violation {
   globUnread?: boolean;
   /** A call whose arguments are not JSON: the paths read from them may not be all it names, so the check cannot clear it. */
   argsUnread?: boolean;
-  /** A path of more than {@link MAX_CHECKED_PARTS} parts: the check cannot clear it (see tooDeep). */
+  /** A path of more than {@link MAX_CHECKED_PARTS} parts, or with a part longer than {@link MAX_CHECKED_NAME}: the check cannot clear it (see tooDeep). */
   tooDeep?: boolean;
 }
 
@@ -56,15 +56,28 @@ export interface Violation {
  */
 export const MAX_CHECKED_PARTS = 16384;
 
-/** True when `path` has more than {@link MAX_CHECKED_PARTS} parts: no deny check clears it, no required write is met by it. */
+/**
+ * How long a part of a path may be for the globs to be tried on it. No file system holds a longer name (Linux's
+ * are at most 255 bytes, Windows' and macOS' 255 characters), and a glob of several stars in one part takes the
+ * length of the part to the power of their number: `*a*a*a*a*b` held a check of 300 characters for 39 s.
+ */
+export const MAX_CHECKED_NAME = 255;
+
+/**
+ * True when `path` has more than {@link MAX_CHECKED_PARTS} parts, or a part longer than {@link MAX_CHECKED_NAME}: no
+ * deny check clears it, no required write is met by it.
+ */
 function tooDeep(path: string): boolean {
-  if (path.length <= MAX_CHECKED_PARTS) return false;
+  if (path.length <= MAX_CHECKED_NAME) return false;
   let parts = 1;
+  let start = 0;
   for (let i = 0; i < path.length; i++) {
     const c = path.charCodeAt(i);
-    if ((c === 0x2f || c === 0x5c) && ++parts > MAX_CHECKED_PARTS) return true;
+    if (c !== 0x2f && c !== 0x5c) continue;
+    if (i - start > MAX_CHECKED_NAME || ++parts > MAX_CHECKED_PARTS) return true;
+    start = i + 1;
   }
-  return false;
+  return path.length - start > MAX_CHECKED_NAME;
 }
 
 interface Glob {
@@ -645,7 +658,7 @@ export function formatViolation(v: Violation): string {
   else if (v.globCut) what = `${tool}, whose glob has more alternatives than the audit tries (${MAX_GLOB_ALTERNATIVES})`;
   else if (v.globUnread) what = `${tool}, whose glob is too long or too deeply nested for the audit to read`;
   else if (v.argsUnread) what = `${tool}, whose arguments are not JSON: the audit cannot read all the paths they name`;
-  else if (v.tooDeep) what = `${tool} ${visibleOneLine(clipped(v.path!, 200))}, a path of more parts than the audit checks (${MAX_CHECKED_PARTS})`;
+  else if (v.tooDeep) what = `${tool} ${visibleOneLine(clipped(v.path!, 200))}, a path of more parts than the audit checks (${MAX_CHECKED_PARTS}) or with a name longer (${MAX_CHECKED_NAME} characters)`;
   else if (v.path !== undefined) what = `${tool} ${visibleOneLine(v.path)}`;
   else if (call.facts.command !== undefined) what = `${tool} ${visibleOneLine(call.facts.command)}`;
   else if (call.facts.path !== undefined) what = `${tool} ${visibleOneLine(call.facts.path)}`;
@@ -654,27 +667,48 @@ export function formatViolation(v: Violation): string {
   return `${where}: ${check}: ${what} ${describeCall(call)}`;
 }
 
-/** The paths of each call checked, by the last part of their resolved form (see shownAs). */
-const PATHS_BY_NAME = new WeakMap<AuditedCall, Map<string, string[]>>();
+/** The paths of a call checked, for {@link shownAs}: by their resolved form, and by the last part of it. */
+interface PathsOf {
+  /** The first of the call's paths (its index) that resolves to each form. */
+  byResolved: Map<string, number>;
+  /** By the last part of their resolved form: the call's absolute paths and relative ones, each with its index, in order. */
+  byName: Map<string, { absolute: [number, string][]; relative: [number, string][] }>;
+}
+
+const PATHS_OF = new WeakMap<AuditedCall, PathsOf>();
 
 /**
  * The path of `call` that `path` is reported as: the first of its paths that names the same file (samePath), else
- * `path`. Only paths of the same last part can (a path resolved ends in it either way), so only those are compared:
- * a call naming thousands of denied paths is reported in the time of one look each.
+ * `path`. Two paths that resolve to one form name the same file, and are found in a map; but for a call with no cwd,
+ * an absolute path that ends in a relative one (`/r/y/.env`, `y/.env`) does too, and only paths of the other kind
+ * with the same last part can (a path resolved ends in it either way), so only those are compared: a call naming
+ * thousands of denied paths of one name (`d1/.env`, `d2/.env`, …) is reported in the time of one look each.
  */
 function shownAs(call: AuditedCall, path: string): string {
-  let byName = PATHS_BY_NAME.get(call);
-  if (byName === undefined) {
-    byName = new Map();
-    for (const p of call.paths) {
-      const name = lastPart(resolvePath(p, call.cwd));
-      const same = byName.get(name);
-      if (same === undefined) byName.set(name, [p]);
-      else same.push(p);
-    }
-    PATHS_BY_NAME.set(call, byName);
+  let of = PATHS_OF.get(call);
+  if (of === undefined) {
+    of = { byResolved: new Map(), byName: new Map() };
+    call.paths.forEach((p, i) => {
+      const resolved = resolvePath(p, call.cwd);
+      if (!of!.byResolved.has(resolved)) of!.byResolved.set(resolved, i);
+      if (call.cwd !== undefined) return;
+      const name = lastPart(resolved);
+      let same = of!.byName.get(name);
+      if (same === undefined) of!.byName.set(name, (same = { absolute: [], relative: [] }));
+      (isAbsolute(resolved) ? same.absolute : same.relative).push([i, p]);
+    });
+    PATHS_OF.set(call, of);
   }
-  return byName.get(lastPart(resolvePath(path, call.cwd)))?.find((p) => samePath(p, path, call.cwd)) ?? path;
+  const resolved = resolvePath(path, call.cwd);
+  let first = of.byResolved.get(resolved) ?? call.paths.length;
+  if (call.cwd === undefined) {
+    const same = of.byName.get(lastPart(resolved));
+    for (const [i, p] of (isAbsolute(resolved) ? same?.relative : same?.absolute) ?? []) {
+      if (i >= first) break;
+      if (samePath(p, path, call.cwd)) first = i;
+    }
+  }
+  return call.paths[first] ?? path;
 }
 
 /** What a resolved path ends in, after its last slash. */
