@@ -345,6 +345,19 @@ t.test('values nested deeper than MAX_DEPTH: reported, never built (a line of 64
     }
   }
 
+  // A key over two lines: the tokens tell no key's start, its bytes do, and the brackets after it are in a string.
+  for (const size of [0, 4096]) {
+    const got = { lines: [] as number[], problems: [] as string[] };
+    const r = new EventReader({ record: (rec) => got.lines.push(rec.line), problem: (p) => got.problems.push(p.reason) });
+    r.startSource('in');
+    const bytes = Buffer.from(`{"type":"x","no\nte":"${open(MAX_DEPTH + 3)}"}\n${result}\n`);
+    if (size === 0) r.write(bytes);
+    else for (let i = 0; i < bytes.length; i += size) r.write(bytes.subarray(i, i + size));
+    r.endSource();
+    t.same(got.lines, [1, 3], `a key over two lines, in reads of ${size || 'all'} bytes`);
+    t.notOk(got.problems.includes('nested too deep'));
+  }
+
   // Each tool, on a line of a type it reads and on one it lets by, then the run's result.
   const init = '{"type":"system","subtype":"init","session_id":"s","cwd":"/p"}';
   const deepCall = `{"type":"tool_call","subtype":"started","call_id":"c1","session_id":"s","tool_call":{"writeToolCall":{"args":{"path":"a","x":${open(MAX_DEPTH + 1)}`;

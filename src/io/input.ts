@@ -1182,6 +1182,12 @@ interface SlowState {
   array: ArrayElements | null;
   /** The tokenizer is inside a string. */
   inString: boolean;
+  /**
+   * The line fed last ended inside a string or a key, by its bytes (the
+   * tokens tell no key's start): where the brackets of the next are counted
+   * from (see nestedTooDeep).
+   */
+  bytesInString: boolean;
   /** The current value's compact JSON text, made from its tokens (see {@link slowTokens}). */
   text: TokenFn;
   parts: string[];
@@ -2047,6 +2053,7 @@ export class EventReader {
       depth: 0,
       array: null,
       inString: false,
+      bytesInString: false,
       text: compactText(),
       parts: [],
     };
@@ -2058,11 +2065,12 @@ export class EventReader {
     const slow = this.slow!;
     // Arrays and objects nested deeper than a tool reads (see MAX_DEPTH), counted from the depth the value is at: the value
     // fails where it began (a result an array held let go with it, see slowFail), and this line is reported.
-    if (nestedTooDeep(raw, slow.depth, slow.inString)) {
+    if (nestedTooDeep(raw, slow.depth, slow.bytesInString)) {
       this.slowFail(false, false, 'nested too deep');
       this.problem('nested too deep', raw, no, shown);
       return;
     }
+    slow.bytesInString = walkInString(walkBytes(raw, 0, raw.length, slow.bytesInString ? WALK_IN_STRING : 0));
     // Kept until the value closes, past the chunk it was read from: a copy.
     slow.lines.push(raw, no, unterminated, shown);
     const text = withoutMarksBetween(raw, slow.depth, slow.inString);
