@@ -151,8 +151,6 @@ export type SkimScan = 'module' | 'strings' | 'search';
  * than it writes, or with a number longer than its window.
  */
 export function largeValues(raw: Buffer, threshold: number = SKIM_THRESHOLD, scan: SkimScan = 'module'): number[] | undefined {
-  // Nested deeper than a tool reads (see MAX_DEPTH): the full path reports it.
-  if (nestedTooDeep(raw)) return undefined;
   const n = raw.length;
   const bytes = scan !== 'search' ? lineBytes() : undefined;
   if (bytes !== undefined) {
@@ -164,6 +162,9 @@ export function largeValues(raw: Buffer, threshold: number = SKIM_THRESHOLD, sca
       if (count === LARGE_INVALID) return undefined;
     }
   }
+  // The loop below follows any depth (the module's scan, a few thousand levels): a line nested deeper than a tool reads
+  // (see MAX_DEPTH) is left to the full path, which reports it.
+  if (nestedTooDeep(raw)) return undefined;
   const strings = new Scan(raw, bytes);
   const spans: number[] = [];
   // Per open container: its start, whether it is an array, the spans it began after, the large bytes of its parent so far.
