@@ -448,8 +448,7 @@ const BYTE_ORDER_MARK = Buffer.from([0xef, 0xbb, 0xbf]);
 
 /** True when what comes before `raw[at]`, past JSON's white space, closes an object or an array (`}`, `]`). */
 function afterClose(raw: Buffer, at: number): boolean {
-  let i = at - 1;
-  while (i >= 0 && isJsonSpace(raw[i]!)) i--;
+  const i = lastNonSpace(raw, at);
   return raw[i] === 0x7d || raw[i] === 0x5d;
 }
 
@@ -845,20 +844,6 @@ function walkTokens(tokenize: TokenFn, text: string, depth: number, inString: bo
   return walk;
 }
 
-/** Where the last byte of `raw` that is not white space is (-1: none). */
-function lastNonSpace(raw: Buffer): number {
-  let i = raw.length - 1;
-  while (i >= 0 && isJsonSpace(raw[i]!)) i--;
-  return i;
-}
-
-/** Where the white space at the start of `text` ends. */
-function spaceEndOf(text: string): number {
-  let i = 0;
-  while (i < text.length && isJsonSpace(text.charCodeAt(i))) i++;
-  return i;
-}
-
 /** A record handed over without parsing: the event is parsed on first use. */
 class SkimmedRecord implements EventRecord {
   private value: AgentEvent | undefined;
@@ -1249,6 +1234,13 @@ const MAX_KEPT = 16 * 1024 * 1024;
 function spaceEnd(raw: Buffer, at: number): number {
   while (at < raw.length && isJsonSpace(raw[at]!)) at++;
   return at;
+}
+
+/** Where the last byte of `raw` before `before` that is not white space is (-1: none). */
+function lastNonSpace(raw: Buffer, before = raw.length): number {
+  let i = before - 1;
+  while (i >= 0 && isJsonSpace(raw[i]!)) i--;
+  return i;
 }
 
 /**
@@ -2099,7 +2091,7 @@ export class EventReader {
         if (!recover?.()) this.slowFail(false);
         return;
       }
-      if (slow.hold && !read.closed && read.depth > 0 && text.charCodeAt(spaceEndOf(text)) === 0x7b) {
+      if (slow.hold && !read.closed && read.depth > 0 && raw[spaceEnd(raw, 0)] === 0x7b) {
         slow.held = true;
         slow.open = true;
         slow.valueLine = no;
