@@ -1139,6 +1139,24 @@ t.test('a value cut short is truncated where its first line may go on, however i
   t.same(read(`{"type":"status","a":"${'a'.repeat(1 << 21)}","n":\n${after}\n`).problems.map((p) => p.slice(0, 31)), ['in.ndjson:1: truncated: {"type"']);
 });
 
+t.test('a key over two lines is read as a string over two lines is: its line end a newline in it, no line reported', async (t) => {
+  const after = '{"type":"system","subtype":"status","session_id":"s"}';
+  const cases: Array<[string, unknown]> = [
+    [`{"type":"result","ab\ncd":1,"result":"x"}\n`, { type: 'result', 'ab\ncd': 1, result: 'x' }],
+    [`{"type":"result","ab\r\ncd":1}\n`, { type: 'result', 'ab\ncd': 1 }],
+    [`{"type":"result","a\nb\nc":{"d\ne":"f\ng"}}\n`, { type: 'result', 'a\nb\nc': { 'd\ne': 'f\ng' } }],
+    // A key that ends in an escaped quote: its line's end still in it.
+    [`{"type":"result","a\\"\nb":1}\n`, { type: 'result', 'a"\nb': 1 }],
+  ];
+  for (const [input, event] of cases) {
+    for (const size of [0, 1, 3, 7]) {
+      const seen = read(`${input}${after}\n`, size);
+      t.same(seen.problems, [], `${JSON.stringify(input)}, chunks of ${size}: no problem`);
+      t.same(seen.events.map((e) => e.event), [event, JSON.parse(after)], `${JSON.stringify(input)}, chunks of ${size}: the events`);
+    }
+  }
+});
+
 t.test("a line cut short with the next run's first event glued on: the cut line, then that event, in every chunking", async (t) => {
   // An agent killed mid-line, the next run appended to the same log: its `init` (or a hook line) glued on the cut line.
   const init = '{"type":"system","subtype":"init","session_id":"b","cwd":"/w/b"}';

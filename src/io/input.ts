@@ -809,18 +809,17 @@ function parsedOrUndefined(text: string): unknown {
 interface TokenWalk {
   /** How many objects and arrays are open. */
   depth: number;
-  inString: boolean;
   /** The value closed (the depth came back to 0 after a bracket closed). */
   closed: boolean;
 }
 
 /**
  * Feeds `text` to `tokenize` a piece at a time (see tokenizeInSlices),
- * counting from `depth` open and `inString` what its tokens open and close;
- * the tokens are let go. What the tokenizer throws, this throws.
+ * counting from `depth` open what its tokens open and close; the tokens are
+ * let go. What the tokenizer throws, this throws.
  */
-function walkTokens(tokenize: TokenFn, text: string, depth: number, inString: boolean): TokenWalk {
-  const walk = { depth, inString, closed: false };
+function walkTokens(tokenize: TokenFn, text: string, depth: number): TokenWalk {
+  const walk = { depth, closed: false };
   tokenizeInSlices(tokenize, text, (tokens) => {
     for (const token of tokens) {
       switch (token.name) {
@@ -831,12 +830,6 @@ function walkTokens(tokenize: TokenFn, text: string, depth: number, inString: bo
         case 'endObject':
         case 'endArray':
           if (--walk.depth === 0) walk.closed = true;
-          break;
-        case 'startString':
-          walk.inString = true;
-          break;
-        case 'endString':
-          walk.inString = false;
           break;
       }
     }
@@ -1165,12 +1158,11 @@ interface SlowState {
    * object.
    */
   array: ArrayElements | null;
-  /** The tokenizer is inside a string. */
-  inString: boolean;
   /**
    * The line fed last ended inside a string or a key, by its bytes (the
-   * tokens tell no key's start): where the brackets of the next are counted
-   * from (see nestedTooDeep).
+   * tokens tell no key's start): where the next is read from, its brackets
+   * counted (see nestedTooDeep) and its byte-order marks judged (see
+   * withoutMarksBetween), and what its end is read as (see slowFeed).
    */
   bytesInString: boolean;
   /** The current value's compact JSON text, made from its tokens (see {@link slowTokens}). */
@@ -2044,7 +2036,6 @@ export class EventReader {
       closedOn: -1,
       depth: 0,
       array: null,
-      inString: false,
       bytesInString: false,
       text: compactText(),
       parts: [],
@@ -2062,10 +2053,11 @@ export class EventReader {
       this.problem('nested too deep', raw, no, shown);
       return;
     }
-    slow.bytesInString = walkInString(walkBytes(raw, 0, raw.length, slow.bytesInString ? WALK_IN_STRING : 0));
+    const startsInString = slow.bytesInString;
+    slow.bytesInString = walkInString(walkBytes(raw, 0, raw.length, startsInString ? WALK_IN_STRING : 0));
     // Kept until the value closes, past the chunk it was read from: a copy.
     slow.lines.push(raw, no, unterminated, shown);
-    const text = withoutMarksBetween(raw, slow.depth, slow.inString);
+    const text = withoutMarksBetween(raw, slow.depth, startsInString);
     // A line on which no value was open when it began (not one of an array the fast path has read a part of), broken
     // after values that read (`{…} xote`, `{…}}`): those values are read, and the line reported, as where the word after
     // them reads on (`{…} note`, below).
@@ -2073,8 +2065,7 @@ export class EventReader {
     const recover = fresh ? () => this.valuesThenProblem(raw, text, no, unterminated, shown) : undefined;
     // A line end inside a string (or a key, which the tokens do not show until it ends: the line's quotes do) is a literal
     // newline in the value: read it as `\n`.
-    const inString = walkInString(walkBytes(raw, 0, raw.length, slow.inString ? WALK_IN_STRING : 0));
-    const newline = inString ? '\\n' : '\n';
+    const newline = slow.bytesInString ? '\\n' : '\n';
     if (slow.held) {
       this.heldFeed(slow, text, newline);
       return;
@@ -2086,7 +2077,7 @@ export class EventReader {
     if (fresh && text.length > TOKEN_SLICE) {
       let read: TokenWalk;
       try {
-        read = walkTokens(slow.tokenize, text, 0, false);
+        read = walkTokens(slow.tokenize, text, 0);
       } catch {
         if (!recover?.()) this.slowFail(false);
         return;
@@ -2096,7 +2087,6 @@ export class EventReader {
         slow.open = true;
         slow.valueLine = no;
         slow.depth = read.depth;
-        slow.inString = read.inString;
         this.heldNewline(slow, newline);
         return;
       }
@@ -2135,7 +2125,7 @@ export class EventReader {
   private heldFeed(slow: SlowState, text: string, newline: string): void {
     let read: TokenWalk;
     try {
-      read = walkTokens(slow.tokenize, text, slow.depth, slow.inString);
+      read = walkTokens(slow.tokenize, text, slow.depth);
     } catch {
       this.slowFail(false);
       return;
@@ -2152,14 +2142,13 @@ export class EventReader {
       return;
     }
     slow.depth = read.depth;
-    slow.inString = read.inString;
     this.heldNewline(slow, newline);
   }
 
   /** A held value's line ends: the tokenizer reads the line end as it would (see slowFeed); what it refuses fails the value. */
   private heldNewline(slow: SlowState, newline: string): void {
     try {
-      slow.inString = walkTokens(slow.tokenize, newline, slow.depth, slow.inString).inString;
+      walkTokens(slow.tokenize, newline, slow.depth);
     } catch {
       this.slowFail(false);
     }
@@ -2200,14 +2189,11 @@ export class EventReader {
     for (const token of tokensOf(result)) {
       switch (token.name) {
         case 'startString':
-          slow.inString = true;
           // A string at the top level is a value (read whole by the token that follows its end): one cut by its line's end
           // goes on to the next line.
           if (!slow.open) this.slowOpen(slow, token, no);
           continue;
         case 'endString':
-          slow.inString = false;
-          continue;
         case 'stringChunk':
           continue;
       }
