@@ -31,7 +31,7 @@ export function tokenizer(): TokenFn {
  * pieces (see tokenizeInSlices): its tokens, an object each for a few bytes
  * of text, are made and let go a piece at a time.
  */
-export const TOKEN_SLICE = 1 << 14;
+export const TOKEN_SLICE = 1 << 12;
 
 /**
  * Feeds `text` to `tokenize` {@link TOKEN_SLICE} characters at a time,
