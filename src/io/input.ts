@@ -1134,6 +1134,14 @@ interface SlowState {
    * fails it or the input ends; read (its lines again) only if it closes.
    */
   held: boolean;
+  /**
+   * The held value's first line, its end and room after it read without an
+   * error, an object open: JSON cut short that may go on, which slowFail
+   * then need not try the line's endings to tell (see mayGoOn: each
+   * tokenizes the line again, seconds on a line of many MiB of small
+   * values).
+   */
+  heldGoesOn: boolean;
   /** A value may be held (not when its lines are read again, once it closed). */
   hold: boolean;
   tokenize: TokenFn;
@@ -2027,6 +2035,7 @@ export class EventReader {
       skip,
       carried,
       held: false,
+      heldGoesOn: false,
       hold,
       tokenize: tokenizer(),
       assembler: new Assembler(),
@@ -2087,7 +2096,9 @@ export class EventReader {
         slow.open = true;
         slow.valueLine = no;
         slow.depth = read.depth;
-        this.heldNewline(slow, newline);
+        // Room after the line's end, white space or a string's text, makes the tokenizer judge the line's last bytes (see
+        // mayGoOn), and changes nothing the value is read as: a held value is read again from its lines.
+        slow.heldGoesOn = this.heldNewline(slow, newline + ROOM);
         return;
       }
       slow.tokenize = tokenizer();
@@ -2145,12 +2156,17 @@ export class EventReader {
     this.heldNewline(slow, newline);
   }
 
-  /** A held value's line ends: the tokenizer reads the line end as it would (see slowFeed); what it refuses fails the value. */
-  private heldNewline(slow: SlowState, newline: string): void {
+  /**
+   * A held value's line ends: the tokenizer reads the line end as it would (see slowFeed); what it refuses fails the value.
+   * False when it does.
+   */
+  private heldNewline(slow: SlowState, newline: string): boolean {
     try {
       walkTokens(slow.tokenize, newline, slow.depth);
+      return true;
     } catch {
       this.slowFail(false);
+      return false;
     }
   }
 
@@ -2354,7 +2370,7 @@ export class EventReader {
       // line is not JSON, wherever the tokenizer found out (it judges a line's last few bytes only once more come).
       const text = line.buf.toString('utf8');
       if (atEnd && array !== null) this.problem(cut, line.buf, line.no, line.shown);
-      else if (mayGoOn(text) || (slow.closedOn === slow.valueLine && gluedMayGoOn(text))) this.problemThenRun(line.buf, line.no, line.unterminated, () => cut, line.shown);
+      else if (slow.heldGoesOn || mayGoOn(text) || (slow.closedOn === slow.valueLine && gluedMayGoOn(text))) this.problemThenRun(line.buf, line.no, line.unterminated, () => cut, line.shown);
       // Broken in the line: perhaps a line cut short with the next run's first event glued on.
       else this.problemThenRun(line.buf, line.no, line.unterminated, brokenUnlessCut(line.buf, cut), line.shown);
     }
