@@ -1263,6 +1263,8 @@ const ACCESS_BY_KIND: Partial<Record<ToolKind, ToolAccess>> = {
   grep: 'search',
   other: 'other',
   mcp: 'other',
+  // A shell given a path (`path`, `file` beside its `command`) may read or write it, as its command says, which is not read.
+  shell: 'other',
 };
 
 // Argument keys that name a file or directory, in the spellings seen across builds and function tools.
@@ -1298,11 +1300,33 @@ const PATCH_FILE = /^([^\S\r\n]*)\*\*\* (Update File|Add File|Delete File|Move t
 /** What makes a part of a glob more than a plain name. */
 export const GLOB_CHARS = /[*?[\]{}()!+@\\]/;
 
-/** The plain directories a glob's `parts` start with, up to the first with a glob character, joined by `/`. */
+/**
+ * The plain directories a glob's `parts` start with, up to the first with a glob character, joined by `/`: each as the
+ * name it stands for (see {@link plainPart}).
+ */
 export function plainLead(parts: readonly string[]): string {
-  const plain = parts.findIndex((part) => GLOB_CHARS.test(part));
-  return (plain === -1 ? parts : parts.slice(0, plain)).join('/');
+  const lead: string[] = [];
+  for (const part of parts) {
+    const plain = plainPart(part);
+    if (plain === undefined) break;
+    lead.push(plain);
+  }
+  return lead.join('/');
 }
+
+/**
+ * The name a part of a glob stands for: itself, or, where each of its glob characters is escaped by a backslash
+ * (`secre\ts`, `\[id\]`), the characters escaped (`secrets`, `[id]`), as minimatch and ripgrep read them; undefined for
+ * a part with a glob character not escaped (or a backslash that escapes nothing).
+ */
+export function plainPart(part: string): string | undefined {
+  if (!GLOB_CHARS.test(part)) return part;
+  if (!part.includes('\\') || GLOB_CHARS.test(part.replace(ESCAPED, ''))) return undefined;
+  return part.replace(ESCAPED, (escape) => escape.slice(1));
+}
+
+/** A backslash and the character it escapes in a glob. */
+const ESCAPED = /\\[^]/gu;
 
 /**
  * Pushes to a glob call's paths the directory its `pattern` names before its
@@ -1697,7 +1721,7 @@ export function toolCallFacts(
     }
   }
   if (result !== undefined && result.status !== 'success') facts.reason = reasonOf(body);
-  if (kind !== 'shell' && (facts.argPaths.length > 0 || facts.resultPaths.length > 0)) facts.access = ACCESS_BY_KIND[kind];
+  if (facts.argPaths.length > 0 || facts.resultPaths.length > 0) facts.access = ACCESS_BY_KIND[kind];
   facts.path = facts.argPaths[0] ?? facts.resultPaths[0];
   return facts;
 }
@@ -1709,7 +1733,7 @@ export function toolCallFacts(
  */
 export function addArgPaths(facts: ToolCallFacts, more: readonly string[]): void {
   for (const p of more) pushPath(facts.argPaths, p);
-  if (facts.kind !== 'shell' && facts.argPaths.length > 0) facts.access ??= ACCESS_BY_KIND[facts.kind];
+  if (facts.argPaths.length > 0) facts.access ??= ACCESS_BY_KIND[facts.kind];
   facts.path ??= facts.argPaths[0];
 }
 

@@ -10,7 +10,7 @@ import type { MinimatchOptions } from 'minimatch';
 import { denyForms, isAbsolute, isRoot, matchForms, resolvePath, samePath } from './paths.js';
 import type { UnderForms } from './paths.js';
 import { callCounts, givenToolName, servedKind, toolNameMatched, FIELD_OF_ACCESS, READ_FIELDS, WRITE_FIELDS, toolNameSet } from './call.js';
-import { GLOB_CHARS, MAX_GLOB_ALTERNATIVES, nearToolName, plainLead, toolNameKey } from '../events.js';
+import { GLOB_CHARS, MAX_GLOB_ALTERNATIVES, nearToolName, plainLead, plainPart, toolNameKey } from '../events.js';
 import type { AuditedCall, PathField } from './call.js';
 import { clipped, visibleOneLine } from '../safe-text.js';
 import { flagOption, listOption } from '../option-values.js';
@@ -47,6 +47,8 @@ export interface Violation {
   argsUnread?: boolean;
   /** A path of more than {@link MAX_CHECKED_PARTS} parts, or with a part longer than {@link MAX_CHECKED_NAME}: the check cannot clear it (see tooDeep). */
   tooDeep?: boolean;
+  /** A relative path of a session with no absolute cwd, which an absolute glob meets wherever the cwd was (see Glob.tails). */
+  noCwd?: boolean;
 }
 
 /**
@@ -109,6 +111,12 @@ interface Glob {
   absolute: boolean;
   /** Whether a path lies under what a deny glob names, its forms given (see underGlob); none for other globs. */
   under?: (forms: UnderForms) => boolean;
+  /**
+   * For an absolute deny glob, whether a relative path (one of its forms) may be a path it matches from some cwd: the
+   * path matches one of the glob's ends (`.github/**` and `**` of `/r/.github/**`, each part after its root on). Asked
+   * where the session names no absolute cwd: where the path lies is not known.
+   */
+  tails?: (path: string) => boolean;
 }
 
 // Matching is lexical and the same on every platform: `/` separates, `\` escapes.
@@ -163,6 +171,7 @@ function compile(text: string, options: MinimatchOptions, deny = false): Glob {
     partial: second === undefined ? first.partial : (p) => first.partial(p) || second.partial(p),
     absolute: first.absolute || second?.absolute === true,
     under: first.under === undefined || second?.under === undefined ? (first.under ?? second?.under) : (u) => first.under!(u) || second.under!(u),
+    tails: first.tails === undefined || second?.tails === undefined ? (first.tails ?? second?.tails) : (p) => first.tails!(p) || second.tails!(p),
   };
 }
 
@@ -182,14 +191,37 @@ function reading(glob: string, options: MinimatchOptions, deny: boolean): Readin
   const absolute = isAbsolute(given);
   return {
     match: dir === undefined ? (p) => matcher.match(p) : (p) => matcher.match(p) || dir.match(p),
-    name: name !== '' && !GLOB_CHARS.test(name) ? name : undefined,
+    name: name !== '' ? plainPart(name) : undefined,
     above: pattern.includes('/') ? leadingDirectory(parts) : undefined,
     aboves: pattern.includes('/') ? alternatives.map(leadingDirectory) : [],
     floating: alternatives.flatMap(floatingDirectories),
     partial: (p) => matcher.match(p, true),
     absolute,
     under: deny ? underGlob(given, absolute, options) : undefined,
+    tails: deny && absolute ? tailsOf(pattern, options) : undefined,
   };
+}
+
+/**
+ * {@link Glob.tails} of the absolute glob `pattern`: each alternative of its braces, from each of its parts after its
+ * root on; past {@link MAX_UNDER_ALTERNATIVES} alternatives, every path (the glob's ends are not all known).
+ */
+function tailsOf(pattern: string, options: MinimatchOptions): (path: string) => boolean {
+  const alternatives = braceExpand(pattern, { braceExpandMax: MAX_UNDER_ALTERNATIVES + 1 });
+  if (alternatives.length > MAX_UNDER_ALTERNATIVES) return () => true;
+  const tails = new Set<string>();
+  for (const alternative of alternatives) {
+    const parts = alternative.split('/');
+    for (let k = 1; k < parts.length; k++) {
+      const tail = parts.slice(k).join('/').replace(/^\/+/, '');
+      if (tail === '') continue;
+      tails.add(tail);
+      // The directory itself too, as a deny glob's `…/**` matches it (see reading).
+      if (tail.length > 3 && tail.endsWith('/**')) tails.add(tail.slice(0, -3));
+    }
+  }
+  const matchers = [...tails].map((tail) => matcherOf(tail, { ...options, matchBase: false }));
+  return (p) => matchers.some((m) => m.match(p));
 }
 
 /**
@@ -260,8 +292,8 @@ function floatingDirectories(parts: readonly string[]): string[][] {
   const runs: string[][] = [];
   parts.forEach((part, at) => {
     if (part !== '**') return;
-    const end = parts.findIndex((next, k) => k > at && GLOB_CHARS.test(next));
-    const run = parts.slice(at + 1, end === -1 ? parts.length : end).map((d) => d.toLowerCase());
+    const end = parts.findIndex((next, k) => k > at && plainPart(next) === undefined);
+    const run = parts.slice(at + 1, end === -1 ? parts.length : end).map((d) => plainPart(d)!.toLowerCase());
     if (run.length > 0) runs.push(run);
   });
   return runs;
@@ -320,6 +352,18 @@ function endsWithStart(parts: readonly string[], run: readonly string[]): boolea
  * the last part of the deny glob): the grep reads every file so named.
  */
 function filterPaths(filter: string, globs: readonly Glob[]): string[] | undefined {
+  // A part all of whose glob characters are escaped is the name it stands for (`secre\ts`: `secrets`), as the grep reads it;
+  // the filter as written is tried too, as any path is (its backslashes also read as slashes, see denyForms).
+  const named = filter.includes('\\') ? filter.split('/').map((part) => plainPart(part) ?? part).join('/') : filter;
+  if (named !== filter) {
+    const both = [filterPathsOf(filter, globs), filterPathsOf(named, globs)];
+    return both.includes(undefined) ? undefined : both.flat() as string[];
+  }
+  return filterPathsOf(filter, globs);
+}
+
+/** {@link filterPaths} for one reading of the filter. */
+function filterPathsOf(filter: string, globs: readonly Glob[]): string[] | undefined {
   const slash = filter.lastIndexOf('/');
   const last = filter.slice(slash + 1);
   // A name in any directory under the one searched names it in that one too (`config/secrets.yml` of `config/**/secrets.yml`).
@@ -618,14 +662,21 @@ export class Policy {
     for (const path of paths) {
       const deep = tooDeep(path);
       let glob: Glob | undefined = globs[0];
+      let placed = false;
       if (!deep) {
         const { forms, under } = denyForms(path, call.cwd);
         glob = globs.find((g) => forms.some((f) => g.match(f)) || (g.under !== undefined && g.under(under)));
+        // A relative path (no form of it absolute: not `C:\x`, `file:///x`) with no absolute cwd to place it: an absolute glob
+        // meets it wherever it may lie.
+        if (glob === undefined && under.noCwd && !forms.some(isAbsolute)) {
+          glob = globs.find((g) => g.tails !== undefined && under.relative.some((f) => g.tails!(f)));
+          placed = glob !== undefined;
+        }
       }
       if (glob === undefined) continue;
       // One line per file: a result's absolute path is reported as the path the arguments named.
       const shown = shownAs(call, path);
-      const violation: Violation = deep ? { check, pattern: glob.text, call, path: shown, tooDeep: true } : { check, pattern: glob.text, call, path: shown };
+      const violation: Violation = deep ? { check, pattern: glob.text, call, path: shown, tooDeep: true } : placed ? { check, pattern: glob.text, call, path: shown, noCwd: true } : { check, pattern: glob.text, call, path: shown };
       if (filter !== undefined) {
         if (!reported.has(shown)) out.push(violation);
         reported.add(shown);
@@ -658,6 +709,7 @@ export function formatViolation(v: Violation): string {
   else if (v.globCut) what = `${tool}, whose glob has more alternatives than the audit tries (${MAX_GLOB_ALTERNATIVES})`;
   else if (v.globUnread) what = `${tool}, whose glob is too long or too deeply nested for the audit to read`;
   else if (v.argsUnread) what = `${tool}, whose arguments are not JSON: the audit cannot read all the paths they name`;
+  else if (v.noCwd) what = `${tool} ${visibleOneLine(v.path!)}, a relative path in a session with no absolute cwd`;
   else if (v.tooDeep) what = `${tool} ${visibleOneLine(clipped(v.path!, 200))}, a path of more parts than the audit checks (${MAX_CHECKED_PARTS}) or with a name longer (${MAX_CHECKED_NAME} characters)`;
   else if (v.path !== undefined) what = `${tool} ${visibleOneLine(v.path)}`;
   else if (call.facts.command !== undefined) what = `${tool} ${visibleOneLine(call.facts.command)}`;
