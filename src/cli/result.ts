@@ -109,7 +109,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
         const code = await fromEnd(args, new ResultCore(core.options), io, seekable);
         if (code !== undefined) return code;
       }
-      return judgeSessions(name, core.verdicts, args, run, io, { given: core.given });
+      return judgeSessions(name, core.verdicts, args, run, io, { given: core.given, fileReadFromStart: seekable !== undefined });
     };
     // The status is the verdict whoever reads the output: a reader gone does not end the run.
     return await runJudged(name, core, args, parsed.rest, io, judge, { readToEnd: true });

@@ -25,6 +25,11 @@ export interface JudgeOptions<S> {
   more?: (s: S) => void;
   /** How many sessions there were, when the list holds only those that did not end well (ResultOptions.keepVerdicts). Default: the list's length. */
   given?: number;
+  /**
+   * The input was a regular file that was read from its start, as one that cannot be read from its end is: the advice
+   * for a result not kept is --all alone (naming it again would read it the same way).
+   */
+  fileReadFromStart?: boolean;
 }
 
 /**
@@ -41,7 +46,7 @@ export function judgeSessions<S extends SessionEnd>(
   args: CommonArgs,
   run: RunResult,
   io: Io,
-  { more, given = sessions.length }: JudgeOptions<S> = {},
+  { more, given = sessions.length, fileReadFromStart = false }: JudgeOptions<S> = {},
 ): number {
   if (run.code !== EXIT.OK && ((args.strict && run.problems > 0) || run.strictStop === true || given === 0)) return run.code;
   if (given === 0) {
@@ -52,7 +57,8 @@ export function judgeSessions<S extends SessionEnd>(
   for (const s of sessions) {
     if (s.dropped) {
       // Read, but let go before the end: the answer is not printed, and that is said, not hidden behind its status.
-      warn(io, name, `the result was not kept: too many sessions ended after it (${describeSessionEnd(s)}); name the file alone, which is read from its end, or use --all`);
+      const advice = fileReadFromStart ? 'use --all' : 'name the file alone, which is read from its end, or use --all';
+      warn(io, name, `the result was not kept: too many sessions ended after it (${describeSessionEnd(s)}); ${advice}`);
       code = EXIT.INPUT;
     } else if (s.result === undefined) {
       warn(io, name, `no result event: the agent stopped before finishing (${describeSessionEnd(s)})`);
