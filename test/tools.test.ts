@@ -1650,6 +1650,27 @@ t.test('a call started more than MAX_STARTS times: the starts after are counted,
   t.match(m.stderr(), `--no-writes: write f${MAX_STARTS - 2} (call c, pending)`);
 });
 
+t.test('a call with no cwd naming absolute and relative paths of one file: each file reported once, as first named', async (t) => {
+  const cases: Array<[string[], string[]]> = [
+    [['y/.env', '/r/y/.env', '/q/y/.env', 'x/.env', '/r/x/.env'], ['y/.env', 'x/.env']],
+    // `/z/.env` is `z/.env`, which is `/r/z/.env`; `a/z/.env` is neither absolute one.
+    [['/r/z/.env', 'z/.env', 'a/z/.env', '/z/.env'], ['/r/z/.env', 'a/z/.env', 'z/.env']],
+    // A relative path above the cwd, or one that is no ending of the absolute one: another file.
+    [['../y/.env', '/r/y/.env', 'r/y/.env', 'ry/.env'], ['../y/.env', '/r/y/.env', 'ry/.env']],
+    // A share's path ends in its parts; a Windows path is one name outside a Windows session.
+    [['C:\\p\\y\\.env', 'y/.env', '//host/share/y/.env', 'share/y/.env'], ['C:\\p\\y\\.env', 'y/.env', '//host/share/y/.env']],
+  ];
+  for (const [paths, shown] of cases) {
+    const event = { type: 'tool_call', subtype: 'completed', call_id: 'c', session_id: 's', tool_call: { readToolCall: { args: { paths }, result: { success: {} } } } };
+    const v = runCore(JSON.stringify(event) + '\n', { denyRead: ['**/.env'] }).violations;
+    t.same(v.map((x) => x.path), shown, paths.join(' '));
+  }
+  // Thousands of one name, absolute and relative in turn: each its own file, reported as named.
+  const many = Array.from({ length: 4000 }, (_, i) => (i % 2 === 0 ? `d${i}/.env` : `/d${i}/.env`));
+  const event = { type: 'tool_call', subtype: 'completed', call_id: 'c', session_id: 's', tool_call: { readToolCall: { args: { paths: many }, result: { success: {} } } } };
+  t.same(runCore(JSON.stringify(event) + '\n', { denyRead: ['**/.env'] }).violations.map((x) => x.path), many);
+});
+
 t.test('a call naming thousands of denied paths of one name: each reported as named', async (t) => {
   const paths = Array.from({ length: 3000 }, (_, i) => `d${i}/.env`);
   for (const cwd of ['/r', undefined]) {

@@ -719,12 +719,12 @@ export function formatViolation(v: Violation): string {
   return `${where}: ${check}: ${what} ${describeCall(call)}`;
 }
 
-/** The paths of a call checked, for {@link shownAs}: by their resolved form, and by the last part of it. */
+/** The paths of a call checked, for {@link shownAs}: by their resolved form, and for a call with no cwd, by what they may end in. */
 interface PathsOf {
   /** The first of the call's paths (its index) that resolves to each form. */
   byResolved: Map<string, number>;
-  /** By the last part of their resolved form: the call's absolute paths and relative ones, each with its index, in order. */
-  byName: Map<string, { absolute: [number, string][]; relative: [number, string][] }>;
+  /** With no cwd: the first of its absolute paths (resolved) that ends in each path of one or more parts (`y/.env` of `/r/y/.env`). */
+  absoluteEnding: Map<string, number>;
 }
 
 const PATHS_OF = new WeakMap<AuditedCall, PathsOf>();
@@ -732,38 +732,44 @@ const PATHS_OF = new WeakMap<AuditedCall, PathsOf>();
 /**
  * The path of `call` that `path` is reported as: the first of its paths that names the same file (samePath), else
  * `path`. Two paths that resolve to one form name the same file, and are found in a map; but for a call with no cwd,
- * an absolute path that ends in a relative one (`/r/y/.env`, `y/.env`) does too, and only paths of the other kind
- * with the same last part can (a path resolved ends in it either way), so only those are compared: a call naming
- * thousands of denied paths of one name (`d1/.env`, `d2/.env`, …) is reported in the time of one look each.
+ * an absolute path that ends in a relative one (`/r/y/.env`, `y/.env`) does too: found by what each absolute path
+ * ends in (one entry for each of its parts), or by each ending of the absolute path looked for among the relative ones.
+ * A call naming thousands of denied paths of one name (`d1/.env`, `/d2/.env`, …) is reported in the time of one look
+ * for each part of each.
  */
 function shownAs(call: AuditedCall, path: string): string {
   let of = PATHS_OF.get(call);
   if (of === undefined) {
-    of = { byResolved: new Map(), byName: new Map() };
+    const byResolved = new Map<string, number>();
+    const absoluteEnding = new Map<string, number>();
     call.paths.forEach((p, i) => {
       const resolved = resolvePath(p, call.cwd);
-      if (!of!.byResolved.has(resolved)) of!.byResolved.set(resolved, i);
-      if (call.cwd !== undefined) return;
-      const name = lastPart(resolved);
-      let same = of!.byName.get(name);
-      if (same === undefined) of!.byName.set(name, (same = { absolute: [], relative: [] }));
-      (isAbsolute(resolved) ? same.absolute : same.relative).push([i, p]);
+      if (!byResolved.has(resolved)) byResolved.set(resolved, i);
+      if (call.cwd !== undefined || !isAbsolute(resolved)) return;
+      for (const ending of endings(resolved)) if (!absoluteEnding.has(ending)) absoluteEnding.set(ending, i);
     });
+    of = { byResolved, absoluteEnding };
     PATHS_OF.set(call, of);
   }
   const resolved = resolvePath(path, call.cwd);
   let first = of.byResolved.get(resolved) ?? call.paths.length;
   if (call.cwd === undefined) {
-    const same = of.byName.get(lastPart(resolved));
-    for (const [i, p] of (isAbsolute(resolved) ? same?.relative : same?.absolute) ?? []) {
-      if (i >= first) break;
-      if (samePath(p, path, call.cwd)) first = i;
+    if (!isAbsolute(resolved)) {
+      // `..` and what starts with it lie above the cwd, which no absolute path says (see samePath).
+      if (resolved !== '..' && !resolved.startsWith('../')) first = Math.min(first, of.absoluteEnding.get(resolved) ?? first);
+    } else {
+      for (const ending of endings(resolved)) {
+        const i = of.byResolved.get(ending);
+        if (i !== undefined && i < first && !isAbsolute(ending)) first = i;
+      }
     }
   }
   return call.paths[first] ?? path;
 }
 
-/** What a resolved path ends in, after its last slash. */
-function lastPart(resolved: string): string {
-  return resolved.slice(resolved.lastIndexOf('/') + 1);
+/** What the resolved path `p` ends in after each of its slashes (`r/y/.env`, `y/.env`, `.env` of `/r/y/.env`). */
+function endings(p: string): string[] {
+  const out: string[] = [];
+  for (let at = p.indexOf('/'); at !== -1; at = p.indexOf('/', at + 1)) if (at + 1 < p.length) out.push(p.slice(at + 1));
+  return out;
 }
