@@ -1157,6 +1157,18 @@ t.test('a key over two lines is read as a string over two lines is: its line end
   }
 });
 
+t.test('a line cut short in a word, a number or an escape: the line after it read the same, however long the cut line', async (t) => {
+  for (const end of ['nu', 'tru', 'fa', '12', '1.', '-', '"ab\\u0', '[', '"x"', '"a\u0001b"', '[1,"a\u0001b",1', '{"k', '[1,tru}']) {
+    const seen = [20, 5000, 20000].map((n) => {
+      const cut = `{"a":"${'z'.repeat(n)}","b":${end}`;
+      const got = read(`${cut}\n\ufeff\ufeff{"type":"x"}\n\ufeff\ufeffll}\n{"type":"y"}\n`, 4096);
+      return { events: got.events.map((e) => [e.line, e.event]), problems: got.problems.map((p) => (p.startsWith('in.ndjson:1:') ? p.split(': ').slice(0, 2).join(': ') : p)) };
+    });
+    t.same(seen[1], seen[0], `${end}: a cut line of 5000 reads as one of 20`);
+    t.same(seen[2], seen[0], `${end}: a cut line of 20000 reads as one of 20`);
+  }
+});
+
 t.test("a line cut short with the next run's first event glued on: the cut line, then that event, in every chunking", async (t) => {
   // An agent killed mid-line, the next run appended to the same log: its `init` (or a hook line) glued on the cut line.
   const init = '{"type":"system","subtype":"init","session_id":"b","cwd":"/w/b"}';

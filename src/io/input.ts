@@ -1123,6 +1123,26 @@ interface ArrayElements {
   held: EventRecord | null;
 }
 
+/**
+ * True when the line `raw` (on which no value was open when it began), read by the tokenizer without an error, was
+ * judged to its end: its last {@link LATE_JUDGED} bytes are outside any string and hold nothing but numbers, brackets,
+ * commas, colons and white space, which the tokenizer judges as the next byte comes (a line's end is one). A word
+ * (`tru}`), a string's bytes (a control character, a `\u` escape) or a key it judges only once more bytes come.
+ */
+function judgedToEnd(raw: Buffer): boolean {
+  const from = Math.max(0, raw.length - LATE_JUDGED);
+  const state = walkBytes(raw, 0, from, 0);
+  if (walkInString(state) || walkEscaped(state)) return false;
+  for (let i = from; i < raw.length; i++) if (!JUDGED_AT_ONCE[raw[i]!]) return false;
+  return true;
+}
+
+/** How far from a line's end what stream-json's tokenizer may not have judged yet is looked for (see judgedToEnd): its {@link ROOM} and more. */
+const LATE_JUDGED = 64;
+
+/** The bytes {@link judgedToEnd} lets by: digits, `-`, `.`, `,`, `:`, `[`, `]`, `{`, `}` and JSON's white space. */
+const JUDGED_AT_ONCE: readonly boolean[] = Array.from({ length: 256 }, (_, b) => (b >= 0x30 && b <= 0x39) || '-.,:[]{} \t\r\n'.includes(String.fromCharCode(b)));
+
 /** The state of the slow path: one streaming tokenizer reading across lines. */
 interface SlowState {
   /**
@@ -1135,11 +1155,11 @@ interface SlowState {
    */
   held: boolean;
   /**
-   * The held value's first line, its end and room after it read without an
-   * error, an object open: JSON cut short that may go on, which slowFail
-   * then need not try the line's endings to tell (see mayGoOn: each
-   * tokenizes the line again, seconds on a line of many MiB of small
-   * values).
+   * The held value's first line and its end read without an error, an
+   * object open, and nothing near its end that the tokenizer judges late
+   * (see judgedToEnd): JSON cut short that may go on, which slowFail then
+   * need not try the line's endings to tell (see mayGoOn: each tokenizes
+   * the line again, seconds on a line of many MiB of small values).
    */
   heldGoesOn: boolean;
   /** A value may be held (not when its lines are read again, once it closed). */
@@ -2096,9 +2116,7 @@ export class EventReader {
         slow.open = true;
         slow.valueLine = no;
         slow.depth = read.depth;
-        // Room after the line's end, white space or a string's text, makes the tokenizer judge the line's last bytes (see
-        // mayGoOn), and changes nothing the value is read as: a held value is read again from its lines.
-        slow.heldGoesOn = this.heldNewline(slow, newline + ROOM);
+        slow.heldGoesOn = this.heldNewline(slow, newline) && judgedToEnd(raw);
         return;
       }
       slow.tokenize = tokenizer();
