@@ -1650,6 +1650,35 @@ t.test('a call started more than MAX_STARTS times: the starts after are counted,
   t.match(m.stderr(), `--no-writes: write f${MAX_STARTS - 2} (call c, pending)`);
 });
 
+t.test('with no absolute cwd, a relative path meets an absolute deny glob only where some cwd puts it under the glob', async (t) => {
+  const write = (path: string) => ({ type: 'tool_call', subtype: 'completed', call_id: 'c', session_id: 's', tool_call: { writeToolCall: { args: { path }, result: { success: {} } } } });
+  const flagged = (cwd: string | undefined, path: string, glob: string): boolean => {
+    const init = cwd === undefined ? [] : [{ type: 'system', subtype: 'init', session_id: 's', cwd }];
+    const events = [...init, write(path)].map((e) => JSON.stringify(e)).join('\n') + '\n';
+    return runCore(events, { denyWrite: [glob] }).violations.length > 0;
+  };
+  const eight = '{a,b,c,d,e,f,g,h}';
+  const cases: Array<[string | undefined, string, string, boolean]> = [
+    [undefined, '.github/workflows/ci.yml', '/r/.github/**', true],
+    [undefined, 'notes.txt', '/r/.github/**', true], // the cwd may be /r/.github
+    [undefined, 'notes.txt', '/r/a/k.pem', false],
+    [undefined, 'a/k.pem', '/r/a/k.pem', true],
+    [undefined, 'b/k.pem', '/r/a/k.pem', false],
+    // More alternatives than are expanded one by one: the glob's parts from each on, braces and all.
+    [undefined, 'notes.txt', `/r/${eight}/${eight}/{x,y}/k.pem`, false],
+    [undefined, 'h/h/y/k.pem', `/r/${eight}/${eight}/{x,y}/k.pem`, true],
+    [undefined, 'h/z/y/k.pem', `/r/${eight}/${eight}/{x,y}/k.pem`, false],
+    // A slash in braces: parts that are no glob of their own: every path.
+    [undefined, 'notes.txt', `/r/{a/b,${eight.slice(1, -1)}}/${eight}/{x,y}/k.pem`, true],
+    // A relative cwd: the path lies in a directory of that name.
+    ['repo', 'b.yml', '/r/a/b.yml', false],
+    ['repo', 'b.yml', '/r/repo/b.yml', true],
+    ['.', 'a/b.yml', '/r/a/b.yml', true],
+    ['/home/u/p', 'a/b.yml', '/r/a/b.yml', false],
+  ];
+  for (const [cwd, path, glob, expected] of cases) t.equal(flagged(cwd, path, glob), expected, `cwd ${cwd}: ${path} under ${glob}`);
+});
+
 t.test('a call with no cwd naming absolute and relative paths of one file: each file reported once, as first named', async (t) => {
   const cases: Array<[string[], string[]]> = [
     [['y/.env', '/r/y/.env', '/q/y/.env', 'x/.env', '/r/x/.env'], ['y/.env', 'x/.env']],

@@ -204,14 +204,22 @@ function reading(glob: string, options: MinimatchOptions, deny: boolean): Readin
 
 /**
  * {@link Glob.tails} of the absolute glob `pattern`: each alternative of its braces, from each of its parts after its
- * root on; past {@link MAX_UNDER_ALTERNATIVES} alternatives, every path (the glob's ends are not all known).
+ * root on; past {@link MAX_UNDER_ALTERNATIVES} alternatives, the glob as a whole from each part on (minimatch reads
+ * each part's braces), or, where a brace holds a slash, every path (the glob's ends are not all known). An end that is
+ * `**` alone is every path; else a path's last part must match an end's first, which is most often all that is tried.
  */
 function tailsOf(pattern: string, options: MinimatchOptions): (path: string) => boolean {
   const alternatives = braceExpand(pattern, { braceExpandMax: MAX_UNDER_ALTERNATIVES + 1 });
-  if (alternatives.length > MAX_UNDER_ALTERNATIVES) return () => true;
+  let sources = alternatives;
+  if (alternatives.length > MAX_UNDER_ALTERNATIVES) {
+    if (slashInBraces(pattern)) return () => true;
+    sources = [pattern];
+  }
   const tails = new Set<string>();
-  for (const alternative of alternatives) {
-    const parts = alternative.split('/');
+  const lasts = new Set<string>();
+  for (const source of sources) {
+    const parts = source.split('/');
+    lasts.add(parts.at(-1)!);
     for (let k = 1; k < parts.length; k++) {
       const tail = parts.slice(k).join('/').replace(/^\/+/, '');
       if (tail === '') continue;
@@ -220,8 +228,24 @@ function tailsOf(pattern: string, options: MinimatchOptions): (path: string) => 
       if (tail.length > 3 && tail.endsWith('/**')) tails.add(tail.slice(0, -3));
     }
   }
-  const matchers = [...tails].map((tail) => matcherOf(tail, { ...options, matchBase: false }));
-  return (p) => matchers.some((m) => m.match(p));
+  if (tails.has('**')) return () => true;
+  const named = { ...options, matchBase: false };
+  const names = [...lasts].map((last) => matcherOf(last, named));
+  const matchers = [...tails].map((tail) => matcherOf(tail, named));
+  return (p) => names.some((n) => n.match(p.slice(p.lastIndexOf('/') + 1))) && matchers.some((m) => m.match(p));
+}
+
+/** True when a slash of `pattern` lies between its braces (`{a/b,c}`): its parts are not each a glob of their own. */
+function slashInBraces(pattern: string): boolean {
+  let depth = 0;
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i];
+    if (c === '\\') i++;
+    else if (c === '{') depth++;
+    else if (c === '}' && depth > 0) depth--;
+    else if (c === '/' && depth > 0) return true;
+  }
+  return false;
 }
 
 /**
@@ -667,9 +691,10 @@ export class Policy {
         const { forms, under } = denyForms(path, call.cwd);
         glob = globs.find((g) => forms.some((f) => g.match(f)) || (g.under !== undefined && g.under(under)));
         // A relative path (no form of it absolute: not `C:\x`, `file:///x`) with no absolute cwd to place it: an absolute glob
-        // meets it wherever it may lie.
-        if (glob === undefined && under.noCwd && !forms.some(isAbsolute)) {
-          glob = globs.find((g) => g.tails !== undefined && under.relative.some((f) => g.tails!(f)));
+        // meets it wherever it may lie, under a relative cwd from there (`repo/b.yml` of `b.yml` in `repo`).
+        if (glob === undefined && under.noCwd && !forms.some(isAbsolute) && globs.some((g) => g.tails !== undefined)) {
+          const placedForms = call.cwd === undefined ? under.relative : denyForms(`${call.cwd}/${path}`, undefined).under.relative;
+          glob = globs.find((g) => g.tails !== undefined && placedForms.some((f) => g.tails!(f)));
           placed = glob !== undefined;
         }
       }
