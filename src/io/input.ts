@@ -1143,6 +1143,24 @@ const LATE_JUDGED = 64;
 /** The bytes {@link judgedToEnd} lets by: digits, `-`, `.`, `,`, `:`, `[`, `]`, `{`, `}` and JSON's white space. */
 const JUDGED_AT_ONCE: readonly boolean[] = Array.from({ length: 256 }, (_, b) => (b >= 0x30 && b <= 0x39) || '-.,:[]{} \t\r\n'.includes(String.fromCharCode(b)));
 
+/** The tokens that end a value (one at the top level, depth 0 after it, is a value read whole). */
+const VALUE_ENDS: ReadonlySet<string> = new Set(['endObject', 'endArray', 'stringValue', 'numberValue', 'trueValue', 'falseValue', 'nullValue']);
+
+/**
+ * How many pieces of a value's compact text are kept apart (see pushPart): past that, those since the last joined are
+ * joined into one. A line of millions of small values makes a piece of each, pointers and string headers many times
+ * the text's size.
+ */
+const PARTS_JOINED = 4096;
+
+/** Pushes `text` onto the pieces of the slow path's value's compact text, joining those pushed since the last join once there are {@link PARTS_JOINED}. */
+function pushPart(slow: SlowState, text: string): void {
+  slow.parts.push(text);
+  if (slow.parts.length - slow.partsJoined < PARTS_JOINED) return;
+  slow.parts.push(slow.parts.splice(slow.partsJoined).join(''));
+  slow.partsJoined = slow.parts.length;
+}
+
 /** The state of the slow path: one streaming tokenizer reading across lines. */
 interface SlowState {
   /**
@@ -1164,8 +1182,12 @@ interface SlowState {
   heldGoesOn: boolean;
   /** A value may be held (not when its lines are read again, once it closed). */
   hold: boolean;
+  /**
+   * The first line is known to read to its end without an error (the values before a break, see valuesThenProblem):
+   * not checked by the tokenizer before it is read (see slowFeed).
+   */
+  readsWhole: boolean;
   tokenize: TokenFn;
-  assembler: Assembler;
   /** The lines fed since the current value started (the first is where it started). */
   lines: SlowLines;
   /** The line the current value started on. */
@@ -1196,6 +1218,8 @@ interface SlowState {
   /** The current value's compact JSON text, made from its tokens (see {@link slowTokens}). */
   text: TokenFn;
   parts: string[];
+  /** How many of {@link SlowState.parts} are joined already (see pushPart). */
+  partsJoined: number;
   /** How many elements of the array the first value is were read already (see {@link EventReader.arrayLine}): not handed over again. */
   skip: number;
   /** A result those elements held (see ArrayElements.held), the array's once it is read. */
@@ -2050,15 +2074,15 @@ export class EventReader {
    * array it opens were read already (see arrayLine); `shown`: what the
    * excerpts of problems of the whole line show, when not `raw`.
    */
-  private slowStart(raw: Buffer, no: number, skip = 0, shown?: Buffer, carried: EventRecord | null = null, hold = true): void {
+  private slowStart(raw: Buffer, no: number, skip = 0, shown?: Buffer, carried: EventRecord | null = null, hold = true, readsWhole = false): void {
     this.slow = {
       skip,
       carried,
       held: false,
       heldGoesOn: false,
       hold,
+      readsWhole,
       tokenize: tokenizer(),
-      assembler: new Assembler(),
       lines: new SlowLines(),
       valueLine: no,
       open: false,
@@ -2068,6 +2092,7 @@ export class EventReader {
       bytesInString: false,
       text: compactText(),
       parts: [],
+      partsJoined: 0,
     };
     this.slowFeed(raw, no, false, shown);
   }
@@ -2099,11 +2124,12 @@ export class EventReader {
       this.heldFeed(slow, text, newline);
       return;
     }
-    // What the tokenizer refuses fails the value; what the sink throws (a --strict stop) is the sink's. A long line on
-    // which a value starts, a line cut short most often, is read a piece at a time (see tokenizeInSlices), once the
-    // tokenizer has read it all without an error: the value takes nothing of a line the tokenizer refuses. An object
-    // still open at the line's end is held (see SlowState.held); anything else is read again, by a tokenizer anew.
-    if (fresh && text.length > TOKEN_SLICE) {
+    // What the tokenizer refuses fails the value; what the sink throws (a --strict stop) is the sink's. A long line is
+    // read a piece at a time (see tokenizeInSlices); one on which a value starts, a line cut short most often, once the
+    // tokenizer has read it all without an error (unless it is known to, see SlowState.readsWhole): the value takes
+    // nothing of a line the tokenizer refuses. An object still open at the line's end is held (see SlowState.held);
+    // anything else is read again, by a tokenizer anew.
+    if (fresh && !slow.readsWhole && text.length > TOKEN_SLICE) {
       let read: TokenWalk;
       try {
         read = walkTokens(slow.tokenize, text, 0);
@@ -2120,6 +2146,8 @@ export class EventReader {
         return;
       }
       slow.tokenize = tokenizer();
+    }
+    if (text.length > TOKEN_SLICE) {
       for (let at = 0; at < text.length; at += TOKEN_SLICE) {
         const tokens = this.slowTokenize(slow, text.slice(at, at + TOKEN_SLICE), recover);
         if (tokens === null) return;
@@ -2213,8 +2241,9 @@ export class EventReader {
     const end = valuesBefore(text);
     if (end === 0) return false;
     this.slow = null;
-    // They close on the line, and nothing waits after them: the slow path reads them and is done with the line.
-    this.slowStart(Buffer.from(text.slice(0, end)), no);
+    // They close on the line, and nothing waits after them: the slow path reads them (read to their end already, they are
+    // not checked again) and is done with the line.
+    this.slowStart(Buffer.from(text.slice(0, end)), no, 0, undefined, null, true, true);
     this.problemThenRun(raw, no, unterminated, brokenUnlessCut(raw, 'truncated'), shown);
     return true;
   }
@@ -2234,9 +2263,8 @@ export class EventReader {
       if (!slow.open) this.slowOpen(slow, token, no);
       const array = slow.array;
       if (array === null) {
-        slow.assembler.consume(token as never);
         const text = slow.text(token as never);
-        if (typeof text === 'string') slow.parts.push(text);
+        if (typeof text === 'string') pushPart(slow, text);
       } else if (slow.depth > 1 || (slow.depth === 1 && token.name !== 'endArray')) {
         // An element of a top-level array: its own value and compact text, numbers as written.
         if (slow.depth === 1 && array.text === null) {
@@ -2268,15 +2296,17 @@ export class EventReader {
         slow.lines.keepLast(no);
         continue;
       }
-      if (array === null && slow.assembler.done) {
+      if (array === null && slow.depth === 0 && VALUE_ENDS.has(token.name)) {
         slow.open = false;
         slow.closedOn = no;
-        const value = slow.assembler.current;
+        // Its text as read, without the white space: numbers as written (`1.50`, `12345678901234567890123`); the value
+        // parsed from it, as a line is (an object's `__proto__` its own key), not made token by token.
+        const text = slow.parts.join('');
+        const value: unknown = JSON.parse(text);
         if (isObject(value)) {
           this.sink.record({
             event: value as AgentEvent,
-            // Its text as read, without the white space: numbers as written (`1.50`, `12345678901234567890123`).
-            raw: Buffer.from(slow.parts.join('')),
+            raw: Buffer.from(text),
             source: this.source,
             line: slow.valueLine,
           });
@@ -2297,6 +2327,7 @@ export class EventReader {
     slow.lines.dropEarlier();
     slow.text = compactText();
     slow.parts = [];
+    slow.partsJoined = 0;
     slow.depth = 0;
     slow.array = token.name === 'startArray' ? { count: 0, events: false, texts: [], value: null, text: null, parts: [], line: no, held: slow.carried } : null;
     slow.carried = null;
