@@ -1598,6 +1598,15 @@ function pushPathKeys(list: string[], o: JsonObject): void {
 
 const URI_KEYS = ['uri', 'url'];
 
+/** The keys under which some agents' shells name the directory they run in, beside `workingDirectory` and `cwd`. */
+const SHELL_DIRECTORY_KEYS: ReadonlySet<string> = new Set(['directory', 'dir']);
+
+/** `o` without `keys` (itself where it has none of them). */
+function withoutKeys(o: JsonObject, keys: ReadonlySet<string>): JsonObject {
+  if (!Object.keys(o).some((key) => keys.has(key))) return o;
+  return Object.fromEntries(Object.entries(o).filter(([key]) => !keys.has(key)));
+}
+
 const FILE_URI = /^file:/i;
 
 function reasonOf(body: unknown): string | undefined {
@@ -1635,7 +1644,8 @@ export function toolCallFacts(
   // No args of its own: those its start named.
   if (args === undefined && fromStart !== undefined) addOtherFacts(facts, fromStart);
   if (args !== undefined) {
-    pushPathKeys(facts.argPaths, args);
+    // A shell's `directory` or `dir` is where it runs, as its `workingDirectory` is: no path it touches (see below).
+    pushPathKeys(facts.argPaths, kind === 'shell' ? withoutKeys(args, SHELL_DIRECTORY_KEYS) : args);
     pushMoveKeys(facts, nameKey, args);
     pushChangeListPaths(facts.argPaths, args);
     const paths = args.paths;
@@ -1664,7 +1674,7 @@ export function toolCallFacts(
     }
     if (kind === 'edit') pushPatchKeys(facts, args);
     if (kind === 'shell') facts.command = commandOf(args);
-    const wd = str(args, 'workingDirectory') ?? str(args, 'cwd');
+    const wd = str(args, 'workingDirectory') ?? str(args, 'cwd') ?? (kind === 'shell' ? (str(args, 'directory') ?? str(args, 'dir')) : undefined);
     if (kind === 'shell' && wd) facts.workingDirectory = wd;
     // Cursor's glob tool names its pattern `globPattern`; as a function call (`glob_file_search`), `glob_pattern`.
     if (kind === 'glob') facts.pattern = str(args, 'globPattern') ?? str(args, 'glob_pattern') ?? str(args, 'pattern') ?? str(args, 'query');
