@@ -1128,12 +1128,11 @@ interface ArrayElements {
  * judged to its end: its last {@link LATE_JUDGED} bytes are outside any string and hold nothing but numbers, brackets,
  * commas, colons and white space, which the tokenizer judges as the next byte comes (a line's end is one). A word
  * (`tru}`), a string's bytes (a control character, a `\u` escape) or a key it judges only once more bytes come.
+ * `beforeTail`: the walk of the line's bytes (see walkBytes) up to those last bytes.
  */
-function judgedToEnd(raw: Buffer): boolean {
-  const from = Math.max(0, raw.length - LATE_JUDGED);
-  const state = walkBytes(raw, 0, from, 0);
-  if (walkInString(state) || walkEscaped(state)) return false;
-  for (let i = from; i < raw.length; i++) if (!JUDGED_AT_ONCE[raw[i]!]) return false;
+function judgedToEnd(raw: Buffer, beforeTail: number): boolean {
+  if (walkInString(beforeTail) || walkEscaped(beforeTail)) return false;
+  for (let i = Math.max(0, raw.length - LATE_JUDGED); i < raw.length; i++) if (!JUDGED_AT_ONCE[raw[i]!]) return false;
   return true;
 }
 
@@ -1798,6 +1797,12 @@ export class EventReader {
       this.problem('line too long', raw, no);
       return;
     }
+    // A line starting `{` that does not end with `}` (cut short, most often) is no object: JSON.parse would make all of it
+    // before it found so at the end, the slow path none of it (see SlowState.held), and that path tells one too deep.
+    if (first === 0x7b /* { */ && raw[lastNonSpace(raw)] !== 0x7d) {
+      this.slowStart(raw, no);
+      return;
+    }
     // Arrays and objects nested deeper than a tool reads (see MAX_DEPTH): reported, never built. (An array line's elements
     // are checked one by one, as they would be had it come in pieces: see arrayElementLine and slowFeed.)
     if (nestedTooDeep(raw)) {
@@ -1806,12 +1811,6 @@ export class EventReader {
     }
     const text = raw.toString('utf8');
     if (first === 0x7b /* { */) {
-      // A line that does not end with `}` (cut short, most often) is no object: JSON.parse would make all of it before it
-      // found so at the end, the slow path none of it (see SlowState.held).
-      if (raw[lastNonSpace(raw)] !== 0x7d) {
-        this.slowStart(raw, no);
-        return;
-      }
       let value: unknown;
       try {
         value = JSON.parse(text);
@@ -2108,7 +2107,10 @@ export class EventReader {
       return;
     }
     const startsInString = slow.bytesInString;
-    slow.bytesInString = walkInString(walkBytes(raw, 0, raw.length, startsInString ? WALK_IN_STRING : 0));
+    // The line's bytes walked once: the state before its last few is judgedToEnd's, the state at its end what it ends in.
+    const tail = Math.max(0, raw.length - LATE_JUDGED);
+    const beforeTail = walkBytes(raw, 0, tail, startsInString ? WALK_IN_STRING : 0);
+    slow.bytesInString = walkInString(walkBytes(raw, tail, raw.length, beforeTail));
     // Kept until the value closes, past the chunk it was read from: a copy.
     slow.lines.push(raw, no, unterminated, shown);
     const text = withoutMarksBetween(raw, slow.depth, startsInString);
@@ -2142,19 +2144,13 @@ export class EventReader {
         slow.open = true;
         slow.valueLine = no;
         slow.depth = read.depth;
-        slow.heldGoesOn = this.heldNewline(slow, newline) && judgedToEnd(raw);
+        slow.heldGoesOn = this.heldNewline(slow, newline) && judgedToEnd(raw, beforeTail);
         return;
       }
       slow.tokenize = tokenizer();
     }
-    if (text.length > TOKEN_SLICE) {
-      for (let at = 0; at < text.length; at += TOKEN_SLICE) {
-        const tokens = this.slowTokenize(slow, text.slice(at, at + TOKEN_SLICE), recover);
-        if (tokens === null) return;
-        this.slowTokens(slow, tokens, no);
-      }
-    } else {
-      const tokens = this.slowTokenize(slow, text, recover);
+    for (let at = 0; at < text.length; at += TOKEN_SLICE) {
+      const tokens = this.slowTokenize(slow, text.slice(at, at + TOKEN_SLICE), recover);
       if (tokens === null) return;
       this.slowTokens(slow, tokens, no);
     }
