@@ -371,6 +371,41 @@ t.test('a strict TypeScript program can name every type the streams and their op
   t.equal(ran.status, 0);
 });
 
+t.test("readEvents' listeners are typed: a strict TypeScript program reads EventRecord and InputProblem from them", async (t) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ndjson-agent-types-'));
+  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
+  fs.mkdirSync(path.join(dir, 'node_modules'));
+  fs.symlinkSync(ROOT, path.join(dir, 'node_modules', 'ndjson-agent'), 'dir');
+  fs.writeFileSync(path.join(dir, 'package.json'), '{"type":"module"}');
+  // Each @ts-expect-error must find its error: one that finds none is an error of its own.
+  fs.writeFileSync(
+    path.join(dir, 'use.ts'),
+    [
+      "import { Readable } from 'node:stream';",
+      "import { pipeline } from 'node:stream/promises';",
+      "import { dedupe, readEvents } from 'ndjson-agent';",
+      "import type { EventRecord, EventStream } from 'ndjson-agent';",
+      'const stream: EventStream = readEvents();',
+      "stream.on('data', (r) => { const source: string = r.source; const line: number = r.line; void source; void line; });",
+      '// @ts-expect-error a record has no such field',
+      "stream.on('data', (r) => { void r.bogus; });",
+      '// @ts-expect-error a line is a number',
+      "stream.once('problem', (p) => { const line: string = p.line; void line; });",
+      "stream.addListener('problem', (p) => { const reason: string = p.reason; void reason; });",
+      '// @ts-expect-error a problem has no event',
+      "stream.prependListener('problem', (p) => { void p.event; });",
+      "stream.on('end', () => {});",
+      "await pipeline(Readable.from(['{}']), dedupe(), readEvents(), async function* (records: AsyncIterable<EventRecord>) {",
+      '  for await (const { event } of records) void event.type;',
+      '});',
+    ].join('\n'),
+  );
+  const tsc = path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+  const ran = spawnSync(process.execPath, [tsc, '--noEmit', '--strict', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', '--types', 'node', '--typeRoots', path.join(ROOT, 'node_modules', '@types'), 'use.ts'], { cwd: dir, encoding: 'utf8' });
+  t.equal(ran.stdout + ran.stderr, '', 'tsc finds nothing to say');
+  t.equal(ran.status, 0);
+});
+
 t.test('a line longer than maxLine fails every stream with a LineTooLongError, once what came before is read', async (t) => {
   t.equal(MAX_LINE, 2 ** 32, 'by default 4 GiB');
   const input = Buffer.concat([basic, Buffer.from(`{"type":"thinking","text":"${'x'.repeat(2000)}`)]);

@@ -9,6 +9,28 @@ import type { EventRecord, InputProblem } from './input.js';
 import { StrictError, failOnceRead } from './tool-stream.js';
 import { flagOption, sizeOption } from '../option-values.js';
 
+/**
+ * What {@link readEvents} returns: a Transform taking bytes and giving
+ * {@link EventRecord} objects, with its listeners typed so (`'data'`,
+ * `'problem'`). Its async iterator stays Node's, of `any`, as `pipeline()`
+ * takes no stream that gives objects otherwise: name the records' type where
+ * they are read (`async function* (records: AsyncIterable<EventRecord>)`).
+ */
+export interface EventStream extends Transform {
+  on(event: 'data', listener: (record: EventRecord) => void): this;
+  on(event: 'problem', listener: (problem: InputProblem) => void): this;
+  on(event: string | symbol, listener: (...args: any[]) => void): this;
+  once(event: 'data', listener: (record: EventRecord) => void): this;
+  once(event: 'problem', listener: (problem: InputProblem) => void): this;
+  once(event: string | symbol, listener: (...args: any[]) => void): this;
+  addListener(event: 'data', listener: (record: EventRecord) => void): this;
+  addListener(event: 'problem', listener: (problem: InputProblem) => void): this;
+  addListener(event: string | symbol, listener: (...args: any[]) => void): this;
+  prependListener(event: 'data', listener: (record: EventRecord) => void): this;
+  prependListener(event: 'problem', listener: (problem: InputProblem) => void): this;
+  prependListener(event: string | symbol, listener: (...args: any[]) => void): this;
+}
+
 /** Options of {@link readEvents}. */
 export interface ReadEventsOptions {
   /** The input's name in records and problems. Default `stdin`. */
@@ -33,7 +55,7 @@ export interface ReadEventsOptions {
  * @example
  *   createReadStream('run.ndjson').pipe(readEvents()).on('data', ({ event, line }) => …)
  */
-export function readEvents(given: ReadEventsOptions = {}): Transform {
+export function readEvents(given: ReadEventsOptions = {}): EventStream {
   const options: ReadEventsOptions = { ...given, strict: flagOption(given.strict, 'strict'), maxLine: sizeOption(given.maxLine, 'maxLine') };
   let records: EventRecord[] = [];
   let stream: Transform;
@@ -74,5 +96,5 @@ export function readEvents(given: ReadEventsOptions = {}): Transform {
       readThen(this, () => reader.endSource(), cb);
     },
   ) as unknown as Transform;
-  return stream;
+  return stream as EventStream;
 }
