@@ -18,6 +18,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { spawn, spawnSync } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import { PassThrough } from 'node:stream';
 import { main as toolsMain } from '../src/cli/tools.js';
@@ -445,8 +446,16 @@ t.test("the process's signals: caught from the first listener on, the first kept
   t.equal(finalStatus(0, signals), 143, 'and the run ends with its status, not the verdict');
   t.equal(finalStatus(3, signals), 143, 'whatever the verdict');
   t.same(target.killed, [], 'the process is not ended by the first');
+  const done: string[] = [];
+  signals.atLast((s) => void done.push(`${s}, then ${target.killed.length} killed`));
+  const dropped = signals.atLast(() => void done.push('dropped'));
+  signals.atLast(() => {
+    throw new Error('a failing action');
+  });
+  dropped();
   target.emit('SIGINT', 'SIGINT');
   t.same(target.killed, ['SIGINT'], 'a second ends the process');
+  t.same(done, ['SIGINT, then 0 killed'], 'once the actions given are done, a failing one not holding it back; one taken back is not done');
   t.equal(target.listenerCount('SIGTERM') + target.listenerCount('SIGINT'), 0, 'with no handler left, so that its default action does');
   t.equal(finalStatus(4, new ProcessSignals(fakeProcess())), 4, 'no signal: the verdict');
   t.equal(finalStatus(4, undefined), 4, 'no signals watched: the verdict');
@@ -505,11 +514,11 @@ t.test('a second signal ends the tool at once', async (t) => {
  * call, then hangs; once the tool reads it, sends the tool SIGTERM. Gives whether the tool was reading, how it ended,
  * and its run.
  */
-async function stopWithAgent(tool: string, setup: string) {
+async function stopWithAgent(tool: string, setup: string, stop = async (child: ChildProcess) => void child.kill('SIGTERM')) {
   const agent = `${setup} process.stdout.write(${JSON.stringify(`Update available\n${PARTIAL}`)}); setInterval(() => {}, 1000);`;
   const run = startBin(tool, [...(tool === 'ndjson-text' ? ['-a'] : []), '--', process.execPath, '-e', agent]);
   const reading = await waitFor(() => run.stderr().includes('not JSON'), 10000);
-  run.child.kill('SIGTERM');
+  await stop(run.child);
   const timer = setTimeout(() => run.child.kill('SIGKILL'), 10000);
   const end = await run.exited;
   clearTimeout(timer);
@@ -526,6 +535,29 @@ t.test('SIGTERM with a command after --: the command is ended too', async (t) =>
     const pid = Number(fs.readFileSync(pidFile, 'utf8'));
     t.ok(await waitFor(() => !alive(pid), 2000), 'the agent got the signal and ended');
     if (alive(pid)) process.kill(pid, 'SIGKILL');
+  }
+});
+
+t.test('a second signal with a command after -- still at work: the command killed, and said so, as the tool ends at once', async (t) => {
+  for (const tool of ['ndjson-result', 'ndjson-text']) {
+    // An agent that ignores SIGTERM, as one busy saving its session would for a while.
+    const pidFile = path.join(dir, `deaf-${tool}.pid`);
+    const { reading, code, run } = await stopWithAgent(
+      tool,
+      `require('fs').writeFileSync(${JSON.stringify(pidFile)}, String(process.pid)); process.on('SIGTERM', () => {});`,
+      async (child) => {
+        child.kill('SIGTERM');
+        await sleep(300);
+        child.kill('SIGTERM');
+      },
+    );
+    t.ok(reading, `${tool} is reading the agent's output`);
+    t.same({ code, signal: (await run.exited).signal }, { code: null, signal: 'SIGTERM' }, `${tool}: ended by the second signal`);
+    const pid = Number(fs.readFileSync(pidFile, 'utf8'));
+    const gone = await waitFor(() => !alive(pid), 2000);
+    if (!gone) process.kill(pid, 'SIGKILL');
+    t.ok(gone, `${tool}: the agent is not left running`);
+    t.match(run.stderr(), new RegExp(`\\n${tool}: \\S+ killed \\(SIGKILL\\): a second SIGTERM came before it ended\\n$`), `${tool}: the kill is reported`);
   }
 });
 

@@ -30,6 +30,11 @@ export interface SignalSource {
   off(signal: StopSignal, listener: (signal: StopSignal) => void): unknown;
   /** The first signal that came, listened for or not (null: none yet; undefined: not kept). */
   readonly received?: StopSignal | null;
+  /**
+   * Adds what must be done, at once, when a second signal ends the process
+   * (a command run after `--` still at work is killed); gives what takes it back.
+   */
+  atLast?(action: (signal: StopSignal) => void): () => void;
 }
 
 /** What {@link ProcessSignals} catches signals on, and how it ends the process: Node's, or a test's. */
@@ -50,12 +55,13 @@ export interface SignalTarget {
  * (`timeout`, a CI cancel, Ctrl-C) ends the agent's output and reaches the
  * tool at once. The first signal goes to whoever listens then, and to whoever
  * listens for it later; a second ends the process at once, as Node's default
- * does.
+ * does, once the actions given to {@link atLast} are done.
  */
 export class ProcessSignals implements SignalSource {
   private first: StopSignal | null = null;
   private caught = false;
   private readonly listeners = new Set<{ signal: StopSignal; listener: (signal: StopSignal) => void }>();
+  private readonly lastActions = new Set<(signal: StopSignal) => void>();
 
   constructor(private readonly target: SignalTarget = process as unknown as SignalTarget) {}
 
@@ -80,11 +86,23 @@ export class ProcessSignals implements SignalSource {
     return this;
   }
 
+  atLast(action: (signal: StopSignal) => void): () => void {
+    this.lastActions.add(action);
+    return () => void this.lastActions.delete(action);
+  }
+
   private readonly onSignal = (signal: StopSignal): void => {
     if (this.first !== null) {
       // No handler left: the signal's default action ends the process.
       this.target.off('SIGINT', this.onSignal);
       this.target.off('SIGTERM', this.onSignal);
+      for (const action of [...this.lastActions]) {
+        try {
+          action(signal);
+        } catch {
+          // The process ends all the same.
+        }
+      }
       this.target.kill(this.target.pid, signal);
       return;
     }
@@ -788,6 +806,13 @@ export function startCommand(argv: string[], io: Io, name: string): StartedComma
     out.unpipe(stdout);
     out.resume();
   });
+  // A second signal ends the tool at once: the command, if still at work, is not left so unseen.
+  const dropLast = io.signals?.atLast?.((signal) => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill('SIGKILL');
+    io.stderr.write(`${name}: ${visibleOneLine(argv[0]!)} killed (SIGKILL): a second ${signal} came before it ended\n`);
+  });
+  child.once('exit', () => dropLast?.());
   const stdoutClosed = new Promise<void>((resolve) => out.once('close', () => resolve()));
   const exited = new Promise<CommandExit>((resolve) => {
     child.once('error', (error: NodeJS.ErrnoException) => resolve({ code: null, signal: null, error }));
