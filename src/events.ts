@@ -624,6 +624,8 @@ export interface ToolCallArgs {
    * known path, command and url keys that could be picked out of the text.
    */
   error?: 'not JSON' | 'not an object';
+  /** With `error`: the `arguments` value as the stream gave it (the text, or what else it was). */
+  given?: unknown;
 }
 
 // Keys whose string values are worth salvaging from broken `arguments` text.
@@ -670,14 +672,14 @@ export function toolCallArgs(entry: ToolCallEntry): ToolCallArgs {
   const raw = entry.body.arguments;
   if (raw === undefined || raw === null) return { args: undefined };
   if (isObject(raw)) return { args: raw };
-  if (typeof raw !== 'string') return { args: {}, error: 'not an object' };
+  if (typeof raw !== 'string') return { args: {}, error: 'not an object', given: raw };
   let value: unknown;
   try {
     value = parseNested(raw);
   } catch {
-    return { args: salvageArguments(raw), error: 'not JSON' };
+    return { args: salvageArguments(raw), error: 'not JSON', given: raw };
   }
-  return isObject(value) ? { args: value } : { args: {}, error: 'not an object' };
+  return isObject(value) ? { args: value } : { args: {}, error: 'not an object', given: raw };
 }
 
 /**

@@ -52,11 +52,11 @@ t.test('function arguments: parsed, broken, salvaged', async (t) => {
   const args = (a: unknown) => toolCallArgs(toolCallEntry(ev({ function: { name: 'f', arguments: a } }))!);
   t.same(args('{"path":"a"}'), { args: { path: 'a' } });
   t.same(args({ path: 'b' }), { args: { path: 'b' } });
-  t.same(args('[1]'), { args: {}, error: 'not an object' });
-  t.same(args(42), { args: {}, error: 'not an object' });
+  t.same(args('[1]'), { args: {}, error: 'not an object', given: '[1]' });
+  t.same(args(42), { args: {}, error: 'not an object', given: 42 });
   t.same(args(undefined), { args: undefined });
-  t.same(args('{"target_file": "se\\"cret/.env", "x": tru'), { args: { target_file: 'se"cret/.env' }, error: 'not JSON' });
-  t.same(args('garbage'), { args: {}, error: 'not JSON' });
+  t.same(args('{"target_file": "se\\"cret/.env", "x": tru'), { args: { target_file: 'se"cret/.env' }, error: 'not JSON', given: '{"target_file": "se\\"cret/.env", "x": tru' });
+  t.same(args('garbage'), { args: {}, error: 'not JSON', given: 'garbage' });
   t.same(toolCallArgs(toolCallEntry(ev({ writeToolCall: { result: {} } }))!), { args: undefined });
 });
 

@@ -3,7 +3,7 @@
  * events folded together, with what the checks, the records and the summary
  * need, and nothing bulky unless asked for.
  */
-import type { JsonObject, ToolAccess, ToolCallFacts, ToolKind, ToolResultStatus } from '../events.js';
+import type { ToolAccess, ToolCallFacts, ToolKind, ToolResultStatus } from '../events.js';
 import { toolKind, toolNameKey } from '../events.js';
 
 /** The status of a call: its result's variant, or `pending` (started, never completed). */
@@ -68,8 +68,11 @@ export interface AuditedCall {
    * (Cursor's `taskToolCall`): that call's id (null when it has none).
    */
   parentCallId?: string | null;
-  /** With `--full`: the arguments and the result as they were in the stream. */
-  args?: JsonObject;
+  /**
+   * With `--full`: the arguments and the result as they were in the stream (a
+   * `function` call's `arguments` that could not be read: as given, the text).
+   */
+  args?: unknown;
   result?: unknown;
 }
 

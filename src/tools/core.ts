@@ -137,7 +137,8 @@ interface PendingState {
   startedAtMs: number | undefined;
   startEventMs: number | undefined;
   argsError: string | undefined;
-  args: JsonObject | undefined;
+  /** With `--full`: the arguments as the stream gave them (see {@link fullArgs}). */
+  args: unknown;
   /** Other tools the call's events named before (`writeToolCall` started, `readToolCall` started again), with their facts. */
   earlier?: CallView[];
   /** A result its start carried that lists a sub-agent's steps, and where that start was: audited unless its completion lists some. */
@@ -170,6 +171,15 @@ function viewsOf(entries: readonly ToolCallEntry[], completed: boolean): CallVie
 /** The arguments of a call's entry, as toolCallArgs reads them; none without an entry. */
 function argsOf(entry: ToolCallEntry | undefined): ToolCallArgs {
   return entry === undefined ? { args: undefined } : toolCallArgs(entry);
+}
+
+/**
+ * The arguments a `--full` record shows: as the stream gave them, which for a
+ * `function` call is the object its `arguments` text holds, or, where that
+ * could not be read, the text itself (not the few fields picked out of it).
+ */
+function fullArgs(read: ToolCallArgs): unknown {
+  return read.error !== undefined ? read.given : read.args;
 }
 
 /** The facts of a call (see toolCallFacts) from its arguments as toolCallArgs read them: arguments not JSON are marked (argsUnread). */
@@ -564,7 +574,7 @@ export class ToolsCore implements ToolCore {
         known.facts = this.factsOf(known.tool, entry, read, undefined);
         addOtherFacts(known.facts, before);
         known.argsError = error;
-        if (this.options.full) known.args = args;
+        if (this.options.full) known.args = fullArgs(read);
       }
       return;
     }
@@ -580,7 +590,7 @@ export class ToolsCore implements ToolCore {
       startedAtMs: times.startedAtMs,
       startEventMs: times.eventMs,
       argsError: error,
-      args: this.options.full ? args : undefined,
+      args: this.options.full ? fullArgs(read) : undefined,
       ...(others.length > 0 ? { earlier: viewsOf(others, false) } : {}),
       ...(startSteps !== undefined ? { startSteps } : {}),
     });
@@ -618,7 +628,7 @@ export class ToolsCore implements ToolCore {
       result,
     );
     call.started = state !== undefined;
-    if (this.options.full) call.args = own.args ?? state?.args;
+    if (this.options.full) call.args = (own.args !== undefined ? fullArgs(own) : undefined) ?? state?.args;
     // What a sub-agent it ran did, done before it completed: as its completion lists it, else as its start did.
     // (A completion whose list of steps is empty, or null, lists none: its start's count.)
     const steps = ranSubagent(result) ? subagentCalls(result) : NO_STEPS;
@@ -648,7 +658,7 @@ export class ToolsCore implements ToolCore {
     for (const event of steps) {
       const entry = toolCallEntry(event);
       const read = argsOf(entry);
-      const { args, error } = read;
+      const { error } = read;
       const own = entry === undefined ? undefined : toolCallResult(entry);
       const callId = entry === undefined ? undefined : toolCallId(event, entry);
       if (ranSubagent(own)) {
@@ -663,7 +673,7 @@ export class ToolsCore implements ToolCore {
       const facts = argsFacts(tool, read, own);
       const state = this.eventless(rec, callId, tool, facts, session);
       state.argsError = error;
-      if (this.options.full) state.args = args;
+      if (this.options.full) state.args = fullArgs(read);
       const times = toolCallTimes(event);
       const call = this.callOf(state, own === undefined ? 'unknown' : own.status, facts, spanMs(times.startedAtMs, times.completedAtMs), own);
       call.started = false;
