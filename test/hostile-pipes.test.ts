@@ -22,8 +22,8 @@ import type { ChildProcess } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import { PassThrough } from 'node:stream';
 import { main as toolsMain } from '../src/cli/tools.js';
-import { ProcessSignals, finalStatus } from '../src/cli/common.js';
-import type { SignalTarget, StopSignal } from '../src/cli/common.js';
+import { ProcessSignals, finalStatus, startCommand } from '../src/cli/common.js';
+import type { SignalSource, SignalTarget, StopSignal } from '../src/cli/common.js';
 import { BIN } from './fixtures/lib/run.js';
 import { PLAIN_ENV, ROOT, manySessions, memoryOf, plainCommand, sleep, startBin, waitFor } from './fixtures/hostile/spawn.js';
 
@@ -459,6 +459,26 @@ t.test("the process's signals: caught from the first listener on, the first kept
   t.equal(target.listenerCount('SIGTERM') + target.listenerCount('SIGINT'), 0, 'with no handler left, so that its default action does');
   t.equal(finalStatus(4, new ProcessSignals(fakeProcess())), 4, 'no signal: the verdict');
   t.equal(finalStatus(4, undefined), 4, 'no signals watched: the verdict');
+});
+
+t.test("a command's action at a second signal is taken back once it has ended, or could not start", async (t) => {
+  const held = new Set<unknown>();
+  const signals: SignalSource = {
+    on: () => undefined,
+    off: () => undefined,
+    atLast: (action) => {
+      held.add(action);
+      return () => void held.delete(action);
+    },
+  };
+  const io = { stdin: new PassThrough(), stdout: new PassThrough(), stderr: new PassThrough(), env: process.env, signals };
+  for (const argv of [[path.join(dir, 'no-such-agent')], [process.execPath, '-e', '']]) {
+    const command = startCommand(argv, io, 'ndjson-text');
+    command.stdout.resume();
+    await command.exited;
+    await command.ended;
+    t.equal(held.size, 0, `${path.basename(argv[0]!)}: none left held`);
+  }
 });
 
 t.test('a signal kept before a run listens stops it at once', async (t) => {

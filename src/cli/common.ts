@@ -812,7 +812,9 @@ export function startCommand(argv: string[], io: Io, name: string): StartedComma
     child.kill('SIGKILL');
     io.stderr.write(`${name}: ${visibleOneLine(argv[0]!)} killed (SIGKILL): a second ${signal} came before it ended\n`);
   });
+  // Ended, or never started (Node emits 'error' and no 'exit' for ENOENT or EACCES).
   child.once('exit', () => dropLast?.());
+  child.once('error', () => dropLast?.());
   const stdoutClosed = new Promise<void>((resolve) => out.once('close', () => resolve()));
   const exited = new Promise<CommandExit>((resolve) => {
     child.once('error', (error: NodeJS.ErrnoException) => resolve({ code: null, signal: null, error }));
