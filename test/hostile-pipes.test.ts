@@ -560,11 +560,11 @@ t.test('SIGTERM with a command after --: the command is ended too', async (t) =>
 
 t.test('a second signal with a command after -- still at work: the command killed, and said so, as the tool ends at once', async (t) => {
   for (const tool of ['ndjson-result', 'ndjson-text']) {
-    // An agent that ignores SIGTERM, as one busy saving its session would for a while.
+    // An agent that ignores SIGTERM, as one busy saving its session would for a while, saying so in a line left open.
     const pidFile = path.join(dir, `deaf-${tool}.pid`);
     const { reading, code, run } = await stopWithAgent(
       tool,
-      `require('fs').writeFileSync(${JSON.stringify(pidFile)}, String(process.pid)); process.on('SIGTERM', () => {});`,
+      `require('fs').writeFileSync(${JSON.stringify(pidFile)}, String(process.pid)); process.on('SIGTERM', () => process.stderr.write('saving the session'));`,
       async (child) => {
         child.kill('SIGTERM');
         await sleep(300);
@@ -577,7 +577,8 @@ t.test('a second signal with a command after -- still at work: the command kille
     const gone = await waitFor(() => !alive(pid), 2000);
     if (!gone) process.kill(pid, 'SIGKILL');
     t.ok(gone, `${tool}: the agent is not left running`);
-    t.match(run.stderr(), new RegExp(`\\n${tool}: \\S+ killed \\(SIGKILL\\): a second SIGTERM came before it ended\\n$`), `${tool}: the kill is reported`);
+    // The line its stderr left open is ended first.
+    t.match(run.stderr(), new RegExp(`\\nsaving the session\\n${tool}: \\S+ killed \\(SIGKILL\\): a second SIGTERM came before it ended\\n$`), `${tool}: the kill is reported`);
   }
 });
 

@@ -810,7 +810,9 @@ export function startCommand(argv: string[], io: Io, name: string): StartedComma
   const dropLast = io.signals?.atLast?.((signal) => {
     if (child.exitCode !== null || child.signalCode !== null) return;
     child.kill('SIGKILL');
-    io.stderr.write(`${name}: ${visibleOneLine(argv[0]!)} killed (SIGKILL): a second ${signal} came before it ended\n`);
+    // Where output and stderr are one place, a line left open there (live text, the command's) is ended first.
+    const ending = openLine.has(io) ? '\n' : '';
+    io.stderr.write(`${ending}${name}: ${visibleOneLine(argv[0]!)} killed (SIGKILL): a second ${signal} came before it ended\n`);
   });
   // Ended, or never started (Node emits 'error' and no 'exit' for ENOENT or EACCES).
   child.once('exit', () => dropLast?.());
