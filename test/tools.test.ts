@@ -1258,6 +1258,27 @@ t.test('shortValues: a one-letter option\'s value glued on is split off as getop
   t.strictSame(shortValues(options, ['-tread', '--', 'agent', '-pfoo']), ['-t', 'read', '--', 'agent', '-pfoo'], 'nothing after --');
 });
 
+t.test("shortValues: an option that must have a value takes the next word, a dash before it or not, as getopt(3) reads it", async (t) => {
+  const options = {
+    all: { alias: 'a', type: 'boolean' },
+    tool: { alias: 't', type: 'string', requiresArg: true },
+    field: { alias: 'f', type: 'string', requiresArg: true },
+    paths: { type: 'string' },
+  } as const;
+  t.strictSame(shortValues(options, ['-t', '-s', 'run.ndjson']), ['-t-s', 'run.ndjson'], 'a word starting with a dash: the value');
+  t.strictSame(shortValues(options, ['-at', '-s']), ['-at-s'], 'after flags');
+  t.strictSame(shortValues(options, ['--field', '--json']), ['--field=--json']);
+  t.strictSame(shortValues(options, ['-f', '-']), ['-f-']);
+  t.strictSame(shortValues(options, ['-t', '--', 'agent']), ['-t--', 'agent'], '`--` too: it is the value, not the end of the options');
+  t.strictSame(shortValues(options, ['-tshell', '-a']), ['-t', 'shell', '-a'], 'a value glued on: the next word is its own');
+  t.strictSame(shortValues(options, ['-t', 'x', '-a']), ['-t', 'x', '-a'], 'a value of no dash: as it was');
+  t.strictSame(shortValues(options, ['--paths', '-a']), ['--paths', '-a'], 'an option whose value may be left out takes one only after =');
+  t.strictSame(shortValues(options, ['--tool=x', '-a']), ['--tool=x', '-a']);
+  t.strictSame(shortValues(options, ['-a', '--', '-t', '-s']), ['-a', '--', '-t', '-s'], 'nothing after --');
+  t.strictSame(shortValues(options, ['-t']), ['-t'], 'none given: as it was, for yargs to say so');
+  t.strictSame(shortValues(options, ['--get-yargs-completions', 'ndjson-tools', '--tool', '-']), ['--get-yargs-completions', 'ndjson-tools', '--tool', '-'], "the shell's completion asks with the words as typed");
+});
+
 t.test("a sub-agent's calls, listed in the result of the call that ran it, are audited and checked", async (t) => {
   const init = '{"type":"system","subtype":"init","cwd":"/repo","session_id":"s"}';
   // A task whose sub-agent ran a task of its own, `depth` deep, the innermost writing .github/ci.yml.

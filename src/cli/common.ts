@@ -443,21 +443,30 @@ export function parseArgs<O extends Record<string, Options>, A>(spec: CommandSpe
     return { code: answer(spec.name, io, output.endsWith('\n') ? output : `${output}\n`) };
   }
   if (failure === null && parsed.completion !== undefined) {
+    // The rest of the line is checked as for a run: `--completion bash --summary --paths` is bad usage all the same.
     const shell = completionShell(parsed.completion, io.env);
     if ('failure' in shell) failure = shell.failure;
-    else return { code: answer(spec.name, io, completionScript(spec, shell.shell)) };
+    else failure = spec.check?.(parsed) ?? commandProblem(spec, parsed, argv);
+    if (failure === null && !('failure' in shell)) return { code: answer(spec.name, io, completionScript(spec, shell.shell)) };
   }
   if (failure === null && spec.check) failure = spec.check(parsed) ?? null;
+  failure ??= commandProblem(spec, parsed, argv);
   if (failure !== null) return usageError(spec.name, io, failure);
   const files = (parsed._ as unknown[]).map(String);
   const rest = ((parsed['--'] as unknown[] | undefined) ?? []).map(String);
-  if (rest.length > 0 && !spec.runsCommand) failure = `unexpected arguments after --: ${rest.join(' ')}`;
-  else if (rest.length === 0 && spec.runsCommand && argv.includes('--')) failure = 'no command after --';
-  // `-- $(AGENT)` with the variable empty, quoted.
-  else if (rest.length > 0 && rest[0] === '') failure = 'the command after -- is empty';
-  else if (rest.length > 0 && files.length > 0) failure = 'give either files or -- command, not both';
-  if (failure !== null) return usageError(spec.name, io, failure);
   return { args: { ...(parsed as A & CommonArgs), files }, rest };
+}
+
+/** What is wrong with the words after `--` of `argv` as parsed (`parsed['--']`), or null: a command where none is run, none given, files beside it. */
+function commandProblem<O extends Record<string, Options>>(spec: CommandSpec<O>, parsed: Record<string, unknown>, argv: readonly string[]): string | null {
+  const files = ((parsed._ as unknown[] | undefined) ?? []).map(String);
+  const rest = ((parsed['--'] as unknown[] | undefined) ?? []).map(String);
+  if (rest.length > 0 && !spec.runsCommand) return `unexpected arguments after --: ${rest.join(' ')}`;
+  if (rest.length === 0 && spec.runsCommand && argv.includes('--')) return 'no command after --';
+  // `-- $(AGENT)` with the variable empty, quoted.
+  if (rest.length > 0 && rest[0] === '') return 'the command after -- is empty';
+  if (rest.length > 0 && files.length > 0) return 'give either files or -- command, not both';
+  return null;
 }
 
 /**
@@ -497,7 +506,7 @@ function usageProblem<O extends Record<string, Options>>(spec: CommandSpec<O>, a
     if ('failure' in shell) failure = shell.failure;
   }
   if (failure === null && spec.check) failure = spec.check(parsed) ?? null;
-  return failure;
+  return failure ?? commandProblem(spec, parsed, rest);
 }
 
 /** The shell `--completion` asks for: its value, or for none, the one $SHELL names (`/bin/zsh`, `/usr/local/bin/bash5`), bash when it names none. */
@@ -528,7 +537,48 @@ export function shortValues(options: Record<string, Options>, argv: readonly str
       else valued.add(alias);
     }
   }
-  return mapOptionWords(argv, (arg) => splitShort(arg, flags, valued));
+  return dashedValues(options, flags, mapOptionWords(argv, (arg) => splitShort(arg, flags, valued)));
+}
+
+/**
+ * An option that must have a value, followed by a word that starts with a
+ * dash: that word is its value, as getopt(3) reads it (`-t -s` is the tool
+ * `-s`; `--field --json`, the field `--json`; `-k --`, the key `--`), made
+ * one word with it as yargs reads such a value (`-t-s`, `--field=--json`),
+ * where yargs would say the option needs a value. Options whose value may be
+ * left out (`--paths`, `--completion`) take one only after `=`, as in
+ * getopt_long(3). The words the shell's completion asks with are left as
+ * they are.
+ */
+function dashedValues(options: Record<string, Options>, flags: ReadonlySet<string>, argv: string[]): string[] {
+  if (argv[0] === '--get-yargs-completions') return argv;
+  const required = new Set<string>();
+  for (const [name, option] of Object.entries(options)) if (option.requiresArg === true) for (const n of [name, ...[option.alias ?? []].flat()]) required.add(n);
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '--') {
+      out.push(...argv.slice(i));
+      break;
+    }
+    const next = argv[i + 1];
+    if (next !== undefined && next.startsWith('-')) {
+      const long = /^--([^=]+)$/.exec(arg)?.[1];
+      const short = /^-([A-Za-z]+)$/.exec(arg)?.[1];
+      if (long !== undefined && required.has(long)) {
+        out.push(`${arg}=${next}`);
+        i++;
+        continue;
+      }
+      if (short !== undefined && required.has(short[short.length - 1]!) && [...short.slice(0, -1)].every((letter) => flags.has(letter))) {
+        out.push(`${arg}${next}`);
+        i++;
+        continue;
+      }
+    }
+    out.push(arg);
+  }
+  return out;
 }
 
 /** The words of `argv` before `--` each made into the words `map` gives for it; `--` and the words after it as they are. */
