@@ -537,7 +537,8 @@ export function shortValues(options: Record<string, Options>, argv: readonly str
       else valued.add(alias);
     }
   }
-  return dashedValues(options, flags, mapOptionWords(argv, (arg) => splitShort(arg, flags, valued)));
+  // A `--` taken as a value first: it ends no options, and the words after it are split as the others are.
+  return mapOptionWords(dashedValues(options, flags, argv), (arg) => splitShort(arg, flags, valued));
 }
 
 /**
@@ -550,8 +551,8 @@ export function shortValues(options: Record<string, Options>, argv: readonly str
  * getopt_long(3). The words the shell's completion asks with are left as
  * they are.
  */
-function dashedValues(options: Record<string, Options>, flags: ReadonlySet<string>, argv: string[]): string[] {
-  if (argv[0] === '--get-yargs-completions') return argv;
+function dashedValues(options: Record<string, Options>, flags: ReadonlySet<string>, argv: readonly string[]): string[] {
+  if (argv[0] === '--get-yargs-completions') return [...argv];
   const required = new Set<string>();
   for (const [name, option] of Object.entries(options)) if (option.requiresArg === true) for (const n of [name, ...[option.alias ?? []].flat()]) required.add(n);
   const out: string[] = [];
