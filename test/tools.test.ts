@@ -1272,6 +1272,7 @@ t.test("shortValues: an option that must have a value takes the next word, a das
   t.strictSame(shortValues(options, ['-t', '--', 'agent']), ['-t--', 'agent'], '`--` too: it is the value, not the end of the options');
   t.strictSame(shortValues(options, ['-t', '--', '-tshell', '-af.x', '--', '-tx']), ['-t--', '-t', 'shell', '-a', '-f', '.x', '--', '-tx'], 'and the words after it are read as options');
   t.strictSame(shortValues(options, ['-tshell', '-f', '-x']), ['-t', 'shell', '-f-x'], 'after a value glued on');
+  t.strictSame(shortValues(options, ['-t', '-tshell', '-f', '-afx']), ['-t-tshell', '-f-afx'], 'a value that looks like options with a value glued on: whole');
   t.strictSame(shortValues(options, ['-at', '-s', '-tf', '-x']), ['-at-s', '-t', 'f', '-x'], 'a letter after the one taking a value is its value');
   t.strictSame(shortValues(options, ['-tshell', '-a']), ['-t', 'shell', '-a'], 'a value glued on: the next word is its own');
   t.strictSame(shortValues(options, ['-t', 'x', '-a']), ['-t', 'x', '-a'], 'a value of no dash: as it was');
