@@ -1,5 +1,6 @@
 // The library, imported by its package name as a user's program imports it.
 import t from 'tap';
+import type { Test } from 'tap';
 import fs from 'node:fs';
 import path from 'node:path';
 import os from 'node:os';
@@ -331,15 +332,25 @@ t.test('the exit table and version are exported', async (t) => {
   t.match(VERSION, /^\d+\.\d+\.\d+/);
 });
 
-t.test('a strict TypeScript program can name every type the streams and their options speak of', async (t) => {
+/**
+ * Checks `lines`, a program that imports the package by its name, with tsc in
+ * strict mode as a TypeScript user's project would: tsc must find nothing to say.
+ */
+function typeChecks(t: Test, lines: string[]): void {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ndjson-agent-types-'));
   t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
   fs.mkdirSync(path.join(dir, 'node_modules'));
   fs.symlinkSync(ROOT, path.join(dir, 'node_modules', 'ndjson-agent'), 'dir');
   fs.writeFileSync(path.join(dir, 'package.json'), '{"type":"module"}');
-  fs.writeFileSync(
-    path.join(dir, 'use.ts'),
-    [
+  fs.writeFileSync(path.join(dir, 'use.ts'), lines.join('\n'));
+  const tsc = path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+  const ran = spawnSync(process.execPath, [tsc, '--noEmit', '--strict', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', '--types', 'node', '--typeRoots', path.join(ROOT, 'node_modules', '@types'), 'use.ts'], { cwd: dir, encoding: 'utf8' });
+  t.equal(ran.stdout + ran.stderr, '', 'tsc finds nothing to say');
+  t.equal(ran.status, 0);
+}
+
+t.test('a strict TypeScript program can name every type the streams and their options speak of', async (t) => {
+  typeChecks(t, [
       "import { tools, dedupe, result, text } from 'ndjson-agent';",
       "import type { AuditedCall, CallStatus, DedupeCore, Emit, PathField, PathsChoice, PolicyOptions, ResultCore, SessionText, TextCore, ToolCore, ToolsCore, ToolsOptions, Violation } from 'ndjson-agent';",
       "const statuses: CallStatus[] = ['success', 'pending'];",
@@ -363,24 +374,12 @@ t.test('a strict TypeScript program can name every type the streams and their op
       'const count: KindCount = cores[1].stats.kinds[kind];',
       "const stretch: Stretch = { text: '', deltas: 0 };",
       'export { field, generic, emit, calls, sessions, count, stretch };',
-    ].join('\n'),
-  );
-  const tsc = path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
-  const ran = spawnSync(process.execPath, [tsc, '--noEmit', '--strict', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', '--types', 'node', '--typeRoots', path.join(ROOT, 'node_modules', '@types'), 'use.ts'], { cwd: dir, encoding: 'utf8' });
-  t.equal(ran.stdout + ran.stderr, '', 'tsc finds nothing to say');
-  t.equal(ran.status, 0);
+  ]);
 });
 
 t.test("readEvents' listeners are typed: a strict TypeScript program reads EventRecord and InputProblem from them", async (t) => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ndjson-agent-types-'));
-  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
-  fs.mkdirSync(path.join(dir, 'node_modules'));
-  fs.symlinkSync(ROOT, path.join(dir, 'node_modules', 'ndjson-agent'), 'dir');
-  fs.writeFileSync(path.join(dir, 'package.json'), '{"type":"module"}');
   // Each @ts-expect-error must find its error: one that finds none is an error of its own.
-  fs.writeFileSync(
-    path.join(dir, 'use.ts'),
-    [
+  typeChecks(t, [
       "import { Readable } from 'node:stream';",
       "import { pipeline } from 'node:stream/promises';",
       "import { dedupe, readEvents } from 'ndjson-agent';",
@@ -398,12 +397,7 @@ t.test("readEvents' listeners are typed: a strict TypeScript program reads Event
       "await pipeline(Readable.from(['{}']), dedupe(), readEvents(), async function* (records: AsyncIterable<EventRecord>) {",
       '  for await (const { event } of records) void event.type;',
       '});',
-    ].join('\n'),
-  );
-  const tsc = path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
-  const ran = spawnSync(process.execPath, [tsc, '--noEmit', '--strict', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', '--types', 'node', '--typeRoots', path.join(ROOT, 'node_modules', '@types'), 'use.ts'], { cwd: dir, encoding: 'utf8' });
-  t.equal(ran.stdout + ran.stderr, '', 'tsc finds nothing to say');
-  t.equal(ran.status, 0);
+  ]);
 });
 
 t.test('a line longer than maxLine fails every stream with a LineTooLongError, once what came before is read', async (t) => {

@@ -525,7 +525,9 @@ function completionShell(value: unknown, env: NodeJS.ProcessEnv): { shell: 'bash
  * that `-tshell` was `--help`, and a check was not run. A word is split
  * where, after one-letter flags, the letter of an option that takes a value
  * comes with a letter after it; other words (`-f=x`, `-f-x`, whose value yargs
- * reads as getopt does), and any after `--`, are left as they are.
+ * reads as getopt does), and any after `--`, are left as they are. A value
+ * that starts with a dash, in the word after its option, is first made one
+ * word with it (see {@link dashedValues}), and so is not split.
  */
 export function shortValues(options: Record<string, Options>, argv: readonly string[]): string[] {
   const flags = new Set(['h', 'V']);
