@@ -18,7 +18,6 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { spawn, spawnSync } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import { PassThrough } from 'node:stream';
 import { main as toolsMain } from '../src/cli/tools.js';
@@ -534,11 +533,11 @@ t.test('a second signal ends the tool at once', async (t) => {
  * call, then hangs; once the tool reads it, sends the tool SIGTERM. Gives whether the tool was reading, how it ended,
  * and its run.
  */
-async function stopWithAgent(tool: string, setup: string, stop = async (child: ChildProcess) => void child.kill('SIGTERM')) {
+async function stopWithAgent(tool: string, setup: string, stop = async (run: ReturnType<typeof startBin>) => void run.child.kill('SIGTERM')) {
   const agent = `${setup} process.stdout.write(${JSON.stringify(`Update available\n${PARTIAL}`)}); setInterval(() => {}, 1000);`;
   const run = startBin(tool, [...(tool === 'ndjson-text' ? ['-a'] : []), '--', process.execPath, '-e', agent]);
   const reading = await waitFor(() => run.stderr().includes('not JSON'), 10000);
-  await stop(run.child);
+  await stop(run);
   const timer = setTimeout(() => run.child.kill('SIGKILL'), 10000);
   const end = await run.exited;
   clearTimeout(timer);
@@ -565,10 +564,11 @@ t.test('a second signal with a command after -- still at work: the command kille
     const { reading, code, run } = await stopWithAgent(
       tool,
       `require('fs').writeFileSync(${JSON.stringify(pidFile)}, String(process.pid)); process.on('SIGTERM', () => process.stderr.write('saving the session'));`,
-      async (child) => {
-        child.kill('SIGTERM');
-        await sleep(300);
-        child.kill('SIGTERM');
+      async (run) => {
+        run.child.kill('SIGTERM');
+        // The second once the agent's words have come through: the line they leave open is there to be ended.
+        await waitFor(() => run.stderr().includes('saving the session'), 5000);
+        run.child.kill('SIGTERM');
       },
     );
     t.ok(reading, `${tool} is reading the agent's output`);
