@@ -1675,9 +1675,12 @@ export function toolCallFacts(
       }
     }
     if (kind === 'edit') pushPatchKeys(facts, args);
-    if (kind === 'shell') facts.command = commandOf(args);
-    const wd = str(args, 'workingDirectory') ?? str(args, 'cwd') ?? (kind === 'shell' ? (str(args, 'directory') ?? str(args, 'dir')) : undefined);
-    if (kind === 'shell' && wd) facts.workingDirectory = wd;
+    if (kind === 'shell') {
+      facts.command = commandOf(args);
+      // Its `directory` or `dir` too (SHELL_DIRECTORY_KEYS), where some agents' shells name it.
+      const wd = str(args, 'workingDirectory') ?? str(args, 'cwd') ?? str(args, 'directory') ?? str(args, 'dir');
+      if (wd) facts.workingDirectory = wd;
+    }
     // Cursor's glob tool names its pattern `globPattern`; as a function call (`glob_file_search`), `glob_pattern`.
     if (kind === 'glob') facts.pattern = str(args, 'globPattern') ?? str(args, 'glob_pattern') ?? str(args, 'pattern') ?? str(args, 'query');
     if (kind === 'grep') facts.pattern = str(args, 'globPattern') ?? str(args, 'pattern') ?? str(args, 'query');

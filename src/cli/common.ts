@@ -446,8 +446,10 @@ export function parseArgs<O extends Record<string, Options>, A>(spec: CommandSpe
     // The rest of the line is checked as for a run: `--completion bash --summary --paths` is bad usage all the same.
     const shell = completionShell(parsed.completion, io.env);
     if ('failure' in shell) failure = shell.failure;
-    else failure = spec.check?.(parsed) ?? commandProblem(spec, parsed, argv);
-    if (failure === null && !('failure' in shell)) return { code: answer(spec.name, io, completionScript(spec, shell.shell)) };
+    else {
+      failure = spec.check?.(parsed) ?? commandProblem(spec, parsed, argv);
+      if (failure === null) return { code: answer(spec.name, io, completionScript(spec, shell.shell)) };
+    }
   }
   if (failure === null && spec.check) failure = spec.check(parsed) ?? null;
   failure ??= commandProblem(spec, parsed, argv);

@@ -628,7 +628,7 @@ export class ToolsCore implements ToolCore {
       result,
     );
     call.started = state !== undefined;
-    if (this.options.full) call.args = (own.args !== undefined ? fullArgs(own) : undefined) ?? state?.args;
+    if (this.options.full) call.args = fullArgs(own) ?? state?.args;
     // What a sub-agent it ran did, done before it completed: as its completion lists it, else as its start did.
     // (A completion whose list of steps is empty, or null, lists none: its start's count.)
     const steps = ranSubagent(result) ? subagentCalls(result) : NO_STEPS;

@@ -683,6 +683,7 @@ export class Policy {
   private deny(check: string, globs: readonly Glob[], call: AuditedCall, out: Violation[], paths: readonly string[] = call.allPaths, filter?: Set<string>): void {
     if (globs.length === 0) return;
     const reported = filter ?? new Set<string>();
+    const tailed = globs.filter((g) => g.tails !== undefined);
     for (const path of paths) {
       const deep = tooDeep(path);
       let glob: Glob | undefined = globs[0];
@@ -692,16 +693,18 @@ export class Policy {
         glob = globs.find((g) => forms.some((f) => g.match(f)) || (g.under !== undefined && g.under(under)));
         // A relative path (no form of it absolute: not `C:\x`, `file:///x`) with no absolute cwd to place it: an absolute glob
         // meets it wherever it may lie, under a relative cwd from there (`repo/b.yml` of `b.yml` in `repo`).
-        if (glob === undefined && under.noCwd && !forms.some(isAbsolute) && globs.some((g) => g.tails !== undefined)) {
+        if (glob === undefined && under.noCwd && tailed.length > 0 && !forms.some(isAbsolute)) {
           const placedForms = call.cwd === undefined ? under.relative : denyForms(`${call.cwd}/${path}`, undefined).under.relative;
-          glob = globs.find((g) => g.tails !== undefined && placedForms.some((f) => g.tails!(f)));
+          glob = tailed.find((g) => placedForms.some((f) => g.tails!(f)));
           placed = glob !== undefined;
         }
       }
       if (glob === undefined) continue;
       // One line per file: a result's absolute path is reported as the path the arguments named.
       const shown = shownAs(call, path);
-      const violation: Violation = deep ? { check, pattern: glob.text, call, path: shown, tooDeep: true } : placed ? { check, pattern: glob.text, call, path: shown, noCwd: true } : { check, pattern: glob.text, call, path: shown };
+      const violation: Violation = { check, pattern: glob.text, call, path: shown };
+      if (deep) violation.tooDeep = true;
+      else if (placed) violation.noCwd = true;
       if (filter !== undefined) {
         if (!reported.has(shown)) out.push(violation);
         reported.add(shown);
