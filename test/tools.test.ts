@@ -1250,6 +1250,9 @@ t.test('shortValues: a one-letter option\'s value glued on is split off as getop
   t.strictSame(shortValues(options, ['-fVersion']), ['-f', 'Version'], 'letters of other flags in the value are the value');
   t.strictSame(shortValues(options, ['-f.usage']), ['-f', '.usage'], 'a dot: yargs would read -f.usage as an option so named');
   t.strictSame(shortValues(options, ['-af.x']), ['-a', '-f', '.x']);
+  t.strictSame(shortValues(options, ['-t_x']), ['-t', '_x'], 'an underscore: yargs would read -t -_ -x');
+  t.strictSame(shortValues(options, ['-f1x']), ['-f', '1x'], 'a digit before letters: yargs would read -f -1 -x');
+  t.strictSame(shortValues(options, ['-f1']), ['-f', '1']);
   // Left as they are: yargs reads `-f=x` and `-f-x` as getopt does, `-af x` needs nothing, `-j1` and `-xq` are
   // errors it reports.
   for (const word of ['-f=x', '-f-x', '-af-x', '-af', '-j1', '-xq', '-', '--tool=read', '--field', 'file', '-h']) {

@@ -398,6 +398,7 @@ export function parseArgs<O extends Record<string, Options>, A>(spec: CommandSpe
     failure ??= (error as Error).message;
     parsed = {};
   }
+  failure ??= dashesTaken(options, parsed, argv);
   // yargs answers `--help` (or `--version`) before it checks the rest: `--bogus -h` is bad usage all the same, as in GNU tools.
   // (Not for the shell's completion, which asks with the words typed so far.)
   if (failure === null && (parsed.help || parsed.version) && parsed['get-yargs-completions'] === undefined) failure = usageProblem(spec, argv, io.env);
@@ -457,6 +458,23 @@ export function parseArgs<O extends Record<string, Options>, A>(spec: CommandSpe
   const files = (parsed._ as unknown[]).map(String);
   const rest = ((parsed['--'] as unknown[] | undefined) ?? []).map(String);
   return { args: { ...(parsed as A & CommonArgs), files }, rest };
+}
+
+/**
+ * The unknown options of `parsed` when one of them took `--` as its value,
+ * or null. yargs gives an unknown option right before `--` that word
+ * (`-x -- -h` was `-x` set to `--`, then `--help`, answered with status
+ * 0), where getopt(3) ends the options at `--`: reported as yargs reports
+ * unknown options. (An option of ours takes `--` as its value only where
+ * it must have one: `-k --`.)
+ */
+function dashesTaken(options: Record<string, Options>, parsed: Record<string, unknown>, argv: readonly string[]): string | null {
+  if (argv[0] === '--get-yargs-completions') return null;
+  const known = new Set(['_', '--', '$0', 'help', 'h', 'version', 'V']);
+  for (const [name, option] of Object.entries(options)) for (const n of [name, ...[option.alias ?? []].flat()]) known.add(n);
+  const unknown = Object.keys(parsed).filter((key) => !known.has(key));
+  if (!unknown.some((key) => parsed[key] === '--')) return null;
+  return usageMessage(`Unknown argument${unknown.length === 1 ? '' : 's'}: ${unknown.join(', ')}`, argv);
 }
 
 /** What is wrong with the words after `--` of `argv` as parsed (`parsed['--']`), or null: a command where none is run, none given, files beside it. */
@@ -606,9 +624,10 @@ function splitShort(arg: string, flags: ReadonlySet<string>, valued: ReadonlySet
   for (let k = 1; k < arg.length; k++) {
     const letter = arg[k]!;
     if (flags.has(letter)) continue;
-    // yargs itself takes the rest as the value when it starts with another character than a letter (`-f=x`, `-f-x`,
-    // `-qf.a`), but for a dot after the first letter (`-f.a`), which it reads as a dotted name.
-    if (!valued.has(letter) || k === arg.length - 1 || !/[A-Za-z.]/.test(arg[k + 1]!)) return [arg];
+    // yargs itself takes the rest as the value when it starts with a character that is not a word's (`-f=x`, `-f-x`,
+    // `-qf/a`), but for a dot after the first letter (`-f.a`), which it reads as a dotted name; after a digit or `_`, it
+    // reads more letters (`-t1x` was `-t -1 -x`).
+    if (!valued.has(letter) || k === arg.length - 1 || !/[\w.]/.test(arg[k + 1]!)) return [arg];
     return [...(k > 1 ? [arg.slice(0, k)] : []), `-${letter}`, arg.slice(k + 1)];
   }
   return [arg];
@@ -666,7 +685,7 @@ const NEGATABLE_VALUES: ReadonlySet<string> = new Set(['color']);
  * yargs reads the same way, and for three dashes (`---no-writes`), which
  * yargs lets by as an option of another name. Also for what yargs does not
  * read as an option where getopt(3) would (`-1`), or reads as one of its own
- * (`--$0`, `--_`). Undefined when there is none.
+ * (`--$0`, `--_`, `-_`). Undefined when there is none.
  */
 function flagGivenValue(options: Record<string, Options>, argv: readonly string[]): string | undefined {
   const flags = new Set(['help', 'version', 'h', 'V']);
@@ -692,10 +711,11 @@ function flagGivenValue(options: Record<string, Options>, argv: readonly string[
     if (/^-[0-9]/.test(arg)) {
       return `unknown option: ${visibleOneLine(arg)}${pathExists(arg) ? ` (${readFileHint(arg)})` : ''}`;
     }
-    // Keys yargs keeps for itself (`--$0` took the next word as its value, a file the run then did not read), and one it
-    // spells otherwise in its message.
+    // Keys yargs keeps for itself (`--$0` took the next word as its value, a file the run then did not read; so did `-_`),
+    // and one it spells otherwise in its message.
     const key = /^--(?:no-)?([^=]*)/.exec(arg)?.[1];
     if (key === '$0' || key === '_' || key === '__proto__') return `unknown option: ${visibleOneLine(arg.replace(/=.*/s, ''))}`;
+    if (arg.startsWith('-_')) return 'unknown option: -_';
     // In `-j=yes`, `-j1` or `-qj-`, the letter before the first other character takes the rest as its value. (A word with
     // a letter before it that is no flag, `-dash.ndjson`, has unknown options: yargs names them.)
     const group = /^-([A-Za-z]+)[^A-Za-z]/.exec(arg)?.[1];
