@@ -371,6 +371,32 @@ t.test('control characters in excerpts are made visible', async (t) => {
   ]);
 });
 
+t.test('noise: a line no JSON value starts, of any length, is excerpted as any line is', async (t) => {
+  // Every byte a line may start with but those of a value, white space, a byte-order mark's and a line's end.
+  const starts = Array.from({ length: 256 }, (_, b) => b).filter((b) => !'{["-0123456789tfn \t\r\n\xef'.includes(String.fromCharCode(b)));
+  for (const b of starts) {
+    const seen = read(Buffer.concat([Buffer.from([b]), Buffer.from(' not json {"type":"result"}\n')]));
+    t.equal(seen.problems.length, 1, `byte ${b}`);
+    t.match(seen.problems[0], /^in\.ndjson:1: not JSON: .* not json \{"type":"result"\}$/, `byte ${b}: ${seen.problems[0]}`);
+    t.equal(seen.events.length, 0);
+  }
+  // Printable ASCII around 60 characters and 240 bytes, with spaces around: the first 60 characters but those spaces,
+  // and `…` when there are more, or more than 240 bytes.
+  for (const length of [1, 59, 60, 61, 120, 238, 239, 240, 241, 300]) {
+    for (const [before, after] of [['', ''], ['  ', ''], ['', ' \t '], ['\t', '  ']]) {
+      const body = Array.from({ length }, (_, i) => 'Update available, run npm i'[i % 27]).join('').replace(/^ | $/g, 'x');
+      const line = `${before}${body}${after}`;
+      const head = Buffer.from(line).subarray(0, 240).toString('latin1').trim();
+      const more = head.length > 60 || line.length > 240;
+      const [problem] = read(`${line}\n`).problems;
+      t.equal(problem, `in.ndjson:1: not JSON: ${head.slice(0, 60)}${more ? '…' : ''}`, `${JSON.stringify(before)} ${length} ${JSON.stringify(after)}`);
+    }
+  }
+  // Not ASCII, or a control character among the first 240 bytes: made visible as before.
+  t.same(read('Update → 2.0\x1b[0m\n').problems, ['in.ndjson:1: not JSON: Update → 2.0\\x1b[0m']);
+  t.same(read(`${'x'.repeat(239)}\u00a0 and more\n`).problems, [`in.ndjson:1: not JSON: ${'x'.repeat(60)}…`]);
+});
+
 t.test('peekType reads the first key only when it is certain', async (t) => {
   const { peekType } = await import('../src/io/input.js');
   t.equal(peekType(Buffer.from('{"type":"tool_call","subtype":"started"}')), 'tool_call');

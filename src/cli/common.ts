@@ -755,7 +755,7 @@ export function list(value: unknown): string[] | undefined {
  * a line of its own.
  */
 export function warn(io: Io, name: string, message: string): void {
-  toStderr(io, Buffer.from(`${name}: ${message}\n`), false);
+  toStderr(io, `${name}: ${message}\n`, false);
 }
 
 /**
@@ -765,24 +765,80 @@ export function warn(io: Io, name: string, message: string): void {
  * line the command after `--` left open on stderr, but for the command's own
  * bytes (`fromCommand`), which go on with it.
  */
-function toStderr(io: Io, data: Buffer, fromCommand: boolean): void {
+function toStderr(io: Io, data: Buffer | string, fromCommand: boolean): void {
   const stream = running.get(io);
   // The output made so far is pushed first: how it ends is then known.
   if (stream?.interject('') === true) {
     const open = openLine.get(io);
     const ended = open === 'output' || (open === 'command' && !fromCommand);
-    stream.interject(ended ? Buffer.concat([NEWLINE, data]) : data, open === 'output');
+    stream.interject(ended ? Buffer.concat([NEWLINE, Buffer.from(data)]) : data, open === 'output');
     return;
   }
   const open = openLine.get(io);
   if (open === 'output') io.stdout.write('\n');
-  else if (open === 'command' && !fromCommand) io.stderr.write('\n');
-  io.stderr.write(data);
-  if (fromCommand && data.length > 0 && data[data.length - 1] !== 0x0a) openLine.set(io, 'command');
+  else if (open === 'command' && !fromCommand) toStderrSoon(io, '\n');
+  toStderrSoon(io, data);
+  const last = typeof data === 'string' ? data.charCodeAt(data.length - 1) : data[data.length - 1];
+  if (fromCommand && data.length > 0 && last !== 0x0a) openLine.set(io, 'command');
   else if (data.length > 0) openLine.delete(io);
 }
 
 const NEWLINE = Buffer.from('\n');
+
+/** True when `io`'s stdout and stderr are one place (see Io.sharedOutput; two terminals are taken for one). */
+function sharesOutput(io: Io): boolean {
+  let shared = sharing.get(io);
+  if (shared === undefined) {
+    shared = io.sharedOutput ?? (io.stdout.isTTY === true && io.stderr.isTTY === true);
+    sharing.set(io, shared);
+  }
+  return shared;
+}
+
+/** What {@link sharesOutput} found for each run's I/O (the process's looks at its descriptors). */
+const sharing = new WeakMap<Io, boolean>();
+
+/**
+ * What {@link toStderrSoon} holds for each run's stderr: its pieces in
+ * order, text run together. Written at the end of the synchronous work that
+ * made them (a chunk of input read): a warning for each of 100,000 lines
+ * of noise was a write of its own.
+ */
+const heldStderr = new WeakMap<Io, Array<string | Buffer>>();
+
+/**
+ * Writes `data` on `io`'s stderr once the work at hand is done, after what
+ * came before it; at once where stdout and stderr are one place, whose
+ * writes must keep their order.
+ */
+function toStderrSoon(io: Io, data: string | Buffer): void {
+  if (sharesOutput(io)) {
+    io.stderr.write(data);
+    return;
+  }
+  let held = heldStderr.get(io);
+  if (held === undefined) {
+    held = [];
+    heldStderr.set(io, held);
+    queueMicrotask(() => flushStderr(io));
+  }
+  const n = held.length;
+  if (typeof data === 'string' && n > 0 && typeof held[n - 1] === 'string') held[n - 1] += data;
+  else held.push(data);
+  // A long piece of input read at once is not held whole: its warnings are written 64 KiB at a time.
+  if (held[held.length - 1]!.length >= HELD_STDERR_MAX) flushStderr(io);
+}
+
+/** How much text {@link toStderrSoon} holds before it writes. */
+const HELD_STDERR_MAX = 64 * 1024;
+
+/** Writes what {@link toStderrSoon} holds for `io`, now: before a write that must come after it. */
+export function flushStderr(io: Io): void {
+  const held = heldStderr.get(io);
+  if (held === undefined) return;
+  heldStderr.delete(io);
+  for (const piece of held) io.stderr.write(piece);
+}
 
 /**
  * The line the output ends in, when it is not ended: the tool's (live text,
@@ -887,6 +943,7 @@ export function startCommand(argv: string[], io: Io, name: string): StartedComma
     child.kill('SIGKILL');
     // Where output and stderr are one place, a line left open there (live text, the command's) is ended first.
     const ending = openLine.has(io) ? '\n' : '';
+    flushStderr(io);
     io.stderr.write(`${ending}${name}: ${visibleOneLine(argv[0]!)} killed (SIGKILL): a second ${signal} came before it ended\n`);
   });
   // Ended, or never started (Node emits 'error' and no 'exit' for ENOENT or EACCES).
@@ -1174,7 +1231,7 @@ export async function runTool(
     { pool: readPool(), stdinFd: command ? undefined : io.stdinFd, output: io.stdoutFd === undefined ? undefined : outputFile(io.stdoutFd) },
   );
   // Where stdout and stderr are one place, a warning written while the output is mid-line (live text) would land inside that line: the line is ended first.
-  const shared = io.sharedOutput ?? (io.stdout.isTTY === true && io.stderr.isTTY === true);
+  const shared = sharesOutput(io);
   const stream = toolStream(core, {
     strict: args.strict,
     onProblem: (p) => {

@@ -929,13 +929,31 @@ const EXCERPT_CHARS = 60;
  * line), which may be what makes the line no JSON: shown as its code.
  */
 export function excerptOf(buf: Buffer): string {
-  const head = buf.toString('utf8', 0, Math.min(buf.length, EXCERPT_CHARS * 4));
+  const n = Math.min(buf.length, EXCERPT_CHARS * 4);
+  // Printable ASCII (noise most often) has nothing to make visible, and a character a byte.
+  if (printableAscii(buf, n)) {
+    const text = buf.toString('latin1', 0, n).replace(JSON_SPACE_AROUND, '');
+    return text.length > EXCERPT_CHARS || buf.length > n ? `${text.slice(0, EXCERPT_CHARS)}…` : text;
+  }
+  const head = buf.toString('utf8', 0, n);
   const chars = Array.from(head.replace(JSON_SPACE_AROUND, ''));
   const text = visibleCodes(chars.slice(0, EXCERPT_CHARS).join('')).replace(UNSEEN_SPACE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
   return chars.length > EXCERPT_CHARS || buf.length > EXCERPT_CHARS * 4 ? `${text}…` : text;
 }
 
 const JSON_SPACE_AROUND = /^[ \t\r\n]+|[ \t\r\n]+$/g;
+
+/** True when the first `n` bytes of `buf` are printable ASCII, spaces among them (0x20–0x7e). */
+function printableAscii(buf: Buffer, n: number): boolean {
+  for (let i = 0; i < n; i++) {
+    const b = buf[i]!;
+    if (b < 0x20 || b > 0x7e) return false;
+  }
+  return true;
+}
+
+/** The bytes a JSON text's value may start with (after white space): `{ [ " -`, a digit, and the literals' `t f n`. */
+const JSON_VALUE_START: readonly boolean[] = Array.from({ length: 256 }, (_, b) => '{["-0123456789tfn'.includes(String.fromCharCode(b)));
 // White space that is no JSON's and shows as a space, or nothing: shown by its code in an excerpt. (Joiners and the marks
 // of a writing's direction are left as written: they belong to the text of many scripts.)
 const UNSEEN_SPACE = /[\u00a0\u1680\u180e\u2000-\u200b\u202f\u205f\u2060\ufeff]/g;
@@ -1819,6 +1837,11 @@ export class EventReader {
         return;
       }
       this.sink.record({ event: value as AgentEvent, raw, source: this.source, line: no });
+      return;
+    }
+    // Noise (a warning on `2>&1`) most often starts with a byte no JSON value starts with: JSON.parse's error is not made.
+    if (!JSON_VALUE_START[first]!) {
+      this.problemThenRun(raw, no, unterminated, () => 'not JSON');
       return;
     }
     try {
