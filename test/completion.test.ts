@@ -35,6 +35,12 @@ for (const tool of tools) {
     t.match((await bare(undefined)).stdout, /_yargs_completions/, 'no $SHELL: the bash script');
     const fish = await bare('/usr/bin/fish');
     t.same([fish.code, fish.stdout, fish.stderr.split('\n')[0]], [1, '', `${tool}: --completion takes bash or zsh, not fish (the shell $SHELL names)`], '$SHELL fish: a usage error');
+    // Its value comes only after `=`, as getopt_long(3) reads an optional value: `--completion zsh` is $SHELL's, beside a file.
+    const spaced = await runBin(tool, ['--completion', 'zsh'], '', { env: { ...TEST_ENV, SHELL: '/bin/bash' } });
+    t.match(spaced.stdout, /_yargs_completions/, '--completion zsh, $SHELL bash: the bash script');
+    t.notMatch(spaced.stdout, /^#compdef/);
+    const flagAfter = await runBin(tool, ['--completion', '--json=1'], '', { env: { ...TEST_ENV, SHELL: '/bin/bash' } });
+    t.same([flagAfter.code, flagAfter.stdout], [1, ''], '--completion --json=1: the usage error after it is seen');
 
     if (!hasBash) {
       t.skip('bash is not installed: the script is not run');
@@ -55,7 +61,8 @@ for (const tool of tools) {
       spawnSync('bash', ['-c', [script.split('\n').slice(0, 2).join('\n'), `COMP_WORDS=(${tool} ${words.map((w) => `"${w}"`).join(' ')}); COMP_CWORD=${words.length}`, `_${tool}_yargs_completions`, 'printf "%s\\n" "${COMPREPLY[@]}"'].join('\n')], {
         encoding: 'utf8',
       }).stdout;
-    t.equal(complete('--completion', 'z'), 'zsh\n', '--completion z');
+    t.equal(complete('--completion', '=', 'z'), 'zsh\n', '--completion=z, as bash splits it');
+    t.equal(complete('--completion', 'z'), '\n', '--completion z: z is a file (--completion alone asks for $SHELL\'s)');
     // The words after `--` are a command's: none of the tool's options or values.
     t.equal(complete('--', 'agent', '--c'), '\n', 'after --, nothing of the tool');
     t.equal(complete('--', 'agent', '--completion', '=', 'z'), '\n', 'after --, no values of the tool');
@@ -94,7 +101,7 @@ for (const tool of tools) {
         encoding: 'utf8',
       }).stdout;
     t.equal(completeAt(1, '--str', 'run.ndjson'), '--strict\n', 'bash, --str before a file name');
-    t.equal(completeAt(2, '--completion', 'z', '-q'), 'zsh\n', 'bash, --completion z before an option');
+    t.equal(completeAt(3, '--completion', '=', 'z', '-q'), 'zsh\n', 'bash, --completion=z before an option');
     if (tool === 'ndjson-text') t.equal(completeAt(2, '--color', '', '-a'), 'auto\nalways\nnever\n', 'bash, --color before -a');
     if (!hasZsh) {
       t.skip('zsh is not installed: its script is not run');
@@ -121,7 +128,7 @@ for (const tool of tools) {
         ).stdout;
       t.equal(zsh(2, '--str'), '--strict\n', 'zsh, --str');
       t.equal(zsh(2, '--str', 'run.ndjson'), '--strict\n', 'zsh, --str before a file name');
-      t.equal(zsh(3, '--completion', 'z', '-q'), 'zsh\n', 'zsh, --completion z before an option');
+      t.equal(zsh(2, '--completion=z', '-q'), '--completion=zsh\n', 'zsh, --completion=z before an option');
       t.equal(zsh(2, 'run', '--strict'), '(default)\n', 'zsh, a file name: the shell offers files');
     }
   });

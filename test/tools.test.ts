@@ -1238,27 +1238,42 @@ t.test('--paths and the summary show a Windows session\'s paths normalized, as -
   t.same(records(runCore(input).out).map((r) => r.written), [['d:\\x\\..\\y'], ['src\\a.ts'], ['src/a.ts'], ['.\\src\\.\\b.ts']]);
 });
 
-t.test('shortValues: a one-letter option\'s value glued on is split off as getopt(3) reads it', async (t) => {
+t.test("shortValues: a one-letter option's value glued on is the rest of the word, as getopt(3) reads it", async (t) => {
   const options = {
     all: { alias: 'a', type: 'boolean' },
     json: { alias: 'j', type: 'boolean' },
     tool: { alias: 't', type: 'string' },
     field: { alias: 'f', type: 'string' },
   } as const;
-  t.strictSame(shortValues(options, ['-tshell', 'run.ndjson']), ['-t', 'shell', 'run.ndjson']);
-  t.strictSame(shortValues(options, ['-ajfthe']), ['-aj', '-f', 'the']);
-  t.strictSame(shortValues(options, ['-fVersion']), ['-f', 'Version'], 'letters of other flags in the value are the value');
-  t.strictSame(shortValues(options, ['-f.usage']), ['-f', '.usage'], 'a dot: yargs would read -f.usage as an option so named');
-  t.strictSame(shortValues(options, ['-af.x']), ['-a', '-f', '.x']);
-  t.strictSame(shortValues(options, ['-t_x']), ['-t', '_x'], 'an underscore: yargs would read -t -_ -x');
-  t.strictSame(shortValues(options, ['-f1x']), ['-f', '1x'], 'a digit before letters: yargs would read -f -1 -x');
-  t.strictSame(shortValues(options, ['-f1']), ['-f', '1']);
-  // Left as they are: yargs reads `-f=x` and `-f-x` as getopt does, `-af x` needs nothing, `-j1` and `-xq` are
-  // errors it reports.
-  for (const word of ['-f=x', '-f-x', '-af-x', '-af', '-j1', '-xq', '-', '--tool=read', '--field', 'file', '-h']) {
+  t.strictSame(shortValues(options, ['-tshell', 'run.ndjson']), ['--tool=shell', 'run.ndjson']);
+  t.strictSame(shortValues(options, ['-ajfthe']), ['-aj', '--field=the']);
+  t.strictSame(shortValues(options, ['-fVersion']), ['--field=Version'], 'letters of other flags in the value are the value');
+  t.strictSame(shortValues(options, ['-f.usage']), ['--field=.usage'], 'a dot: yargs would read -f.usage as an option so named');
+  t.strictSame(shortValues(options, ['-af.x']), ['-a', '--field=.x']);
+  t.strictSame(shortValues(options, ['-t_x']), ['--tool=_x'], 'an underscore: yargs would read -t -_ -x');
+  t.strictSame(shortValues(options, ['-f1x']), ['--field=1x'], 'a digit before letters: yargs would read -f -1 -x');
+  t.strictSame(shortValues(options, ['-f=x']), ['--field==x'], 'an equals sign is the value\'s: yargs would read the field x');
+  t.strictSame(shortValues(options, ['-f/', '-t*', '-k=']), ['--field=/', '--tool=*', '-k='], 'one character: yargs would read an option so named');
+  t.strictSame(shortValues(options, ['-f-x', '-af-x']), ['--field=-x', '-a', '--field=-x']);
+  // Left as they are: `-af x` needs nothing, `-j1` and `-xq` are errors yargs reports.
+  for (const word of ['-af', '-j1', '-xq', '-', '--tool=read', '--field', 'file', '-h']) {
     t.strictSame(shortValues(options, [word]), [word], word);
   }
-  t.strictSame(shortValues(options, ['-tread', '--', 'agent', '-pfoo']), ['-t', 'read', '--', 'agent', '-pfoo'], 'nothing after --');
+  t.strictSame(shortValues(options, ['-tread', '--', 'agent', '-pfoo']), ['--tool=read', '--', 'agent', '-pfoo'], 'nothing after --');
+});
+
+t.test('shortValues: a word true or false is a file, unless it is an option\'s value', async (t) => {
+  const options = {
+    json: { alias: 'j', type: 'boolean' },
+    field: { alias: 'f', type: 'string', requiresArg: true },
+    paths: { type: 'string' },
+  } as const;
+  // yargs takes it as the value of the flag before it.
+  t.strictSame(shortValues(options, ['--json', 'true', '-j', 'false']), ['--json', '\0true', '-j', '\0false']);
+  t.strictSame(shortValues(options, ['-f', 'true', '--field', 'false', '-jf', 'true']), ['-f', 'true', '--field', 'false', '-jf', 'true'], "an option's value: as it was");
+  t.strictSame(shortValues(options, ['--paths', 'true'], { paths: 'all' }), ['--paths=all', '\0true'], 'after an option whose value may be left out: a file');
+  t.strictSame(shortValues(options, ['-j', '--', 'true']), ['-j', '--', 'true'], 'nothing after --');
+  t.strictSame(shortValues(options, ['trues', 'True', './true']), ['trues', 'True', './true']);
 });
 
 t.test("shortValues: an option that must have a value takes the next word, a dash before it or not, as getopt(3) reads it", async (t) => {
@@ -1268,22 +1283,30 @@ t.test("shortValues: an option that must have a value takes the next word, a das
     field: { alias: 'f', type: 'string', requiresArg: true },
     paths: { type: 'string' },
   } as const;
-  t.strictSame(shortValues(options, ['-t', '-s', 'run.ndjson']), ['-t-s', 'run.ndjson'], 'a word starting with a dash: the value');
-  t.strictSame(shortValues(options, ['-at', '-s']), ['-at-s'], 'after flags');
+  const bare = { paths: 'all' };
+  t.strictSame(shortValues(options, ['-t', '-s', 'run.ndjson']), ['--tool=-s', 'run.ndjson'], 'a word starting with a dash: the value');
+  t.strictSame(shortValues(options, ['-at', '-s']), ['-a', '--tool=-s'], 'after flags');
   t.strictSame(shortValues(options, ['--field', '--json']), ['--field=--json']);
-  t.strictSame(shortValues(options, ['-f', '-']), ['-f-']);
-  t.strictSame(shortValues(options, ['-t', '--', 'agent']), ['-t--', 'agent'], '`--` too: it is the value, not the end of the options');
-  t.strictSame(shortValues(options, ['-t', '--', '-tshell', '-af.x', '--', '-tx']), ['-t--', '-t', 'shell', '-a', '-f', '.x', '--', '-tx'], 'and the words after it are read as options');
-  t.strictSame(shortValues(options, ['-tshell', '-f', '-x']), ['-t', 'shell', '-f-x'], 'after a value glued on');
-  t.strictSame(shortValues(options, ['-t', '-tshell', '-f', '-afx']), ['-t-tshell', '-f-afx'], 'a value that looks like options with a value glued on: whole');
-  t.strictSame(shortValues(options, ['-at', '-s', '-tf', '-x']), ['-at-s', '-t', 'f', '-x'], 'a letter after the one taking a value is its value');
-  t.strictSame(shortValues(options, ['-tshell', '-a']), ['-t', 'shell', '-a'], 'a value glued on: the next word is its own');
+  t.strictSame(shortValues(options, ['-f', '-']), ['--field=-']);
+  t.strictSame(shortValues(options, ['-t', '--', 'agent']), ['--tool=--', 'agent'], '`--` too: it is the value, not the end of the options');
+  t.strictSame(shortValues(options, ['-t', '--', '-tshell', '-af.x', '--', '-tx']), ['--tool=--', '--tool=shell', '-a', '--field=.x', '--', '-tx'], 'and the words after it are read as options');
+  t.strictSame(shortValues(options, ['-t', '--', '--paths', 'run.ndjson'], bare), ['--tool=--', '--paths=all', 'run.ndjson'], 'an option whose value may be left out after it too');
+  t.strictSame(shortValues(options, ['-tshell', '-f', '-x']), ['--tool=shell', '--field=-x'], 'after a value glued on');
+  t.strictSame(shortValues(options, ['-t', '-tshell', '-f', '-afx']), ['--tool=-tshell', '--field=-afx'], 'a value that looks like options with a value glued on: whole');
+  t.strictSame(shortValues(options, ['-at', '-s', '-tf', '-x']), ['-a', '--tool=-s', '--tool=f', '-x'], 'a letter after the one taking a value is its value');
+  t.strictSame(shortValues(options, ['-tshell', '-a']), ['--tool=shell', '-a'], 'a value glued on: the next word is its own');
   t.strictSame(shortValues(options, ['-t', 'x', '-a']), ['-t', 'x', '-a'], 'a value of no dash: as it was');
-  t.strictSame(shortValues(options, ['--paths', '-a']), ['--paths', '-a'], 'an option whose value may be left out takes one only after =');
+  t.strictSame(shortValues(options, ['--paths', '-a'], bare), ['--paths=all', '-a'], 'an option whose value may be left out takes one only after =');
+  t.strictSame(shortValues(options, ['--paths', 'read', '--paths=read'], bare), ['--paths=all', 'read', '--paths=read']);
+  t.strictSame(shortValues(options, ['--field', '--paths'], bare), ['--field=--paths'], 'as the value of another: the value');
   t.strictSame(shortValues(options, ['--tool=x', '-a']), ['--tool=x', '-a']);
-  t.strictSame(shortValues(options, ['-a', '--', '-t', '-s']), ['-a', '--', '-t', '-s'], 'nothing after --');
+  t.strictSame(shortValues(options, ['-a', '--', '-t', '-s', '--paths'], bare), ['-a', '--', '-t', '-s', '--paths'], 'nothing after --');
   t.strictSame(shortValues(options, ['-t']), ['-t'], 'none given: as it was, for yargs to say so');
-  t.strictSame(shortValues(options, ['--get-yargs-completions', 'ndjson-tools', '--tool', '-']), ['--get-yargs-completions', 'ndjson-tools', '--tool', '-'], "the shell's completion asks with the words as typed");
+  t.strictSame(
+    shortValues(options, ['--get-yargs-completions', 'ndjson-tools', '--tool', '-', '--paths', 'true'], bare),
+    ['--get-yargs-completions', 'ndjson-tools', '--tool', '-', '--paths', 'true'],
+    "the shell's completion asks with the words as typed",
+  );
 });
 
 t.test("a sub-agent's calls, listed in the result of the call that ran it, are audited and checked", async (t) => {

@@ -226,12 +226,17 @@ export interface CommandSpec<O extends Record<string, Options>> {
   values?: Readonly<Record<string, readonly string[]>>;
   /** The same for an option whose value is given only after `=` (`--paths=read`; `--paths read` reads the file `read`). */
   gluedValues?: Readonly<Record<string, readonly string[]>>;
+  /** The options whose value may be left out, and the value each then has (`--paths` is `--paths=all`): given only after `=`. */
+  bareValues?: Readonly<Record<string, string>>;
   /** Options whose `--no-` form the command documents (`--no-tools`), offered by shell completion too. */
   negations?: readonly string[];
 }
 
-/** Values every command completes: those of the common options. */
-const COMMON_VALUES: Readonly<Record<string, readonly string[]>> = { completion: ['bash', 'zsh'] };
+/** Values every command completes after `=`: those of the common options. */
+const COMMON_GLUED_VALUES: Readonly<Record<string, readonly string[]>> = { completion: ['bash', 'zsh'] };
+
+/** The common options whose value may be left out (see CommandSpec.bareValues): `--completion` alone asks for $SHELL's. */
+const COMMON_BARE_VALUES: Readonly<Record<string, string>> = { completion: '' };
 
 /** The width `--help` is laid out in: the terminal's, up to 100 columns; 80 when it is not a terminal (`| less`). */
 function helpWidth(): number {
@@ -382,7 +387,7 @@ async function answer(name: string, io: Io, text: string): Promise<number> {
  */
 export function parseArgs<O extends Record<string, Options>, A>(spec: CommandSpec<O>, given: string[], io: Io): Parsed<A> {
   const options = { ...spec.options, ...commonOptions };
-  const argv = shortValues(options, given);
+  const argv = shortValues(options, given, { ...COMMON_BARE_VALUES, ...spec.bareValues });
   let failure: string | null = flagGivenValue(options, argv) ?? null;
   let output = '';
   const y = configure(spec, argv).fail((msg, err) => {
@@ -429,7 +434,7 @@ export function parseArgs<O extends Record<string, Options>, A>(spec: CommandSpe
     else afterEquals = false;
     const option = before === undefined ? undefined : /^--([^=]+)$/.exec(before)?.[1];
     const values =
-      option === undefined ? undefined : (spec.values?.[option] ?? COMMON_VALUES[option] ?? (afterEquals ? spec.gluedValues?.[option] : undefined));
+      option === undefined ? undefined : (spec.values?.[option] ?? (afterEquals ? (spec.gluedValues?.[option] ?? COMMON_GLUED_VALUES[option]) : undefined));
     // A word that does not start with `-` (none typed yet, too) is a file's: nothing is offered, and the shell offers file
     // names, as it does for cat(1); the options are offered once `-` is typed.
     const offered =
@@ -455,7 +460,7 @@ export function parseArgs<O extends Record<string, Options>, A>(spec: CommandSpe
   if (failure === null && spec.check) failure = spec.check(parsed) ?? null;
   failure ??= commandProblem(spec, parsed, argv);
   if (failure !== null) return usageError(spec.name, io, failure);
-  const files = (parsed._ as unknown[]).map(String);
+  const files = (parsed._ as unknown[]).map(String).map(unheld);
   const rest = ((parsed['--'] as unknown[] | undefined) ?? []).map(String);
   return { args: { ...(parsed as A & CommonArgs), files }, rest };
 }
@@ -538,29 +543,53 @@ function completionShell(value: unknown, env: NodeJS.ProcessEnv): { shell: 'bash
 }
 
 /**
- * A one-letter option that takes a value with its value glued on, as
- * getopt(3) reads it: `-tshell` is `-t shell`, `-jfthe` is `-j -f the`.
- * yargs reads the letters after the first as more one-letter options
- * (`-t -s -h -e -l -l`), unless the first of them is a digit or a sign: so
- * that `-tshell` was `--help`, and a check was not run. A word is split
- * where, after one-letter flags, the letter of an option that takes a value
- * comes with a letter after it; other words (`-f=x`, `-f-x`, whose value yargs
- * reads as getopt does), and any after `--`, are left as they are. A value
- * that starts with a dash, in the word after its option, is first made one
- * word with it (see {@link dashedValues}), and so is not split.
+ * The words of the command line as yargs must be given them to read them as
+ * getopt(3) and getopt_long(3) do:
+ * - a one-letter option's value glued on is the rest of the word, whatever
+ *   it is: `-tshell` is the tool `shell`, `-jfthe` is `-j` and the field
+ *   `the`, `-f=x` the field `=x`, `-f/` the field `/`; given to yargs as
+ *   `--tool=shell` (yargs read the letters after the first as more
+ *   one-letter options, unless the first of them was a digit or a sign, so
+ *   that `-tshell` was `--help`, and `-f=x` the field `x`);
+ * - an option that must have a value takes the next word whatever it starts
+ *   with (see {@link dashedValues});
+ * - an option whose value may be left out takes one only after `=`
+ *   (`bare`: the value each has alone, see CommandSpec.bareValues);
+ * - a word `true` or `false` that is no option's value is a file's (yargs
+ *   took it as the value of the flag before it): held as such (see
+ *   {@link unheld}).
+ * The words after `--` are left as they are, and so are those the shell's
+ * completion asks with.
  */
-export function shortValues(options: Record<string, Options>, argv: readonly string[]): string[] {
+export function shortValues(options: Record<string, Options>, argv: readonly string[], bare: Readonly<Record<string, string>> = {}): string[] {
+  if (argv[0] === '--get-yargs-completions') return [...argv];
   const flags = new Set(['h', 'V']);
-  const valued = new Set<string>();
-  for (const option of Object.values(options)) {
-    for (const alias of [option.alias ?? []].flat()) {
-      if (alias.length !== 1) continue;
-      if (option.type === 'boolean') flags.add(alias);
-      else valued.add(alias);
+  const valued = new Map<string, string>();
+  const takesValue = new Set<string>();
+  for (const [name, option] of Object.entries(options)) {
+    const letters = [option.alias ?? []].flat().filter((alias) => alias.length === 1);
+    if (option.type === 'boolean') for (const letter of letters) flags.add(letter);
+    else {
+      for (const letter of letters) valued.set(letter, name);
+      if (!(name in bare)) for (const n of [name, ...letters]) takesValue.add(n);
     }
   }
-  // A `--` taken as a value first: it ends no options, and the words after it are split as the others are.
-  return mapOptionWords(dashedValues(options, flags, argv), (arg) => splitShort(arg, flags, valued));
+  const split = mapOptionWords(dashedValues(options, flags, argv, bare), (arg) => splitShort(arg, flags, valued));
+  // The word before was an option given without its value: this word is that value.
+  let value = false;
+  return mapOptionWords(split, (arg) => {
+    const isValue = value;
+    value = takesValue.has(/^--([^=]+)$/.exec(arg)?.[1] ?? /^-[A-Za-z]*([A-Za-z])$/.exec(arg)?.[1] ?? '');
+    return [!isValue && (arg === 'true' || arg === 'false') ? `${HELD}${arg}` : arg];
+  });
+}
+
+/** What a word yargs must read as a file's starts with: no word of a command line holds it. */
+const HELD = '\0';
+
+/** A word {@link shortValues} held, as it was given. */
+function unheld(word: string): string {
+  return word.startsWith(HELD) ? word.slice(HELD.length) : word;
 }
 
 /**
@@ -568,13 +597,12 @@ export function shortValues(options: Record<string, Options>, argv: readonly str
  * dash: that word is its value, as getopt(3) reads it (`-t -s` is the tool
  * `-s`; `--field --json`, the field `--json`; `-k --`, the key `--`), made
  * one word with it as yargs reads such a value (`-t-s`, `--field=--json`),
- * where yargs would say the option needs a value. Options whose value may be
- * left out (`--paths`, `--completion`) take one only after `=`, as in
- * getopt_long(3). The words the shell's completion asks with are left as
- * they are.
+ * where yargs would say the option needs a value. An option whose value may
+ * be left out (`--paths`, `--completion`), given alone, is given its value
+ * alone has (`--paths=all`), as getopt_long(3) takes its value only after
+ * `=`.
  */
-function dashedValues(options: Record<string, Options>, flags: ReadonlySet<string>, argv: readonly string[]): string[] {
-  if (argv[0] === '--get-yargs-completions') return [...argv];
+function dashedValues(options: Record<string, Options>, flags: ReadonlySet<string>, argv: readonly string[], bare: Readonly<Record<string, string>>): string[] {
   const required = new Set<string>();
   for (const [name, option] of Object.entries(options)) if (option.requiresArg === true) for (const n of [name, ...[option.alias ?? []].flat()]) required.add(n);
   const out: string[] = [];
@@ -583,6 +611,11 @@ function dashedValues(options: Record<string, Options>, flags: ReadonlySet<strin
     if (arg === '--') {
       out.push(...argv.slice(i));
       break;
+    }
+    const alone = arg.startsWith('--') ? bare[arg.slice(2)] : undefined;
+    if (alone !== undefined) {
+      out.push(`${arg}=${alone}`);
+      continue;
     }
     const next = argv[i + 1];
     if (next !== undefined && next.startsWith('-')) {
@@ -618,17 +651,15 @@ export function mapOptionWords(argv: readonly string[], map: (arg: string) => st
   return out;
 }
 
-/** One word of the command line, split as {@link shortValues} says. */
-function splitShort(arg: string, flags: ReadonlySet<string>, valued: ReadonlySet<string>): string[] {
+/** One word of the command line, a one-letter option's value glued on given as its long option's (see {@link shortValues}). */
+function splitShort(arg: string, flags: ReadonlySet<string>, valued: ReadonlyMap<string, string>): string[] {
   if (!/^-[A-Za-z]/.test(arg)) return [arg];
   for (let k = 1; k < arg.length; k++) {
     const letter = arg[k]!;
     if (flags.has(letter)) continue;
-    // yargs itself takes the rest as the value when it starts with a character that is not a word's (`-f=x`, `-f-x`,
-    // `-qf/a`), but for a dot after the first letter (`-f.a`), which it reads as a dotted name; after a digit or `_`, it
-    // reads more letters (`-t1x` was `-t -1 -x`).
-    if (!valued.has(letter) || k === arg.length - 1 || !/[\w.]/.test(arg[k + 1]!)) return [arg];
-    return [...(k > 1 ? [arg.slice(0, k)] : []), `-${letter}`, arg.slice(k + 1)];
+    const name = valued.get(letter);
+    if (name === undefined || k === arg.length - 1) return [arg];
+    return [...(k > 1 ? [arg.slice(0, k)] : []), `--${name}=${arg.slice(k + 1)}`];
   }
   return [arg];
 }

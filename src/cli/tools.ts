@@ -3,7 +3,7 @@
  * `--summary` or `--paths` instead; CI checks that turn into status 3.
  */
 import type { Options } from 'yargs';
-import { list, mapOptionWords, parseArgs, processIo, runTool, warn, EXIT } from './common.js';
+import { list, parseArgs, processIo, runTool, warn, EXIT } from './common.js';
 import type { CommandSpec, Io } from './common.js';
 import { MAX_STARTS, ToolsCore } from '../tools/core.js';
 import { MAX_SUBAGENT_DEPTH } from '../events.js';
@@ -130,6 +130,8 @@ export const toolsSpec: CommandSpec<typeof toolsOptions> = {
   statusText: { [EXIT.FAILED]: 'a check failed (one line per violation on stderr)' },
   values: { status: CALL_STATUSES },
   gluedValues: { paths: PATHS_CHOICES },
+  // Alone, every path; `--paths read` reads the file `read`.
+  bareValues: { paths: 'all' },
   check: (argv) => {
     if (argv.json && !argv.summary) return '--json needs --summary';
     if (argv.summary && argv.paths !== undefined) return '--summary and --paths do not go together';
@@ -150,20 +152,9 @@ export const toolsSpec: CommandSpec<typeof toolsOptions> = {
   },
 };
 
-/**
- * `--paths` takes an optional value: alone it means every path. Given as a
- * separate word it would swallow the file name after it, so only `--paths=…`
- * carries a value.
- */
-function expandPaths(argv: string[]): string[] {
-  // The shell's completion asks with the words as typed: bash splits `--paths=r` into `--paths`, `=`, `r`.
-  if (argv[0] === '--get-yargs-completions') return argv;
-  return mapOptionWords(argv, (arg) => [arg === '--paths' ? '--paths=all' : arg]);
-}
-
 /** Runs ndjson-tools; returns its exit status. */
 export async function main(argv: string[], io: Io = processIo()): Promise<number> {
-  const parsed = parseArgs<typeof toolsOptions, ToolsArgs>(toolsSpec, expandPaths(argv), io);
+  const parsed = parseArgs<typeof toolsOptions, ToolsArgs>(toolsSpec, argv, io);
   if ('code' in parsed) return parsed.code;
   const { args } = parsed;
   const name = toolsSpec.name;
