@@ -397,6 +397,34 @@ t.test('noise: a line no JSON value starts, of any length, is excerpted as any l
   t.same(read(`${'x'.repeat(239)}\u00a0 and more\n`).problems, [`in.ndjson:1: not JSON: ${'x'.repeat(60)}…`]);
 });
 
+t.test('lines that each leave a value open: read again one after another, each reported once, in order', async (t) => {
+  const n = 3000;
+  const opens = '[\n'.repeat(n);
+  // Broken by a last line: each value begun on a line fails there (it took a call inside another for each, and the stack
+  // ran out); at the end of the input, each is cut short.
+  for (const [input, last] of [
+    [`${opens}x\n`, ['in.ndjson:3001: not JSON: x']],
+    [opens, []],
+  ] as const) {
+    for (const size of [0, 4096]) {
+      const seen = read(input, size);
+      t.equal(seen.events.length, 0);
+      t.equal(seen.problems.length, n + last.length, `${last.length ? 'broken' : 'at the end'}, chunks of ${size}: every line once`);
+      t.same(seen.problems.slice(0, 3), ['in.ndjson:1: truncated: [', 'in.ndjson:2: truncated: [', 'in.ndjson:3: truncated: [']);
+      t.ok(seen.problems.every((p, i) => p.startsWith(`in.ndjson:${i + 1}: `)), 'in the order of the lines');
+      t.same(seen.problems.slice(n), last);
+    }
+  }
+  // A value begun on a line read again is read as it is (the lines after it, an event), until 64 values have failed in a
+  // row: then it fails at its line's end, reported there, and so do the lines after it.
+  const event = '{"type":"user",\n"n":1}\n';
+  for (const [before, read_] of [[1, true], [63, true], [64, false]] as const) {
+    const seen = read(`${'{"a":\n'.repeat(before)}${event}x\n`);
+    t.same(seen.events.map((e) => e.line), read_ ? [before + 1] : [], `${before} lines of [ before it: the event ${read_ ? 'read' : 'reported'}`);
+    t.same(seen.problems.slice(before), read_ ? [`in.ndjson:${before + 3}: not JSON: x`] : [`in.ndjson:${before + 1}: truncated: {"type":"user",`, `in.ndjson:${before + 2}: not JSON: "n":1}`, `in.ndjson:${before + 3}: not JSON: x`]);
+  }
+});
+
 t.test('peekType reads the first key only when it is certain', async (t) => {
   const { peekType } = await import('../src/io/input.js');
   t.equal(peekType(Buffer.from('{"type":"tool_call","subtype":"started"}')), 'tool_call');

@@ -33,6 +33,7 @@ import { RUN_START_WINDOW } from './byte-scan-layout.js';
 import { exactJsonText } from '../json-text.js';
 import { visibleCodes, visibleOneLine } from '../safe-text.js';
 import { SlowLines } from './slow-lines.js';
+import type { KeptLine } from './slow-lines.js';
 
 /** One event read from the input. */
 export interface EventRecord {
@@ -1290,6 +1291,17 @@ const EMPTY = Buffer.alloc(0);
 /** The largest line-assembly buffer a reader keeps for reuse once its line is read. */
 const MAX_KEPT = 16 * 1024 * 1024;
 
+/** The lines of a failed value read again (see EventReader.slowFail): from `next` on, each by `step`, then `done`. */
+interface Reread {
+  lines: SlowLines;
+  next: number;
+  step(line: KeptLine): void;
+  done(): void;
+}
+
+/** How many values may fail in a row, their lines read again, before a value begun on such a line is read no further (see slowFail). */
+const MAX_FAILED_IN_ROW = 64;
+
 
 /** Where the white space from `raw[at]` ends (at `raw`'s end at most). */
 function spaceEnd(raw: Buffer, at: number): number {
@@ -1416,6 +1428,10 @@ export class EventReader {
   private readonly reuseLines: boolean;
   private readonly maxLine: number;
   private slow: SlowState | null = null;
+  /** The lines of failed values still to be read again, the last failed's on top (see slowFail); null when none is read. */
+  private rereads: Reread[] | null = null;
+  /** The values that failed since the last line came from the input (see slowFail). */
+  private failedInRow = 0;
   /** The array line being assembled, whose elements are read as its bytes come (see streamArray); null when none. */
   private arrayRead: ArrayProgress | null = null;
   /** While an array's element is read on the fast path: that array, whose result is held (see arrayElements). */
@@ -1577,7 +1593,7 @@ export class EventReader {
     for (;;) {
       const nl = chunk.indexOf(10, start);
       if (nl === -1) {
-        if (held >= 0) this.line(chunk.subarray(held, heldEnd), heldNo, false, scan, held, null, true);
+        if (held >= 0) this.freshLine(chunk.subarray(held, heldEnd), heldNo, false, scan, held, null, true);
         // Kept past this call: copied, since the chunk's memory may be read into again once written.
         if (start < chunk.length) this.keep(chunk, start, chunk.length);
         if (this.carryLength > 0 && this.slow === null) this.streamArray();
@@ -1587,7 +1603,7 @@ export class EventReader {
       }
       if (this.carryLength > 0) {
         this.keep(chunk, start, nl);
-        this.line(this.takeCarry(), ++this.lineNo);
+        this.freshLine(this.takeCarry(), ++this.lineNo);
         start = nl + 1;
         continue;
       }
@@ -1601,12 +1617,12 @@ export class EventReader {
         if (held >= 0) {
           // The run ends: its last line is handed over first.
           const session = this.runSession;
-          this.line(chunk.subarray(held, heldEnd), heldNo, false, scan, held, null, true);
+          this.freshLine(chunk.subarray(held, heldEnd), heldNo, false, scan, held, null, true);
           this.runSession = session;
           held = -1;
         }
         if (pass === PASS_NO) {
-          this.line(chunk.subarray(start, nl), ++this.lineNo, false, scan, start, passing ? this.passType : null);
+          this.freshLine(chunk.subarray(start, nl), ++this.lineNo, false, scan, start, passing ? this.passType : null);
           start = nl + 1;
           // A delta joined: the byte scan reads the deltas of its session that follow, in one call.
           if (this.joined !== null && this.joined.line === this.lineNo && scan !== undefined && !measured) start = this.moreDeltas(chunk, start, scan);
@@ -1720,7 +1736,7 @@ export class EventReader {
    */
   endSource(stopped = false): void {
     if (this.carryLength > 0) {
-      this.line(this.takeCarry(), ++this.lineNo, true);
+      this.freshLine(this.takeCarry(), ++this.lineNo, true);
     }
     while (this.slow) this.slowFail(true, stopped);
     if (this.joined !== null) this.handJoined();
@@ -1784,6 +1800,12 @@ export class EventReader {
    * byte scan's run has found certain of its type, with no run's first event
    * glued on it: not judged again.
    */
+  /** A line as it comes from the input (not read again after a value failed, see slowFail): {@link line}. */
+  private freshLine(buf: Buffer, no: number, unterminated = false, scan?: LineScan, at = 0, peeked: string | undefined | null = null, judged = false): void {
+    this.failedInRow = 0;
+    this.line(buf, no, unterminated, scan, at, peeked, judged);
+  }
+
   private line(buf: Buffer, no: number, unterminated = false, scan?: LineScan, at = 0, peeked: string | undefined | null = null, judged = false): void {
     // A line of the full path ends any run (the sink's last session may be another).
     this.runSession = undefined;
@@ -2423,15 +2445,14 @@ export class EventReader {
       this.problem(cut, held.raw, held.line);
       held = null;
     };
-    for (let i = 0; i < slow.lines.length; i++) {
-      const line = slow.lines.line(i);
-      const heldHere = held !== null && held.line === line.no;
-      reportHeld(line.no);
-      if (heldHere) continue;
-      if (i > 0) {
-        this.line(line.buf, line.no, line.unterminated);
-        continue;
-      }
+    this.failedInRow++;
+    const lines = slow.lines;
+    // (None when the value failed on its first line before it was kept: `nested too deep`, reported by the caller.)
+    const first = lines.length > 0 ? lines.line(0) : null;
+    const heldFirst = first !== null && held !== null && held.line === first.no;
+    if (first !== null) reportHeld(first.no);
+    if (first !== null && !heldFirst) {
+      const line = first;
       // A value whose first line may go on (see mayGoOn), and could not, was cut where that line began: by a line that
       // cannot go on with it, by its own line end (`"n":-`), or by the end of the input; where a value may follow (after
       // `:`, `[`), perhaps by the next run's first event glued on, read on as a value of the cut line. One broken in that
@@ -2442,6 +2463,44 @@ export class EventReader {
       // Broken in the line: perhaps a line cut short with the next run's first event glued on.
       else this.problemThenRun(line.buf, line.no, line.unterminated, brokenUnlessCut(line.buf, cut), line.shown);
     }
-    reportHeld(Infinity);
+    // The lines after the first are read again, as lines of their own. A value begun on one of them that fails too has its
+    // lines read again before the rest of these: one after another, not one inside another, so that a thousand lines of
+    // `[` do not take a thousand nested calls. After MAX_FAILED_IN_ROW values failed since the last line came from the
+    // input, a value begun on a line read again is no longer read on into the lines after it (each of which it would read
+    // again as it failed, the square of their number in all): it fails at that line's end, cut short there.
+    this.reread({
+      lines,
+      next: 1,
+      step: (line) => {
+        const heldHere = held !== null && held.line === line.no;
+        reportHeld(line.no);
+        if (heldHere) return;
+        this.line(line.buf, line.no, line.unterminated);
+        if (this.slow !== null && this.slow.valueLine === line.no && this.failedInRow >= MAX_FAILED_IN_ROW) this.slowFail(false, stopped);
+      },
+      done: () => reportHeld(Infinity),
+    });
+  }
+
+  /** Reads again the lines `reread` holds: now, or, while the lines of another are read again, before the rest of them. */
+  private reread(reread: Reread): void {
+    if (this.rereads !== null) {
+      this.rereads.push(reread);
+      return;
+    }
+    const stack = [reread];
+    this.rereads = stack;
+    try {
+      while (stack.length > 0) {
+        const top = stack[stack.length - 1]!;
+        if (top.next < top.lines.length) top.step(top.lines.line(top.next++));
+        else {
+          stack.pop();
+          top.done();
+        }
+      }
+    } finally {
+      this.rereads = null;
+    }
   }
 }
