@@ -425,6 +425,21 @@ t.test('lines that each leave a value open: read again one after another, each r
   }
 });
 
+t.test("an array of events that fails: the lines of an element read as an event are not read again", async (t) => {
+  for (const [input, events, problems] of [
+    ['[\n{"type":"user","n":1},\nx\n', [2], ['in.ndjson:2: not JSON: {"type":"user","n":1},', 'in.ndjson:3: not JSON: x']],
+    ['[\n{"type":"user",\n"n":1}\nx\n', [2], ['in.ndjson:2: truncated: {"type":"user",', 'in.ndjson:3: not JSON: "n":1}', 'in.ndjson:4: not JSON: x']],
+    // As where a second element has begun.
+    ['[\n{"type":"user","n":1},\n{"type":"user","n":2},\nx\n', [2, 3], ['in.ndjson:3: not JSON: {"type":"user","n":2},', 'in.ndjson:4: not JSON: x']],
+  ] as const) {
+    for (const size of [0, 1, 5]) {
+      const seen = read(input, size);
+      t.same(seen.events.map((e) => e.line), events, `${JSON.stringify(input)}, chunks of ${size}: each event once`);
+      t.same(seen.problems, problems);
+    }
+  }
+});
+
 t.test('peekType reads the first key only when it is certain', async (t) => {
   const { peekType } = await import('../src/io/input.js');
   t.equal(peekType(Buffer.from('{"type":"tool_call","subtype":"started"}')), 'tool_call');

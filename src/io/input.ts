@@ -2394,6 +2394,10 @@ export class EventReader {
       return;
     }
     this.holdResult(array, { event: value as AgentEvent, raw: Buffer.from(text), source: this.source, line: array.line });
+    // Handed over, the first element needs none of the array's lines before its own, as the others do not (see
+    // slowTokens): were the array to fail, they would be read again, that element with them. (A result held is let go
+    // where it starts, its line not read again: see slowFail.)
+    if (index === 0 && array.held === null) slow.lines.dropBefore(array.line);
   }
 
   /**

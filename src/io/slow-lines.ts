@@ -76,6 +76,19 @@ export class SlowLines {
     if (n > 1) this.keepOnly(n - 1, this.marks[n - 1]!);
   }
 
+  /** Keeps the lines from the one numbered `no` on (an array's first element, read as an event, began on it). */
+  dropBefore(no: number): void {
+    let index = 0;
+    while (index < this.ends.length && Math.floor(this.marks[index]! / 2) < no) index++;
+    if (index === 0) return;
+    const start = this.ends[index - 1]!;
+    this.bytes.copy(this.bytes, 0, start, this.used);
+    this.used -= start;
+    this.ends = this.ends.slice(index).map((end) => end - start);
+    this.marks = this.marks.slice(index);
+    this.shown = undefined;
+  }
+
   /** Keeps only the last line (a value closed on it), as line `no`, terminated. */
   keepLast(no: number): void {
     const n = this.ends.length;
