@@ -864,7 +864,7 @@ function toStderrSoon(io: Io, data: string | Buffer): void {
 const HELD_STDERR_MAX = 64 * 1024;
 
 /** Writes what {@link toStderrSoon} holds for `io`, now: before a write that must come after it. */
-export function flushStderr(io: Io): void {
+function flushStderr(io: Io): void {
   const held = heldStderr.get(io);
   if (held === undefined) return;
   heldStderr.delete(io);
