@@ -476,7 +476,7 @@ export function parseArgs<O extends Record<string, Options>, A>(spec: CommandSpe
 function dashesTaken(options: Record<string, Options>, parsed: Record<string, unknown>, argv: readonly string[]): string | null {
   if (argv[0] === '--get-yargs-completions') return null;
   const known = new Set(['_', '--', '$0', 'help', 'h', 'version', 'V']);
-  for (const [name, option] of Object.entries(options)) for (const n of [name, ...[option.alias ?? []].flat()]) known.add(n);
+  for (const [name, option] of Object.entries(options)) for (const n of optionNames(name, option)) known.add(n);
   const unknown = Object.keys(parsed).filter((key) => !known.has(key));
   if (!unknown.some((key) => parsed[key] === '--')) return null;
   return usageMessage(`Unknown argument${unknown.length === 1 ? '' : 's'}: ${unknown.join(', ')}`, argv);
@@ -567,21 +567,31 @@ export function shortValues(options: Record<string, Options>, argv: readonly str
   const valued = new Map<string, string>();
   const takesValue = new Set<string>();
   for (const [name, option] of Object.entries(options)) {
-    const letters = [option.alias ?? []].flat().filter((alias) => alias.length === 1);
+    const letters = optionNames(name, option).filter((n) => n.length === 1);
     if (option.type === 'boolean') for (const letter of letters) flags.add(letter);
     else {
       for (const letter of letters) valued.set(letter, name);
       if (!(name in bare)) for (const n of [name, ...letters]) takesValue.add(n);
     }
   }
-  const split = mapOptionWords(dashedValues(options, flags, argv, bare), (arg) => splitShort(arg, flags, valued));
   // The word before was an option given without its value: this word is that value.
   let value = false;
-  return mapOptionWords(split, (arg) => {
+  const hold = (arg: string): string => {
     const isValue = value;
-    value = takesValue.has(/^--([^=]+)$/.exec(arg)?.[1] ?? /^-[A-Za-z]*([A-Za-z])$/.exec(arg)?.[1] ?? '');
-    return [!isValue && (arg === 'true' || arg === 'false') ? `${HELD}${arg}` : arg];
-  });
+    value = givenBare(arg, takesValue);
+    return !isValue && (arg === 'true' || arg === 'false') ? `${HELD}${arg}` : arg;
+  };
+  return mapOptionWords(dashedValues(options, flags, argv, bare), (arg) => splitShort(arg, flags, valued).map(hold));
+}
+
+/** A name and the aliases of an option. */
+function optionNames(name: string, option: Options): string[] {
+  return [name, ...[option.alias ?? []].flat()];
+}
+
+/** True when the word `arg` is an option of `valued` given without its value (`--field`, `-f`, `-af`): the next word is that value. */
+function givenBare(arg: string, valued: ReadonlySet<string>): boolean {
+  return valued.has(/^--([^=]+)$/.exec(arg)?.[1] ?? /^-[A-Za-z]*([A-Za-z])$/.exec(arg)?.[1] ?? '');
 }
 
 /** What a word yargs must read as a file's starts with: no word of a command line holds it. */
@@ -604,41 +614,32 @@ function unheld(word: string): string {
  */
 function dashedValues(options: Record<string, Options>, flags: ReadonlySet<string>, argv: readonly string[], bare: Readonly<Record<string, string>>): string[] {
   const required = new Set<string>();
-  for (const [name, option] of Object.entries(options)) if (option.requiresArg === true) for (const n of [name, ...[option.alias ?? []].flat()]) required.add(n);
-  const out: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    if (arg === '--') {
-      out.push(...argv.slice(i));
-      break;
-    }
+  for (const [name, option] of Object.entries(options)) if (option.requiresArg === true) for (const n of optionNames(name, option)) required.add(n);
+  return mapOptionWords(argv, (arg, next) => {
     const alone = arg.startsWith('--') ? bare[arg.slice(2)] : undefined;
-    if (alone !== undefined) {
-      out.push(`${arg}=${alone}`);
-      continue;
+    if (alone !== undefined) return [`${arg}=${alone}`];
+    if (next === undefined || !next.startsWith('-')) return [arg];
+    const long = /^--([^=]+)$/.exec(arg)?.[1];
+    if (long !== undefined && required.has(long)) return { withNext: [`${arg}=${next}`] };
+    const short = /^-([A-Za-z]+)$/.exec(arg)?.[1];
+    if (short !== undefined && required.has(short[short.length - 1]!) && [...short.slice(0, -1)].every((letter) => flags.has(letter))) {
+      return { withNext: [`${arg}${next}`] };
     }
-    const next = argv[i + 1];
-    if (next !== undefined && next.startsWith('-')) {
-      const long = /^--([^=]+)$/.exec(arg)?.[1];
-      const short = /^-([A-Za-z]+)$/.exec(arg)?.[1];
-      if (long !== undefined && required.has(long)) {
-        out.push(`${arg}=${next}`);
-        i++;
-        continue;
-      }
-      if (short !== undefined && required.has(short[short.length - 1]!) && [...short.slice(0, -1)].every((letter) => flags.has(letter))) {
-        out.push(`${arg}${next}`);
-        i++;
-        continue;
-      }
-    }
-    out.push(arg);
-  }
-  return out;
+    return [arg];
+  });
 }
 
-/** The words of `argv` before `--` each made into the words `map` gives for it; `--` and the words after it as they are. */
-export function mapOptionWords(argv: readonly string[], map: (arg: string) => string[]): string[] {
+/** What a {@link mapOptionWords} map gives for a word that takes the word after it (an option's value, a `--` too): the words for both. */
+interface WithNext {
+  withNext: string[];
+}
+
+/**
+ * The words of `argv` before `--` each made into the words `map` gives for
+ * it (`next`: the word after it, which it may take, see WithNext); `--` and
+ * the words after it as they are.
+ */
+function mapOptionWords(argv: readonly string[], map: (arg: string, next: string | undefined) => string[] | WithNext): string[] {
   const out: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
@@ -646,7 +647,12 @@ export function mapOptionWords(argv: readonly string[], map: (arg: string) => st
       out.push(...argv.slice(i));
       break;
     }
-    out.push(...map(arg));
+    const words = map(arg, argv[i + 1]);
+    if (Array.isArray(words)) out.push(...words);
+    else {
+      out.push(...words.withNext);
+      i++;
+    }
   }
   return out;
 }
@@ -724,7 +730,7 @@ function flagGivenValue(options: Record<string, Options>, argv: readonly string[
   const negated = new Set<string>();
   const valued = new Set<string>();
   for (const [name, option] of Object.entries(options)) {
-    const names = [name, ...[option.alias ?? []].flat()];
+    const names = optionNames(name, option);
     for (const n of names) negated.add(n);
     if (option.type === 'boolean') for (const n of names) flags.add(n);
     else for (const n of names) valued.add(n);
@@ -734,7 +740,7 @@ function flagGivenValue(options: Record<string, Options>, argv: readonly string[
   for (const arg of argv) {
     if (arg === '--') break;
     const isValue = value;
-    value = valued.has(/^--([^=]+)$/.exec(arg)?.[1] ?? /^-[A-Za-z]*([A-Za-z])$/.exec(arg)?.[1] ?? '');
+    value = givenBare(arg, valued);
     if (isValue) continue;
     // yargs reads `---no-writes` as an option named `-no-writes`, which it lets by: the check would be off.
     if (arg.startsWith('---')) return `unknown option: ${visibleOneLine(arg)}`;
