@@ -1430,8 +1430,9 @@ export class EventReader {
   private slow: SlowState | null = null;
   /** The lines of failed values still to be read again, the last failed's on top (see slowFail); null when none is read. */
   private rereads: Reread[] | null = null;
-  /** The values that failed since the last line came from the input (see slowFail). */
+  /** The values that failed since the last line came from the input (see slowFail): since line {@link failedAt} came. */
   private failedInRow = 0;
+  private failedAt = -1;
   /** The array line being assembled, whose elements are read as its bytes come (see streamArray); null when none. */
   private arrayRead: ArrayProgress | null = null;
   /** While an array's element is read on the fast path: that array, whose result is held (see arrayElements). */
@@ -1593,7 +1594,7 @@ export class EventReader {
     for (;;) {
       const nl = chunk.indexOf(10, start);
       if (nl === -1) {
-        if (held >= 0) this.freshLine(chunk.subarray(held, heldEnd), heldNo, false, scan, held, null, true);
+        if (held >= 0) this.line(chunk.subarray(held, heldEnd), heldNo, false, scan, held, null, true);
         // Kept past this call: copied, since the chunk's memory may be read into again once written.
         if (start < chunk.length) this.keep(chunk, start, chunk.length);
         if (this.carryLength > 0 && this.slow === null) this.streamArray();
@@ -1603,7 +1604,7 @@ export class EventReader {
       }
       if (this.carryLength > 0) {
         this.keep(chunk, start, nl);
-        this.freshLine(this.takeCarry(), ++this.lineNo);
+        this.line(this.takeCarry(), ++this.lineNo);
         start = nl + 1;
         continue;
       }
@@ -1617,12 +1618,12 @@ export class EventReader {
         if (held >= 0) {
           // The run ends: its last line is handed over first.
           const session = this.runSession;
-          this.freshLine(chunk.subarray(held, heldEnd), heldNo, false, scan, held, null, true);
+          this.line(chunk.subarray(held, heldEnd), heldNo, false, scan, held, null, true);
           this.runSession = session;
           held = -1;
         }
         if (pass === PASS_NO) {
-          this.freshLine(chunk.subarray(start, nl), ++this.lineNo, false, scan, start, passing ? this.passType : null);
+          this.line(chunk.subarray(start, nl), ++this.lineNo, false, scan, start, passing ? this.passType : null);
           start = nl + 1;
           // A delta joined: the byte scan reads the deltas of its session that follow, in one call.
           if (this.joined !== null && this.joined.line === this.lineNo && scan !== undefined && !measured) start = this.moreDeltas(chunk, start, scan);
@@ -1736,11 +1737,12 @@ export class EventReader {
    */
   endSource(stopped = false): void {
     if (this.carryLength > 0) {
-      this.freshLine(this.takeCarry(), ++this.lineNo, true);
+      this.line(this.takeCarry(), ++this.lineNo, true);
     }
     while (this.slow) this.slowFail(true, stopped);
     if (this.joined !== null) this.handJoined();
     this.lineNo = 0;
+    this.failedAt = -1;
   }
 
   /** Stops the input at the next line, longer than maxLine, which starts with `head` (see ReaderOptions.maxLine). */
@@ -1800,12 +1802,6 @@ export class EventReader {
    * byte scan's run has found certain of its type, with no run's first event
    * glued on it: not judged again.
    */
-  /** A line as it comes from the input (not read again after a value failed, see slowFail): {@link line}. */
-  private freshLine(buf: Buffer, no: number, unterminated = false, scan?: LineScan, at = 0, peeked: string | undefined | null = null, judged = false): void {
-    this.failedInRow = 0;
-    this.line(buf, no, unterminated, scan, at, peeked, judged);
-  }
-
   private line(buf: Buffer, no: number, unterminated = false, scan?: LineScan, at = 0, peeked: string | undefined | null = null, judged = false): void {
     // A line of the full path ends any run (the sink's last session may be another).
     this.runSession = undefined;
@@ -2449,6 +2445,11 @@ export class EventReader {
       this.problem(cut, held.raw, held.line);
       held = null;
     };
+    // Counted from the line that came from the input last (lines read again keep their own numbers).
+    if (this.failedAt !== this.lineNo) {
+      this.failedAt = this.lineNo;
+      this.failedInRow = 0;
+    }
     this.failedInRow++;
     const lines = slow.lines;
     // (None when the value failed on its first line before it was kept: `nested too deep`, reported by the caller.)
