@@ -388,7 +388,7 @@ async function answer(name: string, io: Io, text: string): Promise<number> {
 export function parseArgs<O extends Record<string, Options>, A>(spec: CommandSpec<O>, given: string[], io: Io): Parsed<A> {
   const options = { ...spec.options, ...commonOptions };
   const argv = shortValues(options, given, { ...COMMON_BARE_VALUES, ...spec.bareValues });
-  let failure: string | null = flagGivenValue(options, argv) ?? null;
+  let failure: string | null = flagGivenValue(options, argv, spec.negations ?? []) ?? null;
   let output = '';
   const y = configure(spec, argv).fail((msg, err) => {
     // The first problem found is the one reported: a flag given a value makes yargs see an unknown option too.
@@ -536,6 +536,8 @@ function usageProblem<O extends Record<string, Options>>(spec: CommandSpec<O>, a
 
 /** The shell `--completion` asks for: its value, or for none, the one $SHELL names (`/bin/zsh`, `/usr/local/bin/bash5`), bash when it names none. */
 function completionShell(value: unknown, env: NodeJS.ProcessEnv): { shell: 'bash' | 'zsh' } | { failure: string } {
+  // yargs makes an option given twice an array: `--completion --completion` was `not ,`.
+  if (Array.isArray(value)) return { failure: '--completion is given once' };
   const login = (env.SHELL ?? '').split('/').pop() ?? '';
   const shell = String(value) || (login.startsWith('zsh') ? 'zsh' : login.startsWith('bash') || login === '' ? 'bash' : login);
   if (shell === 'bash' || shell === 'zsh') return { shell };
@@ -722,9 +724,12 @@ const NEGATABLE_VALUES: ReadonlySet<string> = new Set(['color']);
  * yargs reads the same way, and for three dashes (`---no-writes`), which
  * yargs lets by as an option of another name. Also for what yargs does not
  * read as an option where getopt(3) would (`-1`), or reads as one of its own
- * (`--$0`, `--_`, `-_`). Undefined when there is none.
+ * (`--$0`, `--_`, `-_`). Also for `--no-x` of a flag x whose `--no-` form
+ * the command does not document (`negations`): yargs read `--no-strict` as
+ * the check off, where getopt_long(3) knows no such option. Undefined when
+ * there is none.
  */
-function flagGivenValue(options: Record<string, Options>, argv: readonly string[]): string | undefined {
+function flagGivenValue(options: Record<string, Options>, argv: readonly string[], negations: readonly string[]): string | undefined {
   const flags = new Set(['help', 'version', 'h', 'V']);
   // `--no-x` of any option (`--no-color`) is a flag too.
   const negated = new Set<string>();
@@ -764,6 +769,11 @@ function flagGivenValue(options: Record<string, Options>, argv: readonly string[
     const not = /^--no-([^=]+)$/.exec(arg)?.[1]?.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
     if (not !== undefined && valued.has(not) && !NEGATABLE_VALUES.has(not)) return `--${not} takes a value: ${visibleOneLine(arg)} is no option`;
     if (not !== undefined && (not === 'help' || not === 'version' || not.startsWith('no-'))) return `unknown option: ${visibleOneLine(arg)}`;
+    // A flag's `--no-` form, unless documented or an option of its own (ndjson-tools' `--no-pending`).
+    const written = /^--no-([^=]+)$/.exec(arg)?.[1];
+    if (written !== undefined && (flags.has(written) || flags.has(not!)) && !negations.includes(not!) && !(`no-${not}` in options)) {
+      return `unknown option: ${visibleOneLine(arg)}`;
+    }
     const name = /^--([^=]+)=/.exec(arg)?.[1];
     if (name !== undefined && (flags.has(name) || (name.startsWith('no-') && (flags.has(name.slice(3)) || negated.has(name.slice(3)))))) {
       return `--${name} takes no value (given ${visibleOneLine(arg)})`;
