@@ -1133,6 +1133,8 @@ interface ArrayElements {
   text: TokenFn | null;
   parts: string[];
   line: number;
+  /** With `events`: the line on which the last element read whole ended; 0 before one has. */
+  end: number;
   /**
    * A `result` read whole, handed over only once the array is seen to go on
    * (another element read whole) or to close: an array never closed is cut
@@ -2319,7 +2321,7 @@ export class EventReader {
       if (token.name === 'startObject' || token.name === 'startArray') slow.depth++;
       else if (token.name === 'endObject' || token.name === 'endArray') slow.depth--;
       if (array !== null && slow.depth === 1 && array.text !== null) {
-        this.arrayElement(array, slow);
+        this.arrayElement(array, slow, no);
         continue;
       }
       if (array !== null && slow.depth === 0) {
@@ -2366,12 +2368,12 @@ export class EventReader {
     slow.parts = [];
     slow.partsJoined = 0;
     slow.depth = 0;
-    slow.array = token.name === 'startArray' ? { count: 0, events: false, texts: [], value: null, text: null, parts: [], line: no, held: slow.carried } : null;
+    slow.array = token.name === 'startArray' ? { count: 0, events: false, texts: [], value: null, text: null, parts: [], line: no, end: 0, held: slow.carried } : null;
     slow.carried = null;
   }
 
   /** An element of a top-level array read whole (see SlowState.array): an event, or not an object, where it starts. */
-  private arrayElement(array: ArrayElements, slow: SlowState): void {
+  private arrayElement(array: ArrayElements, slow: SlowState, no: number): void {
     const value: unknown = array.value!.current;
     const text = array.parts.join('');
     array.value = null;
@@ -2383,6 +2385,7 @@ export class EventReader {
       array.texts.push(text);
       return;
     }
+    array.end = no;
     if (index < slow.skip) return;
     this.releaseHeld(array);
     if (!isObject(value)) {
@@ -2452,9 +2455,15 @@ export class EventReader {
     }
     this.failedInRow++;
     const lines = slow.lines;
+    // Between elements, one read whole last: the array failed on the line where that element ended, or a later one. Its
+    // lines before that one are done with, and none is read again: the element was handed over, or is the result held,
+    // reported where it starts. (Kept, they were reported, and each line after the element's first read again, as lines
+    // of a value never read.)
+    const between = array !== null && array.text === null && array.end > 0;
+    if (between) lines.dropBefore(array.end);
     // (None when the value failed on its first line before it was kept: `nested too deep`, reported by the caller.)
     const first = lines.length > 0 ? lines.line(0) : null;
-    const heldFirst = first !== null && held !== null && held.line === first.no;
+    const heldFirst = first !== null && held !== null && (held.line === first.no || between);
     if (first !== null) reportHeld(first.no);
     if (first !== null && !heldFirst) {
       const line = first;
