@@ -2458,7 +2458,8 @@ export class EventReader {
     // Between elements, one read whole last: the array failed on the line where that element ended, or a later one. Its
     // lines before that one are done with, and none is read again: the element was handed over, or is the result held,
     // reported where it starts. (Kept, they were reported, and each line after the element's first read again, as lines
-    // of a value never read.)
+    // of a value never read.) Failed on a later line, the array is cut short where that element ended: that line is
+    // reported so, whatever it holds (the element's last piece, `},`), as where the input ends there.
     const between = array !== null && array.text === null && array.end > 0;
     if (between) lines.dropBefore(array.end);
     // (None when the value failed on its first line before it was kept: `nested too deep`, reported by the caller.)
@@ -2472,7 +2473,8 @@ export class EventReader {
       // `:`, `[`), perhaps by the next run's first event glued on, read on as a value of the cut line. One broken in that
       // line is not JSON, wherever the tokenizer found out (it judges a line's last few bytes only once more come).
       const text = line.buf.toString('utf8');
-      if (atEnd && array !== null) this.problem(cut, line.buf, line.no, line.shown);
+      // An array of events never closed is cut short, however the line where it failed (or its last element) is laid out.
+      if ((atEnd && array !== null) || (between && lines.length > 1)) this.problem(cut, line.buf, line.no, line.shown);
       else if (slow.heldGoesOn || mayGoOn(text) || (slow.closedOn === slow.valueLine && gluedMayGoOn(text))) this.problemThenRun(line.buf, line.no, line.unterminated, () => cut, line.shown);
       // Broken in the line: perhaps a line cut short with the next run's first event glued on.
       else this.problemThenRun(line.buf, line.no, line.unterminated, brokenUnlessCut(line.buf, cut), line.shown);
