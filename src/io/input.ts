@@ -1133,8 +1133,6 @@ interface ArrayElements {
   text: TokenFn | null;
   parts: string[];
   line: number;
-  /** With `events`: the line on which the last element read whole ended; 0 before one has. */
-  end: number;
   /**
    * A `result` read whole, handed over only once the array is seen to go on
    * (another element read whole) or to close: an array never closed is cut
@@ -2321,7 +2319,7 @@ export class EventReader {
       if (token.name === 'startObject' || token.name === 'startArray') slow.depth++;
       else if (token.name === 'endObject' || token.name === 'endArray') slow.depth--;
       if (array !== null && slow.depth === 1 && array.text !== null) {
-        this.arrayElement(array, slow, no);
+        this.arrayElement(array, slow);
         continue;
       }
       if (array !== null && slow.depth === 0) {
@@ -2368,12 +2366,12 @@ export class EventReader {
     slow.parts = [];
     slow.partsJoined = 0;
     slow.depth = 0;
-    slow.array = token.name === 'startArray' ? { count: 0, events: false, texts: [], value: null, text: null, parts: [], line: no, end: 0, held: slow.carried } : null;
+    slow.array = token.name === 'startArray' ? { count: 0, events: false, texts: [], value: null, text: null, parts: [], line: no, held: slow.carried } : null;
     slow.carried = null;
   }
 
   /** An element of a top-level array read whole (see SlowState.array): an event, or not an object, where it starts. */
-  private arrayElement(array: ArrayElements, slow: SlowState, no: number): void {
+  private arrayElement(array: ArrayElements, slow: SlowState): void {
     const value: unknown = array.value!.current;
     const text = array.parts.join('');
     array.value = null;
@@ -2385,7 +2383,6 @@ export class EventReader {
       array.texts.push(text);
       return;
     }
-    array.end = no;
     if (index < slow.skip) return;
     this.releaseHeld(array);
     if (!isObject(value)) {
@@ -2455,16 +2452,9 @@ export class EventReader {
     }
     this.failedInRow++;
     const lines = slow.lines;
-    // Between elements, one read whole last: the array failed on the line where that element ended, or a later one. Its
-    // lines before that one are done with, and none is read again: the element was handed over, or is the result held,
-    // reported where it starts. (Kept, they were reported, and each line after the element's first read again, as lines
-    // of a value never read.) Failed on a later line, the array is cut short where that element ended: that line is
-    // reported so, whatever it holds (the element's last piece, `},`), as where the input ends there.
-    const between = array !== null && array.text === null && array.end > 0;
-    if (between) lines.dropBefore(array.end);
     // (None when the value failed on its first line before it was kept: `nested too deep`, reported by the caller.)
     const first = lines.length > 0 ? lines.line(0) : null;
-    const heldFirst = first !== null && held !== null && (held.line === first.no || between);
+    const heldFirst = first !== null && held !== null && held.line === first.no;
     if (first !== null) reportHeld(first.no);
     if (first !== null && !heldFirst) {
       const line = first;
@@ -2473,8 +2463,7 @@ export class EventReader {
       // `:`, `[`), perhaps by the next run's first event glued on, read on as a value of the cut line. One broken in that
       // line is not JSON, wherever the tokenizer found out (it judges a line's last few bytes only once more come).
       const text = line.buf.toString('utf8');
-      // An array of events never closed is cut short, however the line where it failed (or its last element) is laid out.
-      if ((atEnd && array !== null) || (between && lines.length > 1)) this.problem(cut, line.buf, line.no, line.shown);
+      if (atEnd && array !== null) this.problem(cut, line.buf, line.no, line.shown);
       else if (slow.heldGoesOn || mayGoOn(text) || (slow.closedOn === slow.valueLine && gluedMayGoOn(text))) this.problemThenRun(line.buf, line.no, line.unterminated, () => cut, line.shown);
       // Broken in the line: perhaps a line cut short with the next run's first event glued on.
       else this.problemThenRun(line.buf, line.no, line.unterminated, brokenUnlessCut(line.buf, cut), line.shown);
