@@ -766,12 +766,12 @@ function flagGivenValue(options: Record<string, Options>, argv: readonly string[
       return `-${group[group.length - 1]} takes no value (given ${visibleOneLine(arg)}${file})`;
     }
     // yargs takes an option's camelCase spelling too: `--no-denyRead` is `--no-deny-read`.
-    const not = /^--no-([^=]+)$/.exec(arg)?.[1]?.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+    const written = /^--no-([^=]+)$/.exec(arg)?.[1];
+    const not = written?.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
     if (not !== undefined && valued.has(not) && !NEGATABLE_VALUES.has(not)) return `--${not} takes a value: ${visibleOneLine(arg)} is no option`;
     if (not !== undefined && (not === 'help' || not === 'version' || not.startsWith('no-'))) return `unknown option: ${visibleOneLine(arg)}`;
     // A flag's `--no-` form, unless documented or an option of its own (ndjson-tools' `--no-pending`).
-    const written = /^--no-([^=]+)$/.exec(arg)?.[1];
-    if (written !== undefined && (flags.has(written) || flags.has(not!)) && !negations.includes(not!) && !(`no-${not}` in options)) {
+    if (not !== undefined && (flags.has(written!) || flags.has(not)) && !negations.includes(not) && !(`no-${not}` in options)) {
       return `unknown option: ${visibleOneLine(arg)}`;
     }
     const name = /^--([^=]+)=/.exec(arg)?.[1];

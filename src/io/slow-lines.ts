@@ -73,42 +73,40 @@ export class SlowLines {
   /** Keeps only the last line (a value starts on it). */
   dropEarlier(): void {
     const n = this.ends.length;
-    if (n > 1) this.keepOnly(n - 1, this.marks[n - 1]!);
+    if (n > 1) this.keepFrom(n - 1);
   }
 
   /** Keeps the lines from the one numbered `no` on (an array's first element, read as an event, began on it). */
   dropBefore(no: number): void {
     let index = 0;
     while (index < this.ends.length && Math.floor(this.marks[index]! / 2) < no) index++;
-    if (index === 0) return;
-    const start = this.ends[index - 1]!;
-    this.bytes.copy(this.bytes, 0, start, this.used);
-    this.used -= start;
-    this.ends = this.ends.slice(index).map((end) => end - start);
-    this.marks = this.marks.slice(index);
-    this.shown = undefined;
+    if (index > 0) this.keepFrom(index);
   }
 
   /** Keeps only the last line (a value closed on it), as line `no`, terminated. */
   keepLast(no: number): void {
     const n = this.ends.length;
-    if (n > 0) this.keepOnly(n - 1, 2 * no);
+    if (n === 0) return;
+    this.keepFrom(n - 1);
+    this.marks[0] = 2 * no;
   }
 
-  private keepOnly(index: number, mark: number): void {
+  /** Keeps the lines from the one at `index` on, their bytes moved to the buffer's start (a buffer far larger than they need given back). */
+  private keepFrom(index: number): void {
     const start = index === 0 ? 0 : this.ends[index - 1]!;
-    const end = this.ends[index]!;
-    const length = end - start;
+    const length = this.used - start;
     if (this.bytes.length > SHRINK_FLOOR && this.bytes.length > SHRINK_FACTOR * length) {
       const smaller = Buffer.allocUnsafeSlow(Math.max(2 * length, 256));
-      this.bytes.copy(smaller, 0, start, end);
+      this.bytes.copy(smaller, 0, start, this.used);
       this.bytes = smaller;
     } else if (start > 0) {
-      this.bytes.copy(this.bytes, 0, start, end);
+      this.bytes.copy(this.bytes, 0, start, this.used);
     }
     this.used = length;
-    if (index > 0) this.shown = undefined;
-    this.ends = [length];
-    this.marks = [mark];
+    if (index > 0) {
+      this.shown = undefined;
+      this.ends = this.ends.slice(index).map((end) => end - start);
+      this.marks = this.marks.slice(index);
+    }
   }
 }
