@@ -624,10 +624,22 @@ t.test('colour: only the parts that are not assistant text', async (t) => {
   t.equal(useColor('auto', env({ TERM: 'dumb' }, true)), false, 'TERM=dumb');
   t.equal(useColor('always', env({ NO_COLOR: '1' }, false)), true, '--color=always forces it');
   t.equal(useColor('never', env({}, true)), false, '--color=never');
+  // FORCE_COLOR, as Node and chalk read it: set to anything but '', it decides before NO_COLOR, TERM and the terminal.
+  t.equal(useColor('auto', env({ FORCE_COLOR: '1' }, false)), true, 'FORCE_COLOR=1 on a pipe');
+  t.equal(useColor('auto', env({ FORCE_COLOR: 'true' }, false)), true, 'FORCE_COLOR=true');
+  t.equal(useColor('auto', env({ FORCE_COLOR: '3', NO_COLOR: '1', TERM: 'dumb' }, false)), true, 'FORCE_COLOR before NO_COLOR and TERM=dumb');
+  t.equal(useColor('auto', env({ FORCE_COLOR: '0' }, true)), false, 'FORCE_COLOR=0 on a terminal');
+  t.equal(useColor('auto', env({ FORCE_COLOR: 'false' }, true)), false, 'FORCE_COLOR=false');
+  t.equal(useColor('auto', env({ FORCE_COLOR: '' }, false)), false, 'FORCE_COLOR empty does not count (a pipe)');
+  t.equal(useColor('auto', env({ FORCE_COLOR: '' }, true)), true, 'FORCE_COLOR empty does not count (a terminal)');
+  t.equal(useColor('never', env({ FORCE_COLOR: '1' }, true)), false, '--color=never before FORCE_COLOR');
+  t.equal(useColor('always', env({ FORCE_COLOR: '0' }, false)), true, '--color=always before FORCE_COLOR=0');
   const tty = await run(['-a'], input, {}, true);
   t.match(tty.stdout, /\x1b\[36m/, 'main colours on a terminal');
   const noColor = await run(['-a'], input, { NO_COLOR: '1' }, true);
   t.notMatch(noColor.stdout, /\x1b/, 'but not with NO_COLOR');
+  const forced = await run(['-a'], input, { FORCE_COLOR: '1', NO_COLOR: '1' }, false);
+  t.match(forced.stdout, /\x1b\[36m/, 'and on a pipe with FORCE_COLOR');
 });
 
 t.test('exit statuses and notes', async (t) => {

@@ -34,7 +34,7 @@ export const textOptions = {
   color: {
     type: 'string',
     requiresArg: true,
-    describe: 'Colour tool lines, prompts, thinking and session labels: auto (on a terminal, unless NO_COLOR is non-empty or TERM=dumb), always, never; --no-color is never',
+    describe: 'Colour tool lines, prompts, thinking and session labels: auto (on a terminal, unless NO_COLOR is non-empty or TERM=dumb; FORCE_COLOR non-empty: on, off if 0 or false), always, never; --no-color is never',
     defaultDescription: 'auto',
   },
   raw: {
@@ -96,9 +96,16 @@ export const textSpec: CommandSpec<typeof textOptions> = {
   },
 };
 
-/** Colour on a terminal unless NO_COLOR is set (to anything but '') or TERM is dumb; --color overrides. */
+/**
+ * Colour on a terminal unless NO_COLOR is set (to anything but '') or TERM is
+ * dumb; FORCE_COLOR, set to anything but '', decides before those (on
+ * whatever stdout is; off when it is `0` or `false`, as Node and chalk read
+ * it); --color decides before all of them.
+ */
 export function useColor(when: ColorWhen, io: Io): boolean {
   if (when !== 'auto') return when === 'always';
+  const force = io.env.FORCE_COLOR;
+  if (force !== undefined && force !== '') return force !== '0' && force !== 'false';
   if (io.stdout.isTTY !== true) return false;
   if (io.env.NO_COLOR !== undefined && io.env.NO_COLOR !== '') return false;
   return io.env.TERM !== 'dumb';
