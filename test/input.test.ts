@@ -427,10 +427,15 @@ t.test('lines that each leave a value open: read again one after another, each r
 
 t.test("an array of events that fails: the lines of an element read as an event are not read again", async (t) => {
   for (const [input, events, problems] of [
-    ['[\n{"type":"user","n":1},\nx\n', [2], ['in.ndjson:2: not JSON: {"type":"user","n":1},', 'in.ndjson:3: not JSON: x']],
+    // The element's line goes on in the array (`,`): the next line cuts it, as it cuts one without the comma.
+    ['[\n{"type":"user","n":1},\nx\n', [2], ['in.ndjson:2: truncated: {"type":"user","n":1},', 'in.ndjson:3: not JSON: x']],
+    ['[\n{"type":"user","n":1}\nx\n', [2], ['in.ndjson:2: truncated: {"type":"user","n":1}', 'in.ndjson:3: not JSON: x']],
+    // Broken on the element's own line: the line is not JSON, as an array on one line broken so is.
+    ['[\n{"type":"user","n":1}, x\n', [2], ['in.ndjson:2: not JSON: {"type":"user","n":1}, x']],
     ['[\n{"type":"user",\n"n":1}\nx\n', [2], ['in.ndjson:2: truncated: {"type":"user",', 'in.ndjson:3: not JSON: "n":1}', 'in.ndjson:4: not JSON: x']],
     // As where a second element has begun.
-    ['[\n{"type":"user","n":1},\n{"type":"user","n":2},\nx\n', [2, 3], ['in.ndjson:3: not JSON: {"type":"user","n":2},', 'in.ndjson:4: not JSON: x']],
+    ['[\n{"type":"user","n":1},\n{"type":"user","n":2},\nx\n', [2, 3], ['in.ndjson:3: truncated: {"type":"user","n":2},', 'in.ndjson:4: not JSON: x']],
+    ['[\n{"type":"user","n":1},\n{"type":"user","n":2}, x\n', [2, 3], ['in.ndjson:3: not JSON: {"type":"user","n":2}, x']],
   ] as const) {
     for (const size of [0, 1, 5]) {
       const seen = read(input, size);
@@ -438,6 +443,15 @@ t.test("an array of events that fails: the lines of an element read as an event 
       t.same(seen.problems, problems);
     }
   }
+});
+
+t.test('elementEnds finds where the elements of an array end on a line, not inside strings', async (t) => {
+  const { elementEnds } = await import('../src/io/input.js');
+  t.same(elementEnds('{"a":1}, x', 1, false), [7], 'one element, then what breaks the array');
+  t.same(elementEnds('{"a":[1,{"b":2}]},{"c":"}"},', 1, false), [17, 27], 'nested values and a brace in a string');
+  t.same(elementEnds('"n":1}, {"a":"\\\\"}', 2, false), [6, 18], 'the end of an element begun on a line before, an escaped backslash');
+  t.same(elementEnds('x"}, {}', 2, true), [3, 7], 'a line that begins inside a string');
+  t.same(elementEnds('"a":1', 2, false), [], 'none ends');
 });
 
 t.test('peekType reads the first key only when it is certain', async (t) => {

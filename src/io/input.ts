@@ -1007,6 +1007,32 @@ function mayGoOn(text: string): boolean {
   return tokenEnds(text).some((end) => readsOn(text + end + ROOM));
 }
 
+const NO_ENDS: readonly number[] = [];
+
+/**
+ * Where the elements of a top-level array that end in `text` end (just after
+ * each one's closing `}` or `]`), the line beginning `depth` deep (the array
+ * is 1), inside a string when `inString`; ascending.
+ */
+export function elementEnds(text: string, depth: number, inString: boolean): number[] {
+  const ends: number[] = [];
+  let escaped = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (escaped) escaped = false;
+      else if (c === 0x5c) escaped = true;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b || c === 0x5b) depth++;
+    else if (c === 0x7d || c === 0x5d) {
+      depth--;
+      if (depth === 1) ends.push(i + 1);
+    }
+  }
+  return ends;
+}
+
 /**
  * The reason of a broken line `raw`, for problemThenRun: not JSON, or `cut`
  * where the next run's first event glued on it cut it (the part before,
@@ -2190,10 +2216,17 @@ export class EventReader {
       }
       slow.tokenize = tokenizer();
     }
-    for (let at = 0; at < text.length; at += TOKEN_SLICE) {
-      const tokens = this.slowTokenize(slow, text.slice(at, at + TOKEN_SLICE), recover);
+    // In a top-level array begun on an earlier line, the line is given a piece at a time, each piece ending where an
+    // element ends: the tokenizer, refusing what follows one on the line (`{…}, x`), has then handed over that element's
+    // tokens, which a refusal loses with the rest of its input.
+    const ends = slow.array !== null ? elementEnds(text, slow.depth, startsInString) : NO_ENDS;
+    for (let at = 0, e = 0; at < text.length; ) {
+      while (e < ends.length && ends[e]! <= at) e++;
+      const to = Math.min(at + TOKEN_SLICE, e < ends.length ? ends[e]! : text.length);
+      const tokens = this.slowTokenize(slow, text.slice(at, to), recover);
       if (tokens === null) return;
       this.slowTokens(slow, tokens, no);
+      at = to;
     }
     const end = this.slowTokenize(slow, newline);
     if (end === null) return;
@@ -2463,8 +2496,12 @@ export class EventReader {
       // `:`, `[`), perhaps by the next run's first event glued on, read on as a value of the cut line. One broken in that
       // line is not JSON, wherever the tokenizer found out (it judges a line's last few bytes only once more come).
       const text = line.buf.toString('utf8');
+      // An element's line of an array of events begun on a line before it is judged where it is, in the array (`{…},`
+      // goes on there), not as a line of its own; not where a later line was refused (that line is reported, this one
+      // as a line of its own).
+      const inArray = array !== null && refused === undefined && slow.valueLine < line.no && line.buf[spaceEnd(line.buf, 0)] === 0x7b;
       if (atEnd && array !== null) this.problem(cut, line.buf, line.no, line.shown);
-      else if (slow.heldGoesOn || mayGoOn(text) || (slow.closedOn === slow.valueLine && gluedMayGoOn(text))) this.problemThenRun(line.buf, line.no, line.unterminated, () => cut, line.shown);
+      else if (slow.heldGoesOn || mayGoOn(inArray ? `[${text}` : text) || (slow.closedOn === slow.valueLine && gluedMayGoOn(text))) this.problemThenRun(line.buf, line.no, line.unterminated, () => cut, line.shown);
       // Broken in the line: perhaps a line cut short with the next run's first event glued on.
       else this.problemThenRun(line.buf, line.no, line.unterminated, brokenUnlessCut(line.buf, cut), line.shown);
     }
