@@ -445,13 +445,23 @@ t.test("an array of events that fails: the lines of an element read as an event 
   }
 });
 
-t.test('elementEnds finds where the elements of an array end on a line, not inside strings', async (t) => {
-  const { elementEnds } = await import('../src/io/input.js');
-  t.same(elementEnds('{"a":1}, x', 1, false), [7], 'one element, then what breaks the array');
-  t.same(elementEnds('{"a":[1,{"b":2}]},{"c":"}"},', 1, false), [17, 27], 'nested values and a brace in a string');
-  t.same(elementEnds('"n":1}, {"a":"\\\\"}', 2, false), [6, 18], 'the end of an element begun on a line before, an escaped backslash');
-  t.same(elementEnds('x"}, {}', 2, true), [3, 7], 'a line that begins inside a string');
-  t.same(elementEnds('"a":1', 2, false), [], 'none ends');
+t.test('ElementEnds finds where the elements of an array end on a line, not inside strings', async (t) => {
+  const { ElementEnds } = await import('../src/io/input.js');
+  const all = (text: string, depth: number, inString: boolean, limit = text.length + 1): number[] => {
+    const ends = new ElementEnds(text, depth, inString);
+    const found: number[] = [];
+    for (let at = ends.next(limit); at < limit; at = ends.next(limit)) found.push(at);
+    return found;
+  };
+  t.same(all('{"a":1}, x', 1, false), [7], 'one element, then what breaks the array');
+  t.same(all('{"a":[1,{"b":2}]},{"c":"}"},', 1, false), [17, 27], 'nested values and a brace in a string');
+  t.same(all('"n":1}, {"a":"\\\\"}', 2, false), [6, 18], 'the end of an element begun on a line before, an escaped backslash');
+  t.same(all('x"}, {}', 2, true), [3, 7], 'a line that begins inside a string');
+  t.same(all('"a":1', 2, false), [], 'none ends');
+  // Asked for piece by piece, as the slow path asks (a slice at most each time): each end once, the limit where none is
+  // before it (an end at the limit is the same cut).
+  const ends = new ElementEnds('{},{},{}', 1, false);
+  t.same([ends.next(1), ends.next(4), ends.next(4), ends.next(8), ends.next(8)], [1, 2, 4, 5, 8]);
 });
 
 t.test('peekType reads the first key only when it is certain', async (t) => {

@@ -1007,30 +1007,38 @@ function mayGoOn(text: string): boolean {
   return tokenEnds(text).some((end) => readsOn(text + end + ROOM));
 }
 
-const NO_ENDS: readonly number[] = [];
-
 /**
- * Where the elements of a top-level array that end in `text` end (just after
- * each one's closing `}` or `]`), the line beginning `depth` deep (the array
- * is 1), inside a string when `inString`; ascending.
+ * Where the elements of a top-level array end in a line's text (just after
+ * each one's closing `}` or `]`), found one after another as they are asked
+ * for: the line begins `depth` deep (the array is 1), inside a string when
+ * `inString`.
  */
-export function elementEnds(text: string, depth: number, inString: boolean): number[] {
-  const ends: number[] = [];
-  let escaped = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (escaped) escaped = false;
-      else if (c === 0x5c) escaped = true;
-      else if (c === 0x22) inString = false;
-    } else if (c === 0x22) inString = true;
-    else if (c === 0x7b || c === 0x5b) depth++;
-    else if (c === 0x7d || c === 0x5d) {
-      depth--;
-      if (depth === 1) ends.push(i + 1);
+export class ElementEnds {
+  private at = 0;
+  private escaped = false;
+
+  constructor(
+    private readonly text: string,
+    private depth: number,
+    private inString: boolean,
+  ) {}
+
+  /** Where the next element ends, before `limit` at most; `limit` when none does before it. */
+  next(limit: number): number {
+    const { text } = this;
+    const to = Math.min(limit, text.length);
+    while (this.at < to) {
+      const c = text.charCodeAt(this.at++);
+      if (this.inString) {
+        if (this.escaped) this.escaped = false;
+        else if (c === 0x5c) this.escaped = true;
+        else if (c === 0x22) this.inString = false;
+      } else if (c === 0x22) this.inString = true;
+      else if (c === 0x7b || c === 0x5b) this.depth++;
+      else if ((c === 0x7d || c === 0x5d) && --this.depth === 1) return this.at;
     }
+    return limit;
   }
-  return ends;
 }
 
 /**
@@ -2219,10 +2227,10 @@ export class EventReader {
     // In a top-level array begun on an earlier line, the line is given a piece at a time, each piece ending where an
     // element ends: the tokenizer, refusing what follows one on the line (`{…}, x`), has then handed over that element's
     // tokens, which a refusal loses with the rest of its input.
-    const ends = slow.array !== null ? elementEnds(text, slow.depth, startsInString) : NO_ENDS;
-    for (let at = 0, e = 0; at < text.length; ) {
-      while (e < ends.length && ends[e]! <= at) e++;
-      const to = Math.min(at + TOKEN_SLICE, e < ends.length ? ends[e]! : text.length);
+    const ends = slow.array !== null ? new ElementEnds(text, slow.depth, startsInString) : null;
+    for (let at = 0; at < text.length; ) {
+      const limit = Math.min(at + TOKEN_SLICE, text.length);
+      const to = ends === null ? limit : ends.next(limit);
       const tokens = this.slowTokenize(slow, text.slice(at, to), recover);
       if (tokens === null) return;
       this.slowTokens(slow, tokens, no);
