@@ -458,6 +458,7 @@ t.test('ElementEnds finds where the elements of an array end on a line, not insi
   t.same(all('"n":1}, {"a":"\\\\"}', 2, false), [6, 18], 'the end of an element begun on a line before, an escaped backslash');
   t.same(all('x"}, {}', 2, true), [3, 7], 'a line that begins inside a string');
   t.same(all('"a":1', 2, false), [], 'none ends');
+  t.same(all('{"a":1}] x', 1, false), [7, 8], "the array's own end too");
   // Asked for piece by piece, as the slow path asks (a slice at most each time): each end once, the limit where none is
   // before it (an end at the limit is the same cut).
   const ends = new ElementEnds('{},{},{}', 1, false);

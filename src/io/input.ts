@@ -1009,9 +1009,9 @@ function mayGoOn(text: string): boolean {
 
 /**
  * Where the elements of a top-level array end in a line's text (just after
- * each one's closing `}` or `]`), found one after another as they are asked
- * for: the line begins `depth` deep (the array is 1), inside a string when
- * `inString`.
+ * each one's closing `}` or `]`), and where the array does, found one after
+ * another as they are asked for: the line begins `depth` deep (the array is
+ * 1), inside a string when `inString`.
  */
 export class ElementEnds {
   private at = 0;
@@ -1035,7 +1035,7 @@ export class ElementEnds {
         else if (c === 0x22) this.inString = false;
       } else if (c === 0x22) this.inString = true;
       else if (c === 0x7b || c === 0x5b) this.depth++;
-      else if ((c === 0x7d || c === 0x5d) && --this.depth === 1) return this.at;
+      else if ((c === 0x7d || c === 0x5d) && --this.depth <= 1) return this.at;
     }
     return limit;
   }
@@ -1174,6 +1174,8 @@ interface ArrayElements {
    * cut falls after it.
    */
   held: EventRecord | null;
+  /** The line the last element read whole ended on (0: none yet). */
+  endLine: number;
 }
 
 /**
@@ -2360,6 +2362,7 @@ export class EventReader {
       if (token.name === 'startObject' || token.name === 'startArray') slow.depth++;
       else if (token.name === 'endObject' || token.name === 'endArray') slow.depth--;
       if (array !== null && slow.depth === 1 && array.text !== null) {
+        array.endLine = no;
         this.arrayElement(array, slow);
         continue;
       }
@@ -2407,7 +2410,7 @@ export class EventReader {
     slow.parts = [];
     slow.partsJoined = 0;
     slow.depth = 0;
-    slow.array = token.name === 'startArray' ? { count: 0, events: false, texts: [], value: null, text: null, parts: [], line: no, held: slow.carried } : null;
+    slow.array = token.name === 'startArray' ? { count: 0, events: false, texts: [], value: null, text: null, parts: [], line: no, held: slow.carried, endLine: 0 } : null;
     slow.carried = null;
   }
 
@@ -2463,8 +2466,10 @@ export class EventReader {
    * on, and the lines after that one are read again from the fast path,
    * since an event may follow a torn line. `refused`: the value was given
    * up for that reason, at a line after them, rather than cut there.
+   * `forced`: it is cut at the end of the line last read, which the
+   * tokenizer did not refuse (see MAX_FAILED_IN_ROW).
    */
-  private slowFail(atEnd: boolean, stopped = false, refused?: ProblemReason): void {
+  private slowFail(atEnd: boolean, stopped = false, refused?: ProblemReason, forced = false): void {
     const slow = this.slow!;
     this.slow = null;
     // A held value is an object still open: the end of the input cannot close it.
@@ -2481,9 +2486,20 @@ export class EventReader {
     // it held is let go, reported where it starts, in the order of the lines (its line is not read again).
     const array = slow.array !== null && slow.array.events ? slow.array : null;
     let held = array?.held ?? null;
+    const lines = slow.lines;
+    // (None when the value failed on its first line before it was kept: `nested too deep`, reported by the caller.)
+    const first = lines.length > 0 ? lines.line(0) : null;
+    // An array of events the tokenizer refused between two elements: where the last element read ended tells how. On the
+    // line it ended on (`{…}, x`), that line is broken, not JSON, as an array on one line broken so is (a result held let
+    // go with it, its line reported so); on a line after it (`{…},`, then `x`), the array was cut there.
+    const failedOn = lines.length > 0 ? lines.line(lines.length - 1).no : 0;
+    const between = array !== null && !atEnd && !forced && refused === undefined && array.text === null && array.endLine > 0;
+    const brokenOnElement = between && array.endLine === failedOn;
+    const cutAfterElement = between && array.endLine < failedOn;
     const reportHeld = (before: number): void => {
       if (held === null || held.line > before) return;
-      this.problem(cut, held.raw, held.line);
+      if (brokenOnElement && first !== null && held.line === first.no) this.problemThenRun(first.buf, first.no, first.unterminated, brokenUnlessCut(first.buf, cut), first.shown);
+      else this.problem(cut, held.raw, held.line);
       held = null;
     };
     // Counted from the line that came from the input last (lines read again keep their own numbers).
@@ -2492,9 +2508,6 @@ export class EventReader {
       this.failedInRow = 0;
     }
     this.failedInRow++;
-    const lines = slow.lines;
-    // (None when the value failed on its first line before it was kept: `nested too deep`, reported by the caller.)
-    const first = lines.length > 0 ? lines.line(0) : null;
     const heldFirst = first !== null && held !== null && held.line === first.no;
     if (first !== null) reportHeld(first.no);
     if (first !== null && !heldFirst) {
@@ -2509,7 +2522,8 @@ export class EventReader {
       // as a line of its own).
       const inArray = array !== null && refused === undefined && slow.valueLine < line.no && line.buf[spaceEnd(line.buf, 0)] === 0x7b;
       if (atEnd && array !== null) this.problem(cut, line.buf, line.no, line.shown);
-      else if (slow.heldGoesOn || mayGoOn(inArray ? `[${text}` : text) || (slow.closedOn === slow.valueLine && gluedMayGoOn(text))) this.problemThenRun(line.buf, line.no, line.unterminated, () => cut, line.shown);
+      else if (cutAfterElement) this.problemThenRun(line.buf, line.no, line.unterminated, () => cut, line.shown);
+      else if (!brokenOnElement && (slow.heldGoesOn || mayGoOn(inArray ? `[${text}` : text) || (slow.closedOn === slow.valueLine && gluedMayGoOn(text)))) this.problemThenRun(line.buf, line.no, line.unterminated, () => cut, line.shown);
       // Broken in the line: perhaps a line cut short with the next run's first event glued on.
       else this.problemThenRun(line.buf, line.no, line.unterminated, brokenUnlessCut(line.buf, cut), line.shown);
     }
@@ -2526,7 +2540,7 @@ export class EventReader {
         reportHeld(line.no);
         if (heldHere) return;
         this.line(line.buf, line.no, line.unterminated);
-        if (this.slow !== null && this.slow.valueLine === line.no && this.failedInRow >= MAX_FAILED_IN_ROW) this.slowFail(false, stopped);
+        if (this.slow !== null && this.slow.valueLine === line.no && this.failedInRow >= MAX_FAILED_IN_ROW) this.slowFail(false, stopped, undefined, true);
       },
       done: () => reportHeld(Infinity),
     });
