@@ -432,7 +432,10 @@ t.test("an array of events that fails: the lines of an element read as an event 
     ['[\n{"type":"user","n":1}\nx\n', [2], ['in.ndjson:2: truncated: {"type":"user","n":1}', 'in.ndjson:3: not JSON: x']],
     // Broken on the element's own line: the line is not JSON, as an array on one line broken so is.
     ['[\n{"type":"user","n":1}, x\n', [2], ['in.ndjson:2: not JSON: {"type":"user","n":1}, x']],
-    ['[\n{"type":"user",\n"n":1}\nx\n', [2], ['in.ndjson:2: truncated: {"type":"user",', 'in.ndjson:3: not JSON: "n":1}', 'in.ndjson:4: not JSON: x']],
+    // An element over lines: its first line reported with the cut, the others read with it (not read again as lines).
+    ['[\n{"type":"user",\n"n":1}\nx\n', [2], ['in.ndjson:2: truncated: {"type":"user",', 'in.ndjson:4: not JSON: x']],
+    // Broken on its last line: that line and its first are not JSON, and an object inside it is no event.
+    ['[\n{"type":"user","a":\n[{"type":"text"}]}, x\n', [2], ['in.ndjson:2: not JSON: {"type":"user","a":', 'in.ndjson:3: not JSON: [{"type":"text"}]}, x']],
     // As where a second element has begun.
     ['[\n{"type":"user","n":1},\n{"type":"user","n":2},\nx\n', [2, 3], ['in.ndjson:3: truncated: {"type":"user","n":2},', 'in.ndjson:4: not JSON: x']],
     ['[\n{"type":"user","n":1},\n{"type":"user","n":2}, x\n', [2, 3], ['in.ndjson:3: not JSON: {"type":"user","n":2}, x']],

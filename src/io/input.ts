@@ -1174,8 +1174,9 @@ interface ArrayElements {
    * cut falls after it.
    */
   held: EventRecord | null;
-  /** The line the last element read whole ended on (0: none yet). */
+  /** The line the last element read whole ended on (0: none yet), and its text (undefined: one the fast path read). */
   endLine: number;
+  lastRaw: Buffer | undefined;
 }
 
 /**
@@ -2410,7 +2411,7 @@ export class EventReader {
     slow.parts = [];
     slow.partsJoined = 0;
     slow.depth = 0;
-    slow.array = token.name === 'startArray' ? { count: 0, events: false, texts: [], value: null, text: null, parts: [], line: no, held: slow.carried, endLine: 0 } : null;
+    slow.array = token.name === 'startArray' ? { count: 0, events: false, texts: [], value: null, text: null, parts: [], line: no, held: slow.carried, endLine: 0, lastRaw: undefined } : null;
     slow.carried = null;
   }
 
@@ -2427,13 +2428,17 @@ export class EventReader {
       array.texts.push(text);
       return;
     }
-    if (index < slow.skip) return;
-    this.releaseHeld(array);
-    if (!isObject(value)) {
-      this.problem('not an object', slow.lines.first(), array.line, Buffer.from(text));
+    if (index < slow.skip) {
+      array.lastRaw = undefined;
       return;
     }
-    this.holdResult(array, { event: value as AgentEvent, raw: Buffer.from(text), source: this.source, line: array.line });
+    this.releaseHeld(array);
+    const raw = (array.lastRaw = Buffer.from(text));
+    if (!isObject(value)) {
+      this.problem('not an object', slow.lines.first(), array.line, raw);
+      return;
+    }
+    this.holdResult(array, { event: value as AgentEvent, raw, source: this.source, line: array.line });
     // Handed over, the first element needs none of the array's lines before its own, as the others do not (see
     // slowTokens): were the array to fail, they would be read again, that element with them. (A result held is let go
     // where it starts, its line not read again: see slowFail.)
@@ -2489,17 +2494,9 @@ export class EventReader {
     const lines = slow.lines;
     // (None when the value failed on its first line before it was kept: `nested too deep`, reported by the caller.)
     const first = lines.length > 0 ? lines.line(0) : null;
-    // An array of events the tokenizer refused between two elements: where the last element read ended tells how. On the
-    // line it ended on (`{…}, x`), that line is broken, not JSON, as an array on one line broken so is (a result held let
-    // go with it, its line reported so); on a line after it (`{…},`, then `x`), the array was cut there.
-    const failedOn = lines.length > 0 ? lines.line(lines.length - 1).no : 0;
-    const between = array !== null && !atEnd && !forced && refused === undefined && array.text === null && array.endLine > 0;
-    const brokenOnElement = between && array.endLine === failedOn;
-    const cutAfterElement = between && array.endLine < failedOn;
     const reportHeld = (before: number): void => {
       if (held === null || held.line > before) return;
-      if (brokenOnElement && first !== null && held.line === first.no) this.problemThenRun(first.buf, first.no, first.unterminated, brokenUnlessCut(first.buf, cut), first.shown);
-      else this.problem(cut, held.raw, held.line);
+      this.problem(cut, held.raw, held.line);
       held = null;
     };
     // Counted from the line that came from the input last (lines read again keep their own numbers).
@@ -2508,6 +2505,10 @@ export class EventReader {
       this.failedInRow = 0;
     }
     this.failedInRow++;
+    if (array !== null && !atEnd && !forced && refused === undefined && array.text === null && array.endLine > 0) {
+      this.arrayBroken(array, slow, cut, stopped);
+      return;
+    }
     const heldFirst = first !== null && held !== null && held.line === first.no;
     if (first !== null) reportHeld(first.no);
     if (first !== null && !heldFirst) {
@@ -2522,8 +2523,7 @@ export class EventReader {
       // as a line of its own).
       const inArray = array !== null && refused === undefined && slow.valueLine < line.no && line.buf[spaceEnd(line.buf, 0)] === 0x7b;
       if (atEnd && array !== null) this.problem(cut, line.buf, line.no, line.shown);
-      else if (cutAfterElement) this.problemThenRun(line.buf, line.no, line.unterminated, () => cut, line.shown);
-      else if (!brokenOnElement && (slow.heldGoesOn || mayGoOn(inArray ? `[${text}` : text) || (slow.closedOn === slow.valueLine && gluedMayGoOn(text)))) this.problemThenRun(line.buf, line.no, line.unterminated, () => cut, line.shown);
+      else if (slow.heldGoesOn || mayGoOn(inArray ? `[${text}` : text) || (slow.closedOn === slow.valueLine && gluedMayGoOn(text))) this.problemThenRun(line.buf, line.no, line.unterminated, () => cut, line.shown);
       // Broken in the line: perhaps a line cut short with the next run's first event glued on.
       else this.problemThenRun(line.buf, line.no, line.unterminated, brokenUnlessCut(line.buf, cut), line.shown);
     }
@@ -2543,6 +2543,46 @@ export class EventReader {
         if (this.slow !== null && this.slow.valueLine === line.no && this.failedInRow >= MAX_FAILED_IN_ROW) this.slowFail(false, stopped, undefined, true);
       },
       done: () => reportHeld(Infinity),
+    });
+  }
+
+  /**
+   * An array of events the tokenizer refused between two elements (see
+   * slowFail, whose lines it reads as `this.slow` held them): where the last
+   * element read ended tells how. On the line it ended on (`{…}, x`), that
+   * line is broken, not JSON, as an array on one line broken so is, and a
+   * result held there is let go with it; the element's first line is
+   * reported so too, where it began on a line before. On a line after it
+   * (`{…},`, then `x`), the array was cut short there: reported `cut` at the
+   * element's first line, with the element's text, whose session the cut
+   * is (not that of an element before it on the line). The lines of the
+   * array up to the last element's end were read, and are not read again
+   * (an object inside an element is no event); those after it are.
+   */
+  private arrayBroken(array: ArrayElements, slow: SlowState, cut: ProblemReason, stopped: boolean): void {
+    const lines = slow.lines;
+    const last = lines.line(lines.length - 1);
+    // Lines kept before the element's own (the array's `[`, white space, kept while its first element, a result, was held) were read.
+    let at = 0;
+    while (at < lines.length - 1 && lines.line(at).no < array.line) at++;
+    const start = lines.line(at);
+    if (array.endLine === last.no) {
+      this.problemThenRun(start.buf, start.no, start.unterminated, brokenUnlessCut(start.buf, cut), start.shown);
+      if (last.no !== start.no) this.problemThenRun(last.buf, last.no, last.unterminated, brokenUnlessCut(last.buf, cut), last.shown);
+    } else {
+      this.problem(cut, array.held?.raw ?? array.lastRaw ?? start.buf, start.no, start.shown ?? start.buf);
+    }
+    array.held = null;
+    let next = at;
+    while (next < lines.length && lines.line(next).no <= array.endLine) next++;
+    this.reread({
+      lines,
+      next,
+      step: (line) => {
+        this.line(line.buf, line.no, line.unterminated);
+        if (this.slow !== null && this.slow.valueLine === line.no && this.failedInRow >= MAX_FAILED_IN_ROW) this.slowFail(false, stopped, undefined, true);
+      },
+      done: () => {},
     });
   }
 
