@@ -1045,7 +1045,10 @@ t.test('an array of events never closed is cut short, and its run has no result:
   const cases: Array<[string, Array<[number, string]>]> = [
     [`[\n${init},\n${result},\n`, [[2, 'system'], [3, 'truncated']]],
     [`[\n${init},\n${result}\n`, [[2, 'system'], [3, 'truncated']]],
-    [`[\n${result},\n`, [[1, 'truncated'], [2, 'truncated']]],
+    // The cut reported where the element starts, as where one comes before it (the `[` line is the array's opening, read).
+    [`[\n${result},\n`, [[2, 'truncated']]],
+    // An element over lines: its lines read with it, an object inside it no event.
+    [`[\n${init},\n{"type":"user","a":\n{"type":"b"}},\n`, [[2, 'system'], [3, 'user'], [3, 'truncated']]],
     [`[${init},\n${result},\n`, [[1, 'system'], [2, 'truncated']]],
     [`[${init},${result},\n`, [[1, 'system'], [1, 'truncated']]],
     [`[${init},${result},{"type":"x\n`, [[1, 'system'], [1, 'truncated']]],

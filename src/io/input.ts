@@ -2505,8 +2505,8 @@ export class EventReader {
       this.failedInRow = 0;
     }
     this.failedInRow++;
-    if (array !== null && !atEnd && !forced && refused === undefined && array.text === null && array.endLine > 0) {
-      this.arrayBroken(array, slow, cut, stopped);
+    if (array !== null && !forced && refused === undefined && array.text === null && array.endLine > 0) {
+      this.arrayBroken(array, slow, cut, stopped, atEnd);
       return;
     }
     const heldFirst = first !== null && held !== null && held.line === first.no;
@@ -2547,9 +2547,11 @@ export class EventReader {
   }
 
   /**
-   * An array of events the tokenizer refused between two elements (see
-   * slowFail, whose lines it reads as `this.slow` held them): where the last
-   * element read ended tells how. On the line it ended on (`{…}, x`), that
+   * An array of events the tokenizer refused between two elements, or that
+   * the input ended in there (`atEnd`; see slowFail, whose lines it reads
+   * as `this.slow` held them): where the last element read ended tells how.
+   * At the input's end, the array was cut short there, however its last line
+   * ends. On the line it ended on (`{…}, x`), that
    * line is broken, not JSON, as an array on one line broken so is, and a
    * result held there is let go with it; the element's first line is
    * reported so too, where it began on a line before. On a line after it
@@ -2559,14 +2561,14 @@ export class EventReader {
    * array up to the last element's end were read, and are not read again
    * (an object inside an element is no event); those after it are.
    */
-  private arrayBroken(array: ArrayElements, slow: SlowState, cut: ProblemReason, stopped: boolean): void {
+  private arrayBroken(array: ArrayElements, slow: SlowState, cut: ProblemReason, stopped: boolean, atEnd: boolean): void {
     const lines = slow.lines;
     const last = lines.line(lines.length - 1);
     // Lines kept before the element's own (the array's `[`, white space, kept while its first element, a result, was held) were read.
     let at = 0;
     while (at < lines.length - 1 && lines.line(at).no < array.line) at++;
     const start = lines.line(at);
-    if (array.endLine === last.no) {
+    if (!atEnd && array.endLine === last.no) {
       this.problemThenRun(start.buf, start.no, start.unterminated, brokenUnlessCut(start.buf, cut), start.shown);
       if (last.no !== start.no) this.problemThenRun(last.buf, last.no, last.unterminated, brokenUnlessCut(last.buf, cut), last.shown);
     } else {
