@@ -1008,10 +1008,11 @@ function mayGoOn(text: string): boolean {
 }
 
 /**
- * Where the elements of a top-level array end in a line's text (just after
- * each one's closing `}` or `]`), and where the array does, found one after
- * another as they are asked for: the line begins `depth` deep (the array is
- * 1), inside a string when `inString`.
+ * Where the elements of a top-level array start and end in a line's text
+ * (just after an object's or array's opening bracket, and just after its
+ * closing one), and where the array ends, found one after another as they
+ * are asked for: the line begins `depth` deep (the array is 1), inside a
+ * string when `inString`.
  */
 export class ElementEnds {
   private at = 0;
@@ -1023,7 +1024,7 @@ export class ElementEnds {
     private inString: boolean,
   ) {}
 
-  /** Where the next element ends, before `limit` at most; `limit` when none does before it. */
+  /** Where the next element starts or ends, before `limit` at most; `limit` when none does before it. */
   next(limit: number): number {
     const { text } = this;
     const to = Math.min(limit, text.length);
@@ -1034,7 +1035,7 @@ export class ElementEnds {
         else if (c === 0x5c) this.escaped = true;
         else if (c === 0x22) this.inString = false;
       } else if (c === 0x22) this.inString = true;
-      else if (c === 0x7b || c === 0x5b) this.depth++;
+      else if ((c === 0x7b || c === 0x5b) && ++this.depth === 2) return this.at;
       else if ((c === 0x7d || c === 0x5d) && --this.depth <= 1) return this.at;
     }
     return limit;
@@ -2228,8 +2229,9 @@ export class EventReader {
       slow.tokenize = tokenizer();
     }
     // In a top-level array begun on an earlier line, the line is given a piece at a time, each piece ending where an
-    // element ends: the tokenizer, refusing what follows one on the line (`{…}, x`), has then handed over that element's
-    // tokens, which a refusal loses with the rest of its input.
+    // element starts or ends: the tokenizer, refusing what follows one on the line (`{…}, x`), has then handed over that
+    // element's tokens, which a refusal loses with the rest of its input; and a refusal inside an element comes once
+    // the element has begun (`{"a" x`), not as if between two.
     const ends = slow.array !== null ? new ElementEnds(text, slow.depth, startsInString) : null;
     for (let at = 0; at < text.length; ) {
       const limit = Math.min(at + TOKEN_SLICE, text.length);
@@ -2569,8 +2571,12 @@ export class EventReader {
     while (at < lines.length - 1 && lines.line(at).no < array.line) at++;
     const start = lines.line(at);
     if (!atEnd && array.endLine === last.no) {
-      this.problemThenRun(start.buf, start.no, start.unterminated, brokenUnlessCut(start.buf, cut), start.shown);
-      if (last.no !== start.no) this.problemThenRun(last.buf, last.no, last.unterminated, brokenUnlessCut(last.buf, cut), last.shown);
+      // Over lines, the element's first line is all its own: an object that ends it is inside it, no event glued on.
+      if (last.no === start.no) this.problemThenRun(start.buf, start.no, start.unterminated, brokenUnlessCut(start.buf, cut), start.shown);
+      else {
+        this.problem('not JSON', start.buf, start.no, start.shown);
+        this.problemThenRun(last.buf, last.no, last.unterminated, brokenUnlessCut(last.buf, cut), last.shown);
+      }
     } else {
       this.problem(cut, array.held?.raw ?? array.lastRaw ?? start.buf, start.no, start.shown ?? start.buf);
     }
