@@ -448,10 +448,10 @@ t.test("an array of events that fails: the lines of an element read as an event 
   }
 });
 
-t.test('ElementEnds finds where the elements of an array end on a line, not inside strings', async (t) => {
-  const { ElementEnds } = await import('../src/io/input.js');
+t.test('ElementBounds finds where the elements of an array end on a line, not inside strings', async (t) => {
+  const { ElementBounds } = await import('../src/io/input.js');
   const all = (text: string, depth: number, inString: boolean, limit = text.length + 1): number[] => {
-    const ends = new ElementEnds(text, depth, inString);
+    const ends = new ElementBounds(text, depth, inString);
     const found: number[] = [];
     for (let at = ends.next(limit); at < limit; at = ends.next(limit)) found.push(at);
     return found;
@@ -464,7 +464,7 @@ t.test('ElementEnds finds where the elements of an array end on a line, not insi
   t.same(all('{"a":1}] x', 1, false), [1, 7, 8], "the array's own end too");
   // Asked for piece by piece, as the slow path asks (a slice at most each time): each place once, the limit where none is
   // before it (a place at the limit is the same cut).
-  const ends = new ElementEnds('{},{},{}', 1, false);
+  const ends = new ElementBounds('{},{},{}', 1, false);
   t.same([ends.next(1), ends.next(4), ends.next(4), ends.next(4), ends.next(8), ends.next(8), ends.next(8)], [1, 2, 4, 4, 5, 7, 8]);
 });
 

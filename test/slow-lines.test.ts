@@ -15,6 +15,7 @@ function difference(store: SlowLines, model: KeptLine[]): string | undefined {
       const show = (l: KeptLine) => JSON.stringify({ ...l, buf: l.buf.toString('latin1').slice(0, 40), shown: l.shown?.toString('latin1') });
       return `line ${i}: ${show(got)}, want ${show(want)}`;
     }
+    if (store.no(i) !== want.no) return `no(${i}): ${store.no(i)}, want ${want.no}`;
   }
   if (model.length > 0 && !store.first().equals(model[0]!.buf)) return 'first';
   return undefined;

@@ -1014,7 +1014,7 @@ function mayGoOn(text: string): boolean {
  * are asked for: the line begins `depth` deep (the array is 1), inside a
  * string when `inString`.
  */
-export class ElementEnds {
+export class ElementBounds {
   private at = 0;
   private escaped = false;
 
@@ -2232,7 +2232,7 @@ export class EventReader {
     // element starts or ends: the tokenizer, refusing what follows one on the line (`{…}, x`), has then handed over that
     // element's tokens, which a refusal loses with the rest of its input; and a refusal inside an element comes once
     // the element has begun (`{"a" x`), not as if between two.
-    const ends = slow.array !== null ? new ElementEnds(text, slow.depth, startsInString) : null;
+    const ends = slow.array !== null ? new ElementBounds(text, slow.depth, startsInString) : null;
     for (let at = 0; at < text.length; ) {
       const limit = Math.min(at + TOKEN_SLICE, text.length);
       const to = ends === null ? limit : ends.next(limit);
@@ -2552,23 +2552,23 @@ export class EventReader {
    * An array of events the tokenizer refused between two elements, or that
    * the input ended in there (`atEnd`; see slowFail, whose lines it reads
    * as `this.slow` held them): where the last element read ended tells how.
-   * At the input's end, the array was cut short there, however its last line
-   * ends. On the line it ended on (`{…}, x`), that
-   * line is broken, not JSON, as an array on one line broken so is, and a
-   * result held there is let go with it; the element's first line is
-   * reported so too, where it began on a line before. On a line after it
-   * (`{…},`, then `x`), the array was cut short there: reported `cut` at the
-   * element's first line, with the element's text, whose session the cut
-   * is (not that of an element before it on the line). The lines of the
-   * array up to the last element's end were read, and are not read again
-   * (an object inside an element is no event); those after it are.
+   * Refused on the line it ended on (`{…}, x`), that line is broken, not
+   * JSON, as an array on one line broken so is, and a result held there is
+   * let go with it; the element's first line is reported so too, where it
+   * began on a line before. Refused on a line after it (`{…},`, then `x`),
+   * or ended in by the input however its last line ends, the array was cut
+   * short there: reported `cut` at the element's first line, with the
+   * element's text, whose session the cut is (not that of an element before
+   * it on the line). The lines of the array up to the last element's end
+   * were read, and are not read again (an object inside an element is no
+   * event); those after it are.
    */
   private arrayBroken(array: ArrayElements, slow: SlowState, cut: ProblemReason, stopped: boolean, atEnd: boolean): void {
     const lines = slow.lines;
     const last = lines.line(lines.length - 1);
     // Lines kept before the element's own (the array's `[`, white space, kept while its first element, a result, was held) were read.
     let at = 0;
-    while (at < lines.length - 1 && lines.line(at).no < array.line) at++;
+    while (at < lines.length - 1 && lines.no(at) < array.line) at++;
     const start = lines.line(at);
     if (!atEnd && array.endLine === last.no) {
       // Over lines, the element's first line is all its own: an object that ends it is inside it, no event glued on.
@@ -2582,7 +2582,7 @@ export class EventReader {
     }
     array.held = null;
     let next = at;
-    while (next < lines.length && lines.line(next).no <= array.endLine) next++;
+    while (next < lines.length && lines.no(next) <= array.endLine) next++;
     this.reread({
       lines,
       next,

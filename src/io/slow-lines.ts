@@ -65,6 +65,11 @@ export class SlowLines {
     };
   }
 
+  /** The number of the line at `index`. */
+  no(index: number): number {
+    return Math.floor(this.marks[index]! / 2);
+  }
+
   /** The bytes of the first line, a copy. */
   first(): Buffer {
     return Buffer.from(this.bytes.subarray(0, this.ends[0] ?? 0));
@@ -79,7 +84,7 @@ export class SlowLines {
   /** Keeps the lines from the one numbered `no` on (an array's first element, read as an event, began on it). */
   dropBefore(no: number): void {
     let index = 0;
-    while (index < this.ends.length && Math.floor(this.marks[index]! / 2) < no) index++;
+    while (index < this.ends.length && this.no(index) < no) index++;
     if (index > 0) this.keepFrom(index);
   }
 
