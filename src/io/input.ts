@@ -2493,9 +2493,6 @@ export class EventReader {
     // it held is let go, reported where it starts, in the order of the lines (its line is not read again).
     const array = slow.array !== null && slow.array.events ? slow.array : null;
     let held = array?.held ?? null;
-    const lines = slow.lines;
-    // (None when the value failed on its first line before it was kept: `nested too deep`, reported by the caller.)
-    const first = lines.length > 0 ? lines.line(0) : null;
     const reportHeld = (before: number): void => {
       if (held === null || held.line > before) return;
       this.problem(cut, held.raw, held.line);
@@ -2511,6 +2508,9 @@ export class EventReader {
       this.arrayBroken(array, slow, cut, stopped, atEnd);
       return;
     }
+    const lines = slow.lines;
+    // (None when the value failed on its first line before it was kept: `nested too deep`, reported by the caller.)
+    const first = lines.length > 0 ? lines.line(0) : null;
     const heldFirst = first !== null && held !== null && held.line === first.no;
     if (first !== null) reportHeld(first.no);
     if (first !== null && !heldFirst) {
@@ -2540,9 +2540,7 @@ export class EventReader {
       step: (line) => {
         const heldHere = held !== null && held.line === line.no;
         reportHeld(line.no);
-        if (heldHere) return;
-        this.line(line.buf, line.no, line.unterminated);
-        if (this.slow !== null && this.slow.valueLine === line.no && this.failedInRow >= MAX_FAILED_IN_ROW) this.slowFail(false, stopped, undefined, true);
+        if (!heldHere) this.readAgain(line, stopped);
       },
       done: () => reportHeld(Infinity),
     });
@@ -2586,12 +2584,18 @@ export class EventReader {
     this.reread({
       lines,
       next,
-      step: (line) => {
-        this.line(line.buf, line.no, line.unterminated);
-        if (this.slow !== null && this.slow.valueLine === line.no && this.failedInRow >= MAX_FAILED_IN_ROW) this.slowFail(false, stopped, undefined, true);
-      },
+      step: (line) => this.readAgain(line, stopped),
       done: () => {},
     });
+  }
+
+  /**
+   * Reads again `line`, of a value that failed, as a line of its own; a value begun on it is cut at its end once
+   * MAX_FAILED_IN_ROW values have failed in a row (see slowFail).
+   */
+  private readAgain(line: KeptLine, stopped: boolean): void {
+    this.line(line.buf, line.no, line.unterminated);
+    if (this.slow !== null && this.slow.valueLine === line.no && this.failedInRow >= MAX_FAILED_IN_ROW) this.slowFail(false, stopped, undefined, true);
   }
 
   /** Reads again the lines `reread` holds: now, or, while the lines of another are read again, before the rest of them. */

@@ -56,11 +56,10 @@ export class SlowLines {
   /** The line at `index`, its bytes a copy (they outlive this store when handed on). */
   line(index: number): KeptLine {
     const start = index === 0 ? 0 : this.ends[index - 1]!;
-    const mark = this.marks[index]!;
     return {
       buf: Buffer.from(this.bytes.subarray(start, this.ends[index]!)),
-      no: Math.floor(mark / 2),
-      unterminated: mark % 2 === 1,
+      no: this.no(index),
+      unterminated: this.marks[index]! % 2 === 1,
       shown: index === 0 ? this.shown : undefined,
     };
   }
