@@ -1338,12 +1338,34 @@ const ESCAPED = /\\[^]/gu;
  */
 function pushGlobDirectory(facts: ToolCallFacts, pattern: string): void {
   const searched = facts.argPaths[0] ?? '.';
-  // Each alternative of its braces on its own (`{secrets,docs}/*`: `secrets` and `docs`).
+  // Each alternative of its braces on its own (`{secrets,docs}/*`: `secrets` and `docs`), and with each `**` part of it
+  // standing for no directory, as a grep's glob is read (`**/secrets/**` lists what `secrets/**` does).
   for (const one of globAlternatives(facts, pattern)) {
-    const dir = plainLead(one.split('/').slice(0, -1));
-    if (dir === '' || dir === '.') continue;
-    pushPath(facts.argPaths, one.startsWith('/') ? dir : `${searched}/${dir}`);
+    const slash = one.lastIndexOf('/');
+    for (const form of noDirectoryForms(one.slice(0, slash + 1))) {
+      const dir = plainLead(form.split('/').slice(0, -1));
+      if (dir === '' || dir === '.') continue;
+      pushPath(facts.argPaths, one.startsWith('/') ? dir : `${searched}/${dir}`);
+    }
   }
+}
+
+/** How many of a glob's `**` parts are each also read as no directory (see noDirectoryForms). */
+const MAX_EMPTY_STARS = 4;
+
+/**
+ * `dir` (the directories of a glob, ending with `/`), and the same with
+ * each set of its first {@link MAX_EMPTY_STARS} `**` parts left out, as
+ * when each stands for no directory.
+ */
+export function noDirectoryForms(dir: string): string[] {
+  const parts = dir.split('/');
+  const stars = parts.flatMap((part, at) => (part === '**' ? [at] : [])).slice(0, MAX_EMPTY_STARS);
+  const forms = new Set<string>();
+  for (let set = 0; set < 1 << stars.length; set++) {
+    forms.add(parts.filter((_, at) => !stars.some((star, k) => star === at && (set & (1 << k)) !== 0)).join('/'));
+  }
+  return [...forms];
 }
 
 /**
@@ -1358,7 +1380,7 @@ function pushGlobDirectory(facts: ToolCallFacts, pattern: string): void {
 function globAlternatives(facts: ToolCallFacts, glob: string): string[] {
   if (glob === '') return [];
   // The expansion also stops at bounds of its own (its total length, its depth); a glob short enough never meets them.
-  const grouped = glob.replace(/(?<!\\)\{([^{},\\]*)\}/g, '$1');
+  const grouped = glob.replace(GROUP_OF_ONE, '$1');
   let alternatives: string[];
   try {
     alternatives = braceExpand(grouped, { braceExpandMax: MAX_GLOB_ALTERNATIVES + 1 });
@@ -1372,6 +1394,9 @@ function globAlternatives(facts: ToolCallFacts, glob: string): string[] {
   const braced = grouped !== glob || alternatives.length > 1;
   return [...new Set(braced ? tried : [glob, ...tried])];
 }
+
+/** A group of one alternative in braces, not escaped (`{secrets}`), which ripgrep reads as that alternative. */
+export const GROUP_OF_ONE = /(?<!\\)\{([^{},\\]*)\}/g;
 
 /** The strings `value` is: itself, or those of a list. */
 function stringsOf(value: unknown): string[] {

@@ -1762,3 +1762,31 @@ t.test('a call naming thousands of denied paths of one name: each reported as na
     t.same(v.map((x) => x.path), paths, `cwd ${cwd}: the result's path is the one the args named`);
   }
 });
+
+t.test('review fixes: a glob tool\'s `**` standing for no directory, an absolute path\'s tail from its root, a deny glob\'s group of one, a delete above an extglob', async (t) => {
+  // A glob tool's pattern, as a grep's glob: each `**` part may stand for no directory, so `**/secrets/**` lists `./secrets`.
+  for (const pattern of ['**/secrets/**', '**/secrets/*.pem', '**/**/secrets/*']) {
+    t.ok(violates(callOf('globToolCall', { globPattern: pattern }), { denyRead: ['secrets/**'] }), `a glob tool of ${pattern}`);
+  }
+  t.ok(violates(callOf('globToolCall', { globPattern: '**/.github/workflows/*' }), { denyRead: ['.github/**'] }), 'a glob tool of **/.github/workflows/*');
+  t.notOk(violates(callOf('globToolCall', { globPattern: '**/docs/**' }), { denyRead: ['secrets/**'] }), 'a glob tool of **/docs/**');
+  t.same(records(runCore(callOf('globToolCall', { targetDirectory: '.', globPattern: 'src/**/secrets/*' })).out)[0]!.searched, ['.', './src', './src/secrets']);
+  // With no absolute cwd, an absolute path is tried from each of its directories, its root among them: the project may be `/`.
+  for (const cwd of [undefined, 'app']) {
+    t.ok(violates(oneCall('write', '/.github/workflows/ci.yml', cwd), { denyWrite: ['.github/**'] }), `a write of /.github/workflows/ci.yml, cwd ${cwd}`);
+    t.ok(violates(oneCall('read', '/secrets/k', cwd), { denyRead: ['secrets/**'] }), `a read of /secrets/k, cwd ${cwd}`);
+  }
+  // A glob's group of one is read as its alternative too (as a grep's glob is), and as minimatch reads it.
+  for (const p of ['.github/ci.yml', '{.github}/ci.yml']) t.ok(violates(oneCall('write', p, '/r'), { denyWrite: ['{.github}/**'] }), `{.github}/** denies ${p}`);
+  t.ok(violates(oneCall('read', 'config/.env', '/r'), { denyRead: ['config/{.env}'] }), 'config/{.env}');
+  t.notOk(violates(oneCall('write', 'src/a.ts', '/r'), { denyWrite: ['{.github}/**'] }), 'but not another directory');
+  t.notOk(violates(oneCall('write', '.github/ci.yml', '/r'), { requireWrite: ['{.github}/ci.yml'] }), 'a required write of {.github}/ci.yml is met');
+  t.ok(violates(oneCall('write', 'src/ci.yml', '/r'), { requireWrite: ['{.github}/ci.yml'] }), 'by that file only');
+  // An extglob group that matches once names its directories, as braces do: deleting one deletes what the glob names.
+  for (const glob of ['@(.github)/workflows/**', '@(.gitlab|.github)/workflows/**', '**/@(.github)/workflows/**', 'x@(.git)hub/**']) {
+    const p = glob.startsWith('x') ? 'x.github' : '.github';
+    t.ok(violates(oneCall('delete', p, '/r'), { denyWrite: [glob] }), `deleting ${p} deletes what ${glob} names`);
+  }
+  t.notOk(violates(oneCall('delete', '.github', '/r'), { denyWrite: ['@(.gitlab)/workflows/**'] }), 'not another directory');
+  t.notOk(violates(oneCall('delete', '.github', '/r'), { denyWrite: ['\\@(.github)/workflows/**'] }), 'nor an escaped @');
+});

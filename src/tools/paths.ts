@@ -384,11 +384,12 @@ function formsOf(
     }
   }
   // The absolute paths' tails, made from each spelling of the whole path, which is made a name at a time (composed Unicode
-  // never joins across a slash): the tails of a long path are not spelt again one by one.
+  // never joins across a slash): the tails of a long path are not spelt again one by one. The first from the root itself
+  // (`/.github/x` as `.github/x`: the project may be `/`, as in a container); a drive's or a share's names are no tail.
   for (const form of rooted) {
     for (const spelt of new Set([form, ...fileSystemSpellings(form)])) {
       const parts = spelt.split('/').filter((part) => part !== '');
-      for (let i = 1; i < parts.length; i++) forms.add(parts.slice(i).join('/'));
+      for (let i = spelt.startsWith('/') && !spelt.startsWith('//') ? 0 : 1; i < parts.length; i++) forms.add(parts.slice(i).join('/'));
     }
   }
   for (const set of [forms, fromCwd, loose]) set?.delete('');

@@ -10,7 +10,7 @@ import type { MinimatchOptions } from 'minimatch';
 import { denyForms, isAbsolute, isRoot, matchForms, resolvePath, samePath } from './paths.js';
 import type { UnderForms } from './paths.js';
 import { callCounts, givenToolName, servedKind, toolNameMatched, FIELD_OF_ACCESS, READ_FIELDS, WRITE_FIELDS, toolNameSet } from './call.js';
-import { GLOB_CHARS, MAX_GLOB_ALTERNATIVES, nearToolName, plainLead, plainPart, toolNameKey } from '../events.js';
+import { GLOB_CHARS, GROUP_OF_ONE, MAX_GLOB_ALTERNATIVES, nearToolName, noDirectoryForms, plainLead, plainPart, toolNameKey } from '../events.js';
 import type { AuditedCall, PathField } from './call.js';
 import { clipped, visibleOneLine } from '../safe-text.js';
 import { flagOption, listOption } from '../option-values.js';
@@ -151,7 +151,8 @@ const WINDOWS_ROOTED = /^(?:[A-Za-z]:\\|\\\\)/;
  * `secrets`. A glob with a backslash is read both as minimatch reads it (an
  * escape: `app/\[id\].tsx`, `\.env`) and with it as a separator, as Windows
  * writes paths (`.github\workflows\*.yml`): a path either reading matches
- * matches it.
+ * matches it. So does a glob with a group of one (`{.github}/**`): as
+ * minimatch reads it, and with the group as its alternative.
  */
 function compile(text: string, options: MinimatchOptions, deny = false): Glob {
   // A deny glob in composed Unicode, as the paths are tried (see matchForms).
@@ -159,21 +160,42 @@ function compile(text: string, options: MinimatchOptions, deny = false): Glob {
   // A backslash escapes in a glob; a Windows user writes it as a separator (`.github\workflows\**`): both readings are tried.
   // A glob rooted at a drive or a share (`C:\proj\**`) is read the second way only.
   const slashed = given.replace(/\\/g, '/');
-  const readings = (WINDOWS_ROOTED.test(given) ? [slashed] : slashed === given ? [given] : [given, slashed]).map((g) => reading(g, options, deny));
-  const [first, second] = readings as [Reading, Reading | undefined];
+  const written = WINDOWS_ROOTED.test(given) ? [slashed] : slashed === given ? [given] : [given, slashed];
+  // A group of one (`{.github}/**`, a list of one made into a group), which minimatch reads as the name with its braces,
+  // is also read as its alternative, as a grep's glob is.
+  const globs = written.flatMap((g) => [...new Set([g, g.replace(GROUP_OF_ONE, '$1')])]);
+  const readings = globs.map((g) => reading(g, options, deny));
+  if (readings.length === 1) return { text, ...readings[0]! };
+  const some = <T,>(get: (r: Reading) => ((x: T) => boolean) | undefined): ((x: T) => boolean) | undefined => {
+    const tests = readings.map(get).filter((t) => t !== undefined);
+    return tests.length === 0 ? undefined : (x) => tests.some((t) => t(x));
+  };
   return {
     text,
-    match: second === undefined ? first.match : (p) => first.match(p) || second.match(p),
-    name: first.name ?? second?.name,
-    above: second?.above ?? first.above,
-    aboves: [...first.aboves, ...(second?.aboves ?? [])],
-    floating: [...first.floating, ...(second?.floating ?? [])],
-    partial: second === undefined ? first.partial : (p) => first.partial(p) || second.partial(p),
-    absolute: first.absolute || second?.absolute === true,
-    under: first.under === undefined || second?.under === undefined ? (first.under ?? second?.under) : (u) => first.under!(u) || second.under!(u),
-    tails: first.tails === undefined || second?.tails === undefined ? (first.tails ?? second?.tails) : (p) => first.tails!(p) || second.tails!(p),
+    match: some((r) => r.match)!,
+    name: readings.find((r) => r.name !== undefined)?.name,
+    above: readings.reduce<string | undefined>((above, r) => r.above ?? above, undefined),
+    aboves: readings.flatMap((r) => r.aboves),
+    floating: readings.flatMap((r) => r.floating),
+    partial: some((r) => r.partial)!,
+    absolute: readings.some((r) => r.absolute),
+    under: some((r) => r.under),
+    tails: some((r) => r.tails),
   };
 }
+
+/**
+ * `pattern` with each extglob group of plain names that must match once
+ * (`@(.github|.gitlab)`) written as braces (`{.github,.gitlab}`, a group of
+ * one as its name): they name the same directories, which the braces'
+ * alternatives list (see Glob.aboves).
+ */
+function groupsAsBraces(pattern: string): string {
+  return pattern.replace(EXTGLOB_ONCE, (_, names: string) => (names.includes('|') ? `{${names.replace(/\|/g, ',')}}` : names));
+}
+
+// `@(a|b)` of plain names: no glob character, escape, comma or slash in them.
+const EXTGLOB_ONCE = /(?<!\\)@\(([^()\\*?[\]{},/!+@|]+(?:\|[^()\\*?[\]{},/!+@|]+)*)\)/g;
 
 type Reading = Omit<Glob, 'text'>;
 
@@ -187,7 +209,7 @@ function reading(glob: string, options: MinimatchOptions, deny: boolean): Readin
   const name = pattern.slice(pattern.lastIndexOf('/') + 1);
   const parts = pattern.split('/').slice(0, -1);
   // The directory parts of each alternative of its braces (the glob itself, without).
-  const alternatives = braceExpand(pattern).map((alternative) => alternative.split('/').slice(0, -1));
+  const alternatives = braceExpand(groupsAsBraces(pattern)).map((alternative) => alternative.split('/').slice(0, -1));
   const absolute = isAbsolute(given);
   return {
     match: dir === undefined ? (p) => matcher.match(p) : (p) => matcher.match(p) || dir.match(p),
@@ -408,24 +430,6 @@ function filterPathsOf(filter: string, globs: readonly Glob[]): string[] | undef
     }
   }
   return out;
-}
-
-/** How many of a filter's `**` parts are each also read as no directory (see noDirectoryForms). */
-const MAX_EMPTY_STARS = 4;
-
-/**
- * `dir` (the directories of a filter, ending with `/`), and the same with
- * each set of its first {@link MAX_EMPTY_STARS} `**` parts left out, as
- * when each stands for no directory.
- */
-function noDirectoryForms(dir: string): string[] {
-  const parts = dir.split('/');
-  const stars = parts.flatMap((part, at) => (part === '**' ? [at] : [])).slice(0, MAX_EMPTY_STARS);
-  const forms = new Set<string>();
-  for (let set = 0; set < 1 << stars.length; set++) {
-    forms.add(parts.filter((_, at) => !stars.some((star, k) => star === at && (set & (1 << k)) !== 0)).join('/'));
-  }
-  return [...forms];
 }
 
 // Kinds of tool that change files, whatever paths the audit finds in their calls.
