@@ -71,3 +71,18 @@ export function flagOption(value: unknown, name: string): boolean | undefined {
   if (value === undefined || typeof value === 'boolean') return value;
   throw new TypeError(`option ${name} takes true or false, not ${shown(value)}`);
 }
+
+/**
+ * Checks the options of a stream's factory that the commands never take from
+ * a user: every callback (a name `on…`, such as `onProblem`) is a function,
+ * and the input's name (`source`) a string, where given: one of another
+ * shape would fail only at the first line it is called for, the stream's
+ * output lost, or name the input in its records as no file is named.
+ */
+export function callbackOptions(options: object): void {
+  for (const [name, value] of Object.entries(options)) {
+    if (value === undefined) continue;
+    if (/^on[A-Z]/.test(name) && typeof value !== 'function') throw new TypeError(`option ${name} takes a function, not ${shown(value)}`);
+    if (name === 'source' && typeof value !== 'string') throw new TypeError(`option source takes a string, the input's name, not ${shown(value)}`);
+  }
+}

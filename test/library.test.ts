@@ -288,6 +288,34 @@ t.test('options: a string for a list of one; a value of the wrong shape is a Typ
   // A status in any case, as --status takes it.
   t.same(await lines(tools({ statuses: ['SUCCESS'] })), await lines(tools({ statuses: ['success'] })), 'statuses in any case');
   t.doesNotThrow(() => tools({ statuses: 'SpawnERROR' }));
+  // A callback that is no function would fail only at the first line it is called for, the output lost; an input's name
+  // that is no string would name the input in records as no file is named.
+  t.throws(() => result({ onProblem: 'x' as never }), new TypeError('option onProblem takes a function, not "x"'));
+  for (const make of [
+    () => tools({ onViolation: true as never }),
+    () => dedupe({ onFlushMismatch: {} as never }),
+    () => text({ onSourceError: 1 as never }),
+  ]) {
+    t.throws(make, /^option on[A-Za-z]+ takes a function, not /);
+  }
+  t.throws(() => readEvents({ source: 5 as never }), new TypeError("option source takes a string, the input's name, not 5"));
+  t.throws(() => tools({ source: ['a'] as never }), /^option source takes a string/);
+  t.doesNotThrow(() => result({ onProblem: undefined, source: 'run.ndjson', onVerdict: () => {} }));
+});
+
+t.test('the declarations read under TypeScript before 5.7: no type arguments to Buffer or Uint8Array, which were not generic there', async (t) => {
+  // Every declaration file the package's types reach from dist/index.d.ts.
+  const seen = new Set<string>();
+  const queue = [path.join(ROOT, 'dist/index.d.ts')];
+  while (queue.length > 0) {
+    const file = queue.pop()!;
+    if (seen.has(file)) continue;
+    seen.add(file);
+    const source = fs.readFileSync(file, 'utf8');
+    for (const m of source.matchAll(/from '(\.[^']+)\.js'|import\('(\.[^']+)\.js'\)/g)) queue.push(path.join(path.dirname(file), `${m[1] ?? m[2]}.d.ts`));
+    t.notMatch(source, /\b(?:Buffer|Uint8Array|ArrayBufferView)</, path.relative(ROOT, file));
+  }
+  t.ok(seen.size > 10, `${seen.size} files read`);
 });
 
 t.test('the tool streams take bytes as a stream of bytes does: Buffer, Uint8Array, strings in their encoding', async (t) => {

@@ -334,7 +334,7 @@ export class LineTooLongError extends Error {
 
 const TOOL_KEY = Buffer.from('"tool_');
 /** The bytes `\u`, the start of an escape that may spell any character. */
-export const ESCAPE_U = Buffer.from('\\u');
+export const ESCAPE_U: Buffer = Buffer.from('\\u');
 
 /**
  * True when `raw` holds none of `"tool_` (where a tool block's type may be:

@@ -7,7 +7,7 @@ import type { Transform } from 'node:stream';
 import { EventReader } from './input.js';
 import type { EventRecord, InputProblem } from './input.js';
 import { StrictError, failOnceRead } from './tool-stream.js';
-import { flagOption, sizeOption } from '../option-values.js';
+import { callbackOptions, flagOption, sizeOption } from '../option-values.js';
 
 /**
  * What {@link readEvents} returns: a Transform taking bytes and giving
@@ -56,6 +56,7 @@ export interface ReadEventsOptions {
  *   createReadStream('run.ndjson').pipe(readEvents()).on('data', ({ event, line }) => …)
  */
 export function readEvents(given: ReadEventsOptions = {}): EventStream {
+  callbackOptions(given);
   const options: ReadEventsOptions = { ...given, strict: flagOption(given.strict, 'strict'), maxLine: sizeOption(given.maxLine, 'maxLine') };
   let records: EventRecord[] = [];
   let stream: Transform;

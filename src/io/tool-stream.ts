@@ -11,7 +11,7 @@ import { EventReader, LineTooLongError, formatProblem } from './input.js';
 import type { EventRecord, InputProblem } from './input.js';
 import type { SourceChunk } from './sources.js';
 import { SOURCE_CHUNK } from './sources.js';
-import { flagOption, sizeOption } from '../option-values.js';
+import { callbackOptions, flagOption, sizeOption } from '../option-values.js';
 import { STDIN } from './sources.js';
 
 /** Emits output: text (UTF-8) or bytes. */
@@ -227,6 +227,7 @@ export function failOnceRead(stream: Transform, fail: () => void): void {
  */
 export function toolStream(core: ToolCore, given: ToolStreamOptions = {}): ToolTransform {
   // A flag of another shape (`strict: 'false'`, which is truthy) is refused, as the cores refuse theirs.
+  callbackOptions(given);
   const options: ToolStreamOptions = { ...given, strict: flagOption(given.strict, 'strict'), maxLine: sizeOption(given.maxLine, 'maxLine') };
   let parts: Buffer[] = [];
   // Text emitted since the last bytes: joined, and encoded once (a delta is a few words; a chunk holds thousands).
