@@ -1342,7 +1342,10 @@ function pushGlobDirectory(facts: ToolCallFacts, pattern: string): void {
   // standing for no directory, as a grep's glob is read (`**/secrets/**` lists what `secrets/**` does).
   for (const one of globAlternatives(facts, pattern)) {
     const slash = one.lastIndexOf('/');
-    for (const form of noDirectoryForms(one.slice(0, slash + 1))) {
+    const forms = noDirectoryForms(one.slice(0, slash + 1));
+    // More `**` parts than are each read as no directory: the directories it lists are not all known.
+    if (forms === undefined) facts.searchFiltersCut = true;
+    for (const form of forms ?? [one.slice(0, slash + 1)]) {
       const dir = plainLead(form.split('/').slice(0, -1));
       if (dir === '' || dir === '.') continue;
       pushPath(facts.argPaths, one.startsWith('/') ? dir : `${searched}/${dir}`);
@@ -1355,12 +1358,15 @@ const MAX_EMPTY_STARS = 4;
 
 /**
  * `dir` (the directories of a glob, ending with `/`), and the same with
- * each set of its first {@link MAX_EMPTY_STARS} `**` parts left out, as
- * when each stands for no directory.
+ * each set of its `**` parts left out, as when each stands for no
+ * directory (`**` parts one after another are one: `**` stands for as many
+ * directories as `**` twice); undefined past {@link MAX_EMPTY_STARS} of them,
+ * where the forms would be too many to try.
  */
-export function noDirectoryForms(dir: string): string[] {
-  const parts = dir.split('/');
-  const stars = parts.flatMap((part, at) => (part === '**' ? [at] : [])).slice(0, MAX_EMPTY_STARS);
+export function noDirectoryForms(dir: string): string[] | undefined {
+  const parts = dir.split('/').filter((part, at, all) => part !== '**' || all[at - 1] !== '**');
+  const stars = parts.flatMap((part, at) => (part === '**' ? [at] : []));
+  if (stars.length > MAX_EMPTY_STARS) return undefined;
   const forms = new Set<string>();
   for (let set = 0; set < 1 << stars.length; set++) {
     forms.add(parts.filter((_, at) => !stars.some((star, k) => star === at && (set & (1 << k)) !== 0)).join('/'));
@@ -1380,7 +1386,9 @@ export function noDirectoryForms(dir: string): string[] {
 function globAlternatives(facts: ToolCallFacts, glob: string): string[] {
   if (glob === '') return [];
   // The expansion also stops at bounds of its own (its total length, its depth); a glob short enough never meets them.
-  const grouped = glob.replace(GROUP_OF_ONE, '$1');
+  const grouped = groupsOfOne(glob);
+  // Groups of one nested deeper than are read: what it names is not known.
+  if (GROUP_OF_ONE.test(grouped)) facts.searchFiltersUnread = true;
   let alternatives: string[];
   try {
     alternatives = braceExpand(grouped, { braceExpandMax: MAX_GLOB_ALTERNATIVES + 1 });
@@ -1396,7 +1404,22 @@ function globAlternatives(facts: ToolCallFacts, glob: string): string[] {
 }
 
 /** A group of one alternative in braces, not escaped (`{secrets}`), which ripgrep reads as that alternative. */
-export const GROUP_OF_ONE = /(?<!\\)\{([^{},\\]*)\}/g;
+const GROUP_OF_ONE = /(?<!\\)\{([^{},\\]*)\}/;
+
+/** How deep groups of one nested in one another (`{{secrets}}`) are read. */
+const MAX_GROUP_DEPTH = 32;
+
+/**
+ * `glob` with each group of one (`{secrets}`, `{{secrets}}`, nested up to
+ * {@link MAX_GROUP_DEPTH} deep) as its alternative, as ripgrep reads it;
+ * deeper ones are left as they are.
+ */
+export function groupsOfOne(glob: string): string {
+  let grouped = glob;
+  for (let pass = 0; pass < MAX_GROUP_DEPTH && GROUP_OF_ONE.test(grouped); pass++) grouped = grouped.replace(GROUP_OF_ONE_ALL, '$1');
+  return grouped;
+}
+const GROUP_OF_ONE_ALL = new RegExp(GROUP_OF_ONE.source, 'g');
 
 /** The strings `value` is: itself, or those of a list. */
 function stringsOf(value: unknown): string[] {

@@ -1790,3 +1790,57 @@ t.test('review fixes: a glob tool\'s `**` standing for no directory, an absolute
   t.notOk(violates(oneCall('delete', '.github', '/r'), { denyWrite: ['@(.gitlab)/workflows/**'] }), 'not another directory');
   t.notOk(violates(oneCall('delete', '.github', '/r'), { denyWrite: ['\\@(.github)/workflows/**'] }), 'nor an escaped @');
 });
+
+t.test('review fixes: a `**` within a name, globs ending in `/**` twice, many `**` parts, a directory named by a pattern of its name, groups of one nested', async (t) => {
+  const cwd = '/r';
+  // A `**` within a name is a `*`, as minimatch reads it: what it matches, and what lies under it, denied.
+  t.ok(violates(oneCall('write', '.github/workflows/ci.yml', cwd), { denyWrite: ['.github**'] }), '.github**');
+  t.ok(violates(oneCall('read', 'secrets-prod/a', cwd), { denyRead: ['secrets**'] }), 'secrets**');
+  t.ok(violates(oneCall('read', 'secrets/abc/f', cwd), { denyRead: ['secrets/a**'] }), 'secrets/a**');
+  t.notOk(violates(oneCall('read', 'src/a', cwd), { denyRead: ['secrets**'] }), 'not another directory');
+  // `secrets/**/**` and `secrets/**/` name the directory, as `secrets/**` does: searching it reads them.
+  for (const glob of ['secrets/**/**', 'secrets/**/', 'secrets/**/**/**']) {
+    t.ok(violates(callOf('lsToolCall', { path: 'secrets' }, cwd), { denyRead: [glob] }), `an ls of secrets, ${glob}`);
+  }
+  t.ok(violates(callOf('lsToolCall', {}, cwd), { denyRead: ['/r/**/**'] }), 'an ls of the project, /r/**/**');
+  // A grep's glob and a glob call's pattern: `**` parts one after another are one; past four others, what they read is not known.
+  for (const glob of ['**/**/**/**/**/secrets/*', '**/a/**/b/**/c/**/d/**/secrets/*']) {
+    t.ok(violates(callOf('grepToolCall', { pattern: 'x', path: '.', glob }, cwd), { denyRead: ['secrets/**'] }), `a grep of ${glob}`);
+    t.ok(violates(callOf('globToolCall', { globPattern: glob, targetDirectory: '.' }, cwd), { denyRead: ['secrets/**'] }), `a glob call of ${glob}`);
+  }
+  t.notOk(violates(callOf('grepToolCall', { pattern: 'x', path: '.', glob: '**/**/**/**/**/docs/*' }, cwd), { denyRead: ['secrets/**'] }), 'a grep of docs');
+  const cut = runCore(callOf('grepToolCall', { pattern: 'x', path: '.', glob: '**/a/**/b/**/c/**/d/**/docs/*' }, cwd), { denyRead: ['secrets/**'] }).violations;
+  t.same(cut.map((v) => v.check), ['--deny-read'], 'five `**` parts apart: not known, so not cleared');
+  // Deleting a directory a glob names by a pattern of its name, where it starts or after a `**`; not one any name matches.
+  for (const [p, glob] of [
+    ['.github', '.githu[b]/ci/**'],
+    ['.github', '[.]github/ci/**'],
+    ['.github', '?(.github)/ci/**'],
+    ['.github', '+(.github)/ci/**'],
+    ['{.github}', '{.github}/ci/**'],
+    ['conf.d', '*.d/x'],
+    ['app/[id]', '**/[[]id[]]/page.tsx'],
+    ['app/.github', '**/.githu[b]/workflows/**'],
+    ['/r/.github', '/r/.githu[b]/ci/**'],
+  ]) {
+    t.ok(violates(oneCall('delete', p!, cwd), { denyWrite: [glob!] }), `deleting ${p} deletes what ${glob} names`);
+  }
+  for (const [p, glob] of [
+    ['.gitlab', '.githu[b]/ci/**'],
+    ['src', '?*/ci/**'],
+    ['src', '[!.]*/ci/**'],
+    ['app/src', '**/.githu[b]/workflows/**'],
+    ['src', '**/*/workflows/**'],
+    ['/r/.gitlab', '/r/.githu[b]/ci/**'],
+  ]) {
+    t.notOk(violates(oneCall('delete', p!, cwd), { denyWrite: [glob!] }), `deleting ${p} is not known to delete what ${glob} names`);
+  }
+  // Groups of one nested in one another, in a grep's glob or a glob call's pattern, as ripgrep reads them.
+  for (const glob of ['{{secrets}}/*', '{x,{{secrets}}}/*']) {
+    t.ok(violates(callOf('grepToolCall', { pattern: 'x', path: '.', glob }, cwd), { denyRead: ['secrets/**'] }), `a grep of ${glob}`);
+  }
+  t.ok(violates(callOf('grepToolCall', { pattern: 'x', path: '.', glob: '{{.env}}' }, cwd), { denyRead: ['.env'] }), 'a grep of {{.env}}');
+  t.ok(violates(callOf('globToolCall', { globPattern: '{{secrets}}/*' }, cwd), { denyRead: ['secrets/**'] }), 'a glob call of {{secrets}}/*');
+  const deep = `${'{'.repeat(40)}docs${'}'.repeat(40)}/*`;
+  t.same(runCore(callOf('grepToolCall', { pattern: 'x', path: '.', glob: deep }, cwd), { denyRead: ['secrets/**'] }).violations.length, 1, 'nested deeper than read: not cleared');
+});

@@ -10,7 +10,7 @@ import type { MinimatchOptions } from 'minimatch';
 import { denyForms, isAbsolute, isRoot, matchForms, resolvePath, samePath } from './paths.js';
 import type { UnderForms } from './paths.js';
 import { callCounts, givenToolName, servedKind, toolNameMatched, FIELD_OF_ACCESS, READ_FIELDS, WRITE_FIELDS, toolNameSet } from './call.js';
-import { GLOB_CHARS, GROUP_OF_ONE, MAX_GLOB_ALTERNATIVES, nearToolName, noDirectoryForms, plainLead, plainPart, toolNameKey } from '../events.js';
+import { GLOB_CHARS, MAX_GLOB_ALTERNATIVES, groupsOfOne, nearToolName, noDirectoryForms, plainLead, plainPart, toolNameKey } from '../events.js';
 import type { AuditedCall, PathField } from './call.js';
 import { clipped, visibleOneLine } from '../safe-text.js';
 import { flagOption, listOption } from '../option-values.js';
@@ -99,12 +99,18 @@ interface Glob {
   /** The same, of each alternative of a glob with braces (`{.github,.gitlab}/workflows/**`); of the glob itself without. */
   aboves: readonly string[];
   /**
+   * Of each alternative whose leading directories go on past its plain
+   * parts with parts that name some directories, not any (`.githu[b]`,
+   * `+(.github)`, `conf*.d`, not `*` or `?*`): those parts (see NamedPart).
+   */
+  leads: ReadonlyArray<ReadonlyArray<NamedPart>>;
+  /**
    * The plain directories that follow a `**` part, by their parts, lower
    * case: `.github/workflows` of a glob for every `.github/workflows/**`,
    * `secrets` of `src/**` then `/secrets/*.key`. Each names a directory
    * wherever the `**` puts it.
    */
-  floating: ReadonlyArray<readonly string[]>;
+  floating: ReadonlyArray<ReadonlyArray<NamedPart>>;
   /** Whether a path may lie on the way to a path that matches (minimatch's partial match). */
   partial: (path: string) => boolean;
   /** A glob that starts at a root (`/etc`, `C:\x`, `\\host\share`), not at the session's cwd. */
@@ -163,7 +169,7 @@ function compile(text: string, options: MinimatchOptions, deny = false): Glob {
   const written = WINDOWS_ROOTED.test(given) ? [slashed] : slashed === given ? [given] : [given, slashed];
   // A group of one (`{.github}/**`, a list of one made into a group), which minimatch reads as the name with its braces,
   // is also read as its alternative, as a grep's glob is.
-  const globs = written.flatMap((g) => [...new Set([g, g.replace(GROUP_OF_ONE, '$1')])]);
+  const globs = written.flatMap((g) => [...new Set([g, groupsOfOne(g)])]);
   const readings = globs.map((g) => reading(g, options, deny));
   if (readings.length === 1) return { text, ...readings[0]! };
   const some = <T,>(get: (r: Reading) => ((x: T) => boolean) | undefined): ((x: T) => boolean) | undefined => {
@@ -176,6 +182,7 @@ function compile(text: string, options: MinimatchOptions, deny = false): Glob {
     name: readings.find((r) => r.name !== undefined)?.name,
     above: readings.reduce<string | undefined>((above, r) => r.above ?? above, undefined),
     aboves: readings.flatMap((r) => r.aboves),
+    leads: readings.flatMap((r) => r.leads),
     floating: readings.flatMap((r) => r.floating),
     partial: some((r) => r.partial)!,
     absolute: readings.some((r) => r.absolute),
@@ -205,7 +212,8 @@ function reading(glob: string, options: MinimatchOptions, deny: boolean): Readin
   const pattern = given.replace(/^(?:\.\/+)+/, '').replace(/(.)\/+$/, '$1/**');
   const matcher = matcherOf(pattern === '' ? '.' : pattern, options);
   // The directory alone names one place: not a base name to match in any directory.
-  const dir = deny && /.\/\*\*$/.test(pattern) ? matcherOf(pattern.slice(0, -3), { ...options, matchBase: false }) : undefined;
+  // (`secrets/**/**`, and `secrets/**/`, name it as `secrets/**` does.)
+  const dir = deny && /.\/\*\*$/.test(pattern) ? matcherOf(pattern.replace(/(?:\/\*\*)+$/, ''), { ...options, matchBase: false }) : undefined;
   const name = pattern.slice(pattern.lastIndexOf('/') + 1);
   const parts = pattern.split('/').slice(0, -1);
   // The directory parts of each alternative of its braces (the glob itself, without).
@@ -216,7 +224,8 @@ function reading(glob: string, options: MinimatchOptions, deny: boolean): Readin
     name: name !== '' ? plainPart(name) : undefined,
     above: pattern.includes('/') ? leadingDirectory(parts) : undefined,
     aboves: pattern.includes('/') ? alternatives.map(leadingDirectory) : [],
-    floating: alternatives.flatMap(floatingDirectories),
+    leads: deny && pattern.includes('/') ? alternatives.flatMap((parts) => namedLead(parts, options)) : [],
+    floating: alternatives.flatMap((parts) => floatingDirectories(parts, options)),
     partial: (p) => matcher.match(p, true),
     absolute,
     under: deny ? underGlob(given, absolute, options) : undefined,
@@ -308,7 +317,8 @@ const MAX_UNDER_ALTERNATIVES = 64;
 /** {@link underGlob} for a glob without braces, or one read as a whole. */
 function underOne(given: string, absolute: boolean, options: MinimatchOptions): ((forms: UnderForms) => boolean) | undefined {
   const base = given.replace(/^(?:\.\/+)+/, '').replace(/\/+$/, '');
-  if (base.endsWith('**')) return undefined;
+  // (A `**` within a name, `.github**`, is a `*`, as minimatch reads it: that name at any depth.)
+  if (base === '**' || base.endsWith('/**')) return undefined;
   if (!absolute && (base === '' || base === '.')) return (u) => u.inside;
   const one = base.replace(/^(\*\*\/)+/, '');
   if (!absolute && !one.includes('/') && one !== '') {
@@ -333,16 +343,66 @@ function underOne(given: string, absolute: boolean, options: MinimatchOptions): 
   return (u) => u.relative.some((f) => (u.noCwd ? anywhere : from).match(f));
 }
 
-/** The plain directories after each `**` of a glob's directory `parts`, up to the next part with a glob character, lower case. */
-function floatingDirectories(parts: readonly string[]): string[][] {
-  const runs: string[][] = [];
+/**
+ * The directories after each `**` of a glob's directory `parts` (see
+ * NamedPart), up to the next part that may name any directory.
+ */
+function floatingDirectories(parts: readonly string[], options: MinimatchOptions): NamedPart[][] {
+  const runs: NamedPart[][] = [];
   parts.forEach((part, at) => {
     if (part !== '**') return;
-    const end = parts.findIndex((next, k) => k > at && plainPart(next) === undefined);
-    const run = parts.slice(at + 1, end === -1 ? parts.length : end).map((d) => plainPart(d)!.toLowerCase());
+    const run: NamedPart[] = [];
+    for (let k = at + 1; k < parts.length; k++) {
+      const named = namedPart(parts[k]!, options);
+      if (named === undefined) break;
+      run.push(named);
+    }
     if (run.length > 0) runs.push(run);
   });
   return runs;
+}
+
+/**
+ * A part of a glob's directories that names some directories, not any: a
+ * plain name, in lower case, or a matcher of one name (`.githu[b]`,
+ * `+(.github)`, `conf*.d`).
+ */
+type NamedPart = string | Minimatch;
+
+/** `part` as a NamedPart; undefined where it may name any directory (`*`, `?*`, `[!.]*`, `**`), or is no pattern. */
+function namedPart(part: string, options: MinimatchOptions): NamedPart | undefined {
+  const plain = plainPart(part);
+  if (plain !== undefined) return plain.toLowerCase();
+  let one: Minimatch;
+  try {
+    one = matcherOf(part, { ...options, matchBase: false });
+  } catch {
+    return undefined;
+  }
+  return ANY_NAMES.some((name) => one.match(name)) ? undefined : one;
+}
+
+// Names no glob of a directory a user means names: a part that matches one of them may name any directory.
+const ANY_NAMES = ['q', 'zq', 'zq9', 'zq9x_', 'zq9x-v2.k', 'ZQ9X-V2.K.LONGER-NAME'];
+
+/** Whether the name `name` (in lower case) is one `named` names. */
+function names(named: NamedPart, name: string): boolean {
+  return typeof named === 'string' ? named === name : named.match(name);
+}
+
+/**
+ * The directories a glob's directory `parts` start with (see NamedPart), up
+ * to the first that may name any directory; none where all those are plain
+ * (see {@link leadingDirectory}).
+ */
+function namedLead(parts: readonly string[], options: MinimatchOptions): NamedPart[][] {
+  const lead: NamedPart[] = [];
+  for (const part of parts) {
+    const named = namedPart(part, options);
+    if (named === undefined) break;
+    lead.push(named);
+  }
+  return lead.some((part) => typeof part !== 'string') ? [lead] : [];
 }
 
 /** The plain directories a glob's directory `parts` start with, up to the first with a glob character, lower case. */
@@ -372,16 +432,19 @@ function deletesUnder(form: string, glob: Glob): boolean {
   // A root (`/`, `c:/`) ends in its slash already.
   const under = f.endsWith('/') ? f : `${f}/`;
   if (glob.aboves.some((above) => above !== '' && above !== '/' && (above === f || above.startsWith(under)))) return true;
-  if (glob.floating.length === 0) return false;
   const parts = f.split('/').filter((part) => part !== '');
+  // Directories its leading parts name past their plain ones (`.github` of `.githu[b]/ci/**`), from the cwd or its root.
+  const from = f.startsWith('/') ? ['', ...parts] : parts;
+  if (glob.leads.some((lead) => from.length <= lead.length && from.every((part, i) => names(lead[i]!, part)))) return true;
+  if (glob.floating.length === 0) return false;
   return glob.floating.some((run) => endsWithStart(parts, run)) && glob.partial(form);
 }
 
 /** True when the last parts of `parts` are the first of `run`, one or more. */
-function endsWithStart(parts: readonly string[], run: readonly string[]): boolean {
+function endsWithStart(parts: readonly string[], run: readonly NamedPart[]): boolean {
   for (let k = Math.min(parts.length, run.length); k >= 1; k--) {
     let same = true;
-    for (let i = 0; i < k && same; i++) same = parts[parts.length - k + i] === run[i];
+    for (let i = 0; i < k && same; i++) same = names(run[i]!, parts[parts.length - k + i]!);
     if (same) return true;
   }
   return false;
@@ -414,6 +477,8 @@ function filterPathsOf(filter: string, globs: readonly Glob[]): string[] | undef
   const last = filter.slice(slash + 1);
   // A name in any directory under the one searched names it in that one too (`config/secrets.yml` of `config/**/secrets.yml`).
   const dirs = noDirectoryForms(filter.slice(0, slash + 1));
+  // More `**` parts than are each read as no directory: the files it names are not all known.
+  if (dirs === undefined) return undefined;
   const out = dirs.map((dir) => `${dir}${last}`);
   if (GLOB_CHARS.test(last)) {
     let names: Minimatch;
