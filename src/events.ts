@@ -716,6 +716,9 @@ function mcpArguments(args: JsonObject, facts: ToolCallFacts): JsonObject[] {
       try {
         const value: unknown = parseNested(raw);
         if (isObject(value)) out.push(value);
+        // A key given twice: its first value too, as of a function call's arguments (see otherArgs).
+        const first = firstValues(raw);
+        if (isObject(first)) out.push(first);
       } catch {
         out.push(salvageArguments(raw));
         facts.argsUnread = true;
@@ -973,13 +976,17 @@ function pushMoveKeys(facts: ToolCallFacts, key: string | undefined, o: JsonObje
     facts.moves = true;
     for (const k of MOVE_KEYS) pushPath(facts.argPaths, o[k]);
     for (const k of MOVE_FROM_KEYS) if (typeof o[k] === 'string' && o[k] !== '') pushPath((facts.movedFrom ??= []), o[k]);
-    // A rename given the file's new name (`{path, new_name}`): it puts the file beside where it was.
+    // A rename given the file's new name (`{path, new_name}`): it puts the file beside where it was (where the path's
+    // last separator says, `/` or a Windows `\`). A new name that is a path (`./b.ts`, `../b.ts`) may be read from
+    // there or from the cwd: both.
     const name = str(o, 'new_name') ?? str(o, 'newName');
     const from = facts.argPaths[0];
     if (facts.argPaths.length === 1 && from !== undefined && name) {
       pushPath((facts.movedFrom ??= []), from);
-      const slash = from.lastIndexOf('/');
-      pushPath(facts.argPaths, name.includes('/') || slash === -1 ? name : `${from.slice(0, slash + 1)}${name}`);
+      const slash = Math.max(from.lastIndexOf('/'), from.lastIndexOf('\\'));
+      if (/[/\\]/.test(name)) pushPath(facts.argPaths, name);
+      // (One from a root, `/x/b.ts` or `C:\x\b.ts`, is where it says.)
+      if (!/^(?:[/\\]|[A-Za-z]:)/.test(name)) pushPath(facts.argPaths, slash === -1 ? name : `${from.slice(0, slash + 1)}${name}`);
     }
   } else if (COPY_NAMES.has(key)) {
     for (const k of COPY_KEYS) pushPath(facts.argPaths, o[k]);
@@ -1337,9 +1344,19 @@ const ESCAPED = /\\[^]/gu;
  * nothing for a pattern of a file name alone (`*.md`).
  */
 function pushGlobDirectory(facts: ToolCallFacts, pattern: string): void {
-  const searched = facts.argPaths[0] ?? '.';
-  // Each alternative of its braces on its own (`{secrets,docs}/*`: `secrets` and `docs`), and with each `**` part of it
-  // standing for no directory, as a grep's glob is read (`**/secrets/**` lists what `secrets/**` does).
+  for (const dir of globDirectories(facts, pattern, facts.argPaths[0] ?? '.')) pushPath(facts.argPaths, dir);
+}
+
+/**
+ * The directories a glob call's `pattern` starts with (see pushGlobDirectory),
+ * under `searched`: of each alternative of its braces (`{secrets,docs}/*`:
+ * `secrets` and `docs`), and with each `**` part of it standing for no
+ * directory, as a grep's glob is read (`**` then `/secrets/*` lists what
+ * `secrets/*` does). Where they are not all known (too many alternatives,
+ * or `**` parts), `facts` says so (see globAlternatives).
+ */
+export function globDirectories(facts: ToolCallFacts, pattern: string, searched: string): string[] {
+  const dirs: string[] = [];
   for (const one of globAlternatives(facts, pattern)) {
     const slash = one.lastIndexOf('/');
     const forms = noDirectoryForms(one.slice(0, slash + 1));
@@ -1348,9 +1365,10 @@ function pushGlobDirectory(facts: ToolCallFacts, pattern: string): void {
     for (const form of forms ?? [one.slice(0, slash + 1)]) {
       const dir = plainLead(form.split('/').slice(0, -1));
       if (dir === '' || dir === '.') continue;
-      pushPath(facts.argPaths, one.startsWith('/') ? dir : `${searched}/${dir}`);
+      pushPath(dirs, one.startsWith('/') ? dir : `${searched}/${dir}`);
     }
   }
+  return dirs;
 }
 
 /** How many of a glob's `**` parts are each also read as no directory (see noDirectoryForms). */
@@ -1674,6 +1692,46 @@ function reasonOf(body: unknown): string | undefined {
 }
 
 /**
+ * Pushes what a glob or a grep given `args` searches: for a glob, the
+ * directories its pattern starts with, in the one searched; for a grep, its
+ * own globs, each a filter under each directory searched (`searchFilters`).
+ * `own`: the call's own tool, whose pattern the facts keep.
+ */
+function pushSearchScope(facts: ToolCallFacts, kind: 'glob' | 'grep', args: JsonObject, own: boolean): void {
+  // Cursor's glob tool names its pattern `globPattern`; as a function call (`glob_file_search`), `glob_pattern`.
+  const pattern =
+    kind === 'glob'
+      ? (str(args, 'globPattern') ?? str(args, 'glob_pattern') ?? str(args, 'pattern') ?? str(args, 'query'))
+      : (str(args, 'globPattern') ?? str(args, 'pattern') ?? str(args, 'query'));
+  if (own) facts.pattern = pattern;
+  // A glob into a directory (`secrets/**`) searches it: the directories its pattern starts with, in the one searched.
+  if (kind === 'glob') {
+    if (pattern !== undefined) pushGlobDirectory(facts, pattern);
+    return;
+  }
+  // Each directory or file the grep searches (one, or a list), the project when it names none.
+  const dirs = facts.argPaths.length > 0 ? [...facts.argPaths] : ['.'];
+  const filters = new Set<string>(facts.searchFilters);
+  filtering: for (const key of ['glob', 'include', 'include_pattern']) {
+    // A glob, or a list of them.
+    for (const glob of stringsOf(args[key])) {
+      // `{secrets,docs}/*.pem` reads the files of each alternative: each is a filter of its own (see globAlternatives).
+      for (const one of globAlternatives(facts, glob)) {
+        for (const dir of dirs) {
+          // Past as many filters as a glob's alternatives are tried, the deny checks cannot clear the call.
+          if (filters.size === MAX_GLOB_ALTERNATIVES) {
+            facts.searchFiltersCut = true;
+            break filtering;
+          }
+          filters.add(`${dir}/${one.includes('/') ? one : `**/${one}`}`);
+        }
+      }
+    }
+  }
+  if (filters.size > 0) facts.searchFilters = [...filters];
+}
+
+/**
  * The facts of a call from what its events carry: its arguments and its
  * result, if it has one yet. A `completed` event may carry no arguments: pass
  * the facts of its `started` event as `fromStart`, and the facts drawn from
@@ -1698,19 +1756,20 @@ export function toolCallFacts(
     pushPathKeys(facts.argPaths, kind === 'shell' ? withoutKeys(args, SHELL_DIRECTORY_KEYS) : args);
     pushMoveKeys(facts, nameKey, args);
     pushChangeListPaths(facts.argPaths, args);
-    const paths = args.paths;
-    if (Array.isArray(paths)) for (const p of paths) pushPath(facts.argPaths, p);
+    // `paths`: a list, or one path.
+    pushPaths(facts.argPaths, args.paths);
     // Cursor's `codebase_search` names the directories it searches so (a key of searches only: not the paths of another tool).
     const targets = args.target_directories;
     if (Array.isArray(targets) && (kind === 'grep' || kind === 'glob' || kind === 'ls')) for (const p of targets) pushPath(facts.argPaths, p);
     if (WORKSPACE_READS.has(nameKey) && isObject(args) && namesNothing(args)) facts.wholeWorkspace = true;
     // An MCP call's own arguments are one level down.
-    for (const inner of kind === 'mcp' ? mcpArguments(args, facts) : []) {
+    const inners = kind === 'mcp' ? mcpArguments(args, facts) : [];
+    const innerName = str(args, 'toolName') ?? str(args, 'tool');
+    const innerKey = innerName === undefined ? undefined : toolNameKey(innerName);
+    for (const inner of inners) {
       pushPathKeys(facts.argPaths, inner);
-      const innerName = str(args, 'toolName') ?? str(args, 'tool');
-      const innerKey = innerName === undefined ? undefined : toolNameKey(innerName);
       pushMoveKeys(facts, innerKey, inner);
-      if (Array.isArray(inner.paths)) for (const p of inner.paths) pushPath(facts.argPaths, p);
+      pushPaths(facts.argPaths, inner.paths);
       pushChangeListPaths(facts.argPaths, inner);
       // A server's edit tool (`apply_patch`) edits the files its patch names, as the agent's own does.
       if (innerKey !== undefined && KIND_BY_NAME.get(innerKey) === 'edit') pushPatchKeys(facts, inner);
@@ -1729,33 +1788,11 @@ export function toolCallFacts(
       const wd = str(args, 'workingDirectory') ?? str(args, 'cwd') ?? str(args, 'directory') ?? str(args, 'dir');
       if (wd) facts.workingDirectory = wd;
     }
-    // Cursor's glob tool names its pattern `globPattern`; as a function call (`glob_file_search`), `glob_pattern`.
-    if (kind === 'glob') facts.pattern = str(args, 'globPattern') ?? str(args, 'glob_pattern') ?? str(args, 'pattern') ?? str(args, 'query');
-    if (kind === 'grep') facts.pattern = str(args, 'globPattern') ?? str(args, 'pattern') ?? str(args, 'query');
-    // A glob into a directory (`secrets/**`) searches it: the directories its pattern starts with, in the one searched.
-    if (kind === 'glob' && facts.pattern !== undefined) pushGlobDirectory(facts, facts.pattern);
-    if (kind === 'grep') {
-      // Each directory or file the grep searches (one, or a list), the project when it names none.
-      const dirs = facts.argPaths.length > 0 ? [...facts.argPaths] : ['.'];
-      const filters = new Set<string>();
-      filtering: for (const key of ['glob', 'include', 'include_pattern']) {
-        // A glob, or a list of them.
-        for (const glob of stringsOf(args[key])) {
-          // `{secrets,docs}/*.pem` reads the files of each alternative: each is a filter of its own (see globAlternatives).
-          for (const one of globAlternatives(facts, glob)) {
-            for (const dir of dirs) {
-              // Past as many filters as a glob's alternatives are tried, the deny checks cannot clear the call.
-              if (filters.size === MAX_GLOB_ALTERNATIVES) {
-                facts.searchFiltersCut = true;
-                break filtering;
-              }
-              filters.add(`${dir}/${one.includes('/') ? one : `**/${one}`}`);
-            }
-          }
-        }
-      }
-      if (filters.size > 0) facts.searchFilters = [...filters];
-    }
+    if (kind === 'glob' || kind === 'grep') pushSearchScope(facts, kind, args, true);
+    // A server's glob or grep searches as the agent's own does (its pattern is not the call's own: the record names the
+    // server's tool).
+    const innerKind = innerKey === undefined ? undefined : KIND_BY_NAME.get(innerKey);
+    if (innerKind === 'glob' || innerKind === 'grep') for (const inner of inners) pushSearchScope(facts, innerKind, inner, false);
     facts.url = str(args, 'url');
     if (kind === 'mcp') {
       facts.mcpServer = str(args, 'providerIdentifier') ?? str(args, 'name') ?? str(args, 'server');

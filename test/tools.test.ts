@@ -1844,3 +1844,46 @@ t.test('review fixes: a `**` within a name, globs ending in `/**` twice, many `*
   const deep = `${'{'.repeat(40)}docs${'}'.repeat(40)}/*`;
   t.same(runCore(callOf('grepToolCall', { pattern: 'x', path: '.', glob: deep }, cwd), { denyRead: ['secrets/**'] }).violations.length, 1, 'nested deeper than read: not cleared');
 });
+
+t.test('review fixes: `paths` as one path, an MCP call started and completed as other tools of its server, a rename in a Windows session, a glob call\'s pattern there, an MCP server\'s grep and glob, a key given twice in an MCP call\'s arguments', async (t) => {
+  const fn = (name: string, args: Record<string, unknown>, cwd = '/r') => callOf('function', args, cwd, name);
+  // `paths` names one path, as a list of one does.
+  t.ok(violates(fn('frob', { paths: 'secrets/k' }), { denyRead: ['secrets/**'] }), 'a function of paths: "secrets/k"');
+  t.ok(violates(callOf('grepToolCall', { pattern: 'x', paths: 'secrets' }, '/r'), { denyRead: ['secrets/**'] }), 'a grep of paths: "secrets"');
+  const mcp = (toolName: string, args: unknown) => callOf('mcpToolCall', { name: 'fs', toolName, args }, '/r');
+  t.ok(violates(mcp('read_file', { paths: 'secrets/k' }), { denyRead: ['secrets/**'] }), 'an MCP call of paths: "secrets/k"');
+  // An MCP call started as one tool of its server and completed as another: checked as each.
+  const ev = (subtype: string, toolName: string, args: unknown, result = false) =>
+    JSON.stringify({ type: 'tool_call', subtype, call_id: 'c1', tool_call: { mcpToolCall: { args: { name: 'fs', toolName, args }, ...(result ? { result: { success: {} } } : {}) } }, session_id: 's' });
+  const init = JSON.stringify({ type: 'system', subtype: 'init', session_id: 's', cwd: '/r' });
+  const both = (started: string, startArgs: unknown, completed: string, args: unknown) => [init, ev('started', started, startArgs), ev('completed', completed, args, true)].join('\n') + '\n';
+  const swapped = both('delete_directory', { path: '.github' }, 'read_file', { path: '.github' });
+  t.same(runCore(swapped, { denyWrite: ['.github/workflows/**'] }).violations.map((v) => v.check), ['--deny-write'], 'a delete started, a read completed');
+  t.same(runCore(swapped, { denyTool: ['delete_directory'] }).violations.map((v) => v.check), ['--deny-tool'], '--deny-tool of the started one');
+  const startedWrite = both('write_file', {}, 'read_file', { path: 'a' });
+  t.ok(violates(startedWrite, { denyTool: ['write_file'] }), 'a write_file started with no arguments: --deny-tool');
+  t.ok(violates(startedWrite, { denyWrite: ['secrets/**'] }), 'and --deny-write, its paths not known');
+  t.notOk(violates(both('read_file', { path: 'a' }, 'read_file', { path: 'a' }), { denyTool: ['write_file'] }), 'the same tool both times');
+  // A rename given a new name in a Windows session: beside the file, after its last backslash.
+  const renamed = runCore(fn('rename_file', { path: 'config\\tmp.yml', new_name: 'prod.yml' }, 'C:\\r'), { denyWrite: ['config/prod.yml'] });
+  t.same(records(renamed.out)[0]!.written, ['config\\tmp.yml', 'config\\prod.yml']);
+  t.equal(renamed.violations.length, 1, '--deny-write config/prod.yml');
+  t.ok(violates(fn('rename_file', { path: 'config\\tmp.yml', new_name: 'prod.yml' }, 'C:\\r'), { requireWrite: ['prod.yml'] }), '--require-write prod.yml is not met');
+  // A new name that is a path: from the cwd, and beside the file.
+  t.same(records(runCore(fn('rename_file', { path: 'config/tmp.yml', new_name: './prod.yml' })).out)[0]!.written, ['config/tmp.yml', './prod.yml', 'config/./prod.yml']);
+  t.same(records(runCore(fn('rename_file', { path: 'config/tmp.yml', new_name: '/etc/prod.yml' })).out)[0]!.written, ['config/tmp.yml', '/etc/prod.yml'], 'one from a root: where it says');
+  // A glob call's pattern with backslashes in a Windows session: they separate.
+  for (const globPattern of ['secrets\\*', '**\\secrets\\**']) {
+    t.ok(violates(callOf('globToolCall', { targetDirectory: 'C:\\r', globPattern }, 'C:\\r'), { denyRead: ['secrets/**'] }), `a glob call of ${globPattern}, Windows`);
+  }
+  t.notOk(violates(callOf('globToolCall', { globPattern: 'docs\\*' }, 'C:\\r'), { denyRead: ['secrets/**'] }), 'of another directory');
+  t.notOk(violates(callOf('globToolCall', { globPattern: '\\{secrets\\}/*' }, '/r'), { denyRead: ['secrets/**'] }), 'in a POSIX session an escape');
+  // An MCP server's grep reads what its own glob names; its glob call searches the directory its pattern starts with.
+  t.ok(violates(mcp('grep', { path: '.', pattern: 'KEY', glob: '**/.env' }), { denyRead: ['**/.env'] }), 'an MCP grep of glob **/.env');
+  t.ok(violates(mcp('grep_search', { query: 'KEY', include_pattern: '.env' }), { denyRead: ['**/.env'] }), 'an MCP grep_search of include_pattern .env');
+  t.ok(violates(mcp('glob', { pattern: 'secrets/*' }), { denyRead: ['secrets/**'] }), 'an MCP glob of secrets/*');
+  t.notOk(violates(mcp('grep', { path: '.', pattern: 'KEY', glob: '*.ts' }), { denyRead: ['**/.env'] }), 'an MCP grep of other files');
+  // A key given twice in an MCP call's arguments as JSON text: both values count, as of a function call's.
+  t.ok(violates(mcp('read_file', '{"path":".env","path":"README.md"}'), { denyRead: ['**/.env'] }), 'path given twice, .env first');
+  t.ok(violates(mcp('read_file', '{"path":"README.md","path":".env"}'), { denyRead: ['**/.env'] }), 'and last');
+});

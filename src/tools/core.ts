@@ -566,12 +566,16 @@ export class ToolsCore implements ToolCore {
       if (startSteps !== undefined) known.startSteps = startSteps;
       // The same call started again: one call, with the newest arguments it was given, and the paths of those before.
       // Started again as another tool: the checks still see the call as the one it was started as.
-      if (entry !== undefined && otherTool(known.tool, entry.name)) (known.earlier ??= []).push({ tool: known.tool, facts: known.facts });
+      const asBefore = { tool: known.tool, facts: known.facts };
+      const another = entry !== undefined && otherTool(known.tool, entry.name);
+      if (another) (known.earlier ??= []).push(asBefore);
       if (others.length > 0) (known.earlier ??= []).push(...viewsOf(others, false));
       if (entry !== undefined) known.tool = entry.name;
       if (args !== undefined) {
         const before = known.facts;
         known.facts = this.factsOf(known.tool, entry, read, undefined);
+        // An MCP call started again as another tool of its server: seen as each too.
+        if (!another && otherTool(before.mcpTool, known.facts.mcpTool)) (known.earlier ??= []).push(asBefore);
         addOtherFacts(known.facts, before);
         known.argsError = error;
         if (this.options.full) known.args = fullArgs(read);
@@ -635,9 +639,10 @@ export class ToolsCore implements ToolCore {
     if (steps.length > 0) this.subagent(rec, this.session, callId, steps, emit, 1);
     else if (state?.startSteps !== undefined) this.subagent(state.startSteps.at, this.session, callId, subagentCalls(state.startSteps.result), emit, 1);
     this.finish(call, emit);
-    // Completed as another tool than it was started as: the checks see it as each (a write started, a read completed); so
-    // do they a call its event names as two tools.
-    const asStarted = state !== undefined && (state.earlier !== undefined || otherTool(state.tool, tool));
+    // Completed as another tool than it was started as: the checks see it as each (a write started, a read completed; an
+    // MCP call's `delete_directory` started, `read_file` completed); so do they a call its event names as two tools.
+    const asStarted =
+      state !== undefined && (state.earlier !== undefined || otherTool(state.tool, tool) || otherTool(state.facts.mcpTool, facts.mcpTool));
     if (asStarted || others.length > 0) {
       const views: CallView[] = asStarted ? [...(state.earlier ?? []), { tool: state.tool, facts: state.facts }] : [];
       if (others.length > 0) views.push(...viewsOf(others, true));
@@ -714,7 +719,11 @@ export class ToolsCore implements ToolCore {
    */
   private checkViews(state: PendingState, views: readonly CallView[], call: AuditedCall, emit: Emit): void {
     const last = new Map<string, CallView>();
-    for (const view of views) if (otherTool(view.tool, call.tool)) last.set(toolNameKey(view.tool!), view);
+    for (const view of views) {
+      // Another tool, or another tool of an MCP call's server.
+      if (!otherTool(view.tool, call.tool) && !otherTool(view.facts.mcpTool, call.facts.mcpTool)) continue;
+      last.set(`${toolNameKey(view.tool ?? '')}\u0000${view.facts.mcpTool === undefined ? '' : toolNameKey(view.facts.mcpTool)}`, view);
+    }
     for (const view of last.values()) this.checkView(state, view, call, emit);
   }
 

@@ -53,7 +53,7 @@ const ROOT = /^(?:[A-Za-z]:|\/\/[^/]+\/[^/]+)?\/$/;
 const WINDOWS_CWD = /^(?:[A-Za-z]:[\\/]|\\\\)/;
 
 /** True for a Windows session's `cwd` (see WINDOWS_CWD). */
-function isWindowsCwd(cwd: string | undefined): cwd is string {
+export function isWindowsCwd(cwd: string | undefined): cwd is string {
   return cwd !== undefined && WINDOWS_CWD.test(cwd);
 }
 
