@@ -1875,6 +1875,7 @@ t.test('review fixes: `paths` as one path, an MCP call started and completed as 
   // A glob call's pattern with backslashes in a Windows session: they separate.
   for (const globPattern of ['secrets\\*', '**\\secrets\\**']) {
     t.ok(violates(callOf('globToolCall', { targetDirectory: 'C:\\r', globPattern }, 'C:\\r'), { denyRead: ['secrets/**'] }), `a glob call of ${globPattern}, Windows`);
+    t.ok(violates(callOf('globToolCall', { globPattern }, 'C:\\r'), { denyRead: ['secrets/**'] }), `a glob call of ${globPattern} in the project, Windows`);
   }
   t.notOk(violates(callOf('globToolCall', { globPattern: 'docs\\*' }, 'C:\\r'), { denyRead: ['secrets/**'] }), 'of another directory');
   t.notOk(violates(callOf('globToolCall', { globPattern: '\\{secrets\\}/*' }, '/r'), { denyRead: ['secrets/**'] }), 'in a POSIX session an escape');

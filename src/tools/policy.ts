@@ -652,6 +652,7 @@ export class Policy {
     }
     // An MCP call does what the tool it calls on its server does (`write_file`, `delete_directory`).
     const kind = call.kind === 'mcp' ? servedKind(call) : call.kind;
+    if (kind === 'glob') this.windowsPattern(call, out);
     // A call that names no path the audit can read (under argument keys it does not know, in a patch of another format)
     // cannot be cleared by a check that asks which files: it fails it.
     if (field === undefined) {
@@ -674,7 +675,6 @@ export class Policy {
       for (const path of call.paths) out.push({ check: '--no-writes', call, path });
     }
     if (READ_FIELDS.has(field)) this.deny('--deny-read', this.denyRead, call, out);
-    if (kind === 'glob') this.windowsPattern(call, out);
     if (WRITE_FIELDS.has(field)) this.deny('--deny-write', this.denyWrite, call, out);
     // A move or copy that names one path: the other, where it puts the file (or a copy reads it from), is not known. Each
     // check not failed already fails.
