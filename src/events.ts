@@ -954,6 +954,8 @@ const MOVE_NAMES: ReadonlySet<string> = new Set(['move', 'movefile', 'rename', '
 const MOVE_KEYS = ['source', 'destination', 'src', 'dest', 'dst', 'from', 'to', 'source_path', 'destination_path', 'from_path', 'to_path', 'target'];
 // Argument keys of the path a move takes away.
 const MOVE_FROM_KEYS = ['source', 'src', 'from', 'source_path', 'from_path', 'oldPath', 'old_path'];
+// Argument keys of the path a move puts the file at: beside one, a path under another key (`path`, `file`) is what it moves.
+const MOVE_TO_KEYS = ['destination', 'dest', 'dst', 'to', 'destination_path', 'to_path', 'target', 'newPath', 'new_path'];
 
 /**
  * Tools that copy a file, by {@link toolNameKey}: they read one path and
@@ -974,6 +976,10 @@ function pushMoveKeys(facts: ToolCallFacts, key: string | undefined, o: JsonObje
   if (key === undefined) return;
   if (MOVE_NAMES.has(key)) {
     facts.moves = true;
+    // Named where it is put (`destination`), the file under a path key of another name (`path`) is the one moved away.
+    if (MOVE_TO_KEYS.some((k) => stringsOf(o[k]).length > 0)) {
+      for (const k of PATH_KEYS) if (!MOVE_TO_KEYS.includes(k)) for (const p of stringsOf(o[k])) pushPath((facts.movedFrom ??= []), p);
+    }
     for (const k of MOVE_KEYS) pushPath(facts.argPaths, o[k]);
     for (const k of MOVE_FROM_KEYS) if (typeof o[k] === 'string' && o[k] !== '') pushPath((facts.movedFrom ??= []), o[k]);
     // A rename given the file's new name (`{path, new_name}`): it puts the file beside where it was (where the path's
@@ -1119,6 +1125,9 @@ export function flatToolNames(raw: Buffer): { names: string[]; fragment: boolean
   let lastString = -1;
   let state: number = Walk.Value;
   let first = true;
+  // Of the value at the top being walked: its `type` is `tool_call`, and its `tool_call` object has opened.
+  let eventIsCall = false;
+  let callOpened = false;
   // A byte order mark before the line's first value is none of it.
   let i = bomLength(raw, raw.length);
   const n = raw.length;
@@ -1140,6 +1149,8 @@ export function flatToolNames(raw: Buffer): { names: string[]; fragment: boolean
         if (top && key !== undefined && key !== 'function' && !BESIDE_NAME.has(key) && !TOOL_CALL_METADATA_KEYS.has(key) && !(key.length > 8 && key.endsWith('ToolCall'))) {
           names.push(key);
         }
+        if (open.length === 0) eventIsCall = callOpened = false;
+        else if (open.length === 1 && (key === 'tool_call' || key === 'toolCall')) callOpened = true;
         open.push(top !== undefined && top !== null && (key === 'tool_call' || key === 'toolCall') ? { named: false, args: false } : false);
         state = Walk.Key;
       } else if (c === 0x5b) {
@@ -1151,6 +1162,7 @@ export function flatToolNames(raw: Buffer): { names: string[]; fragment: boolean
         const end = closingQuote(raw, i + 1, i + 1);
         if (end < 0) break;
         lastString = i;
+        if (open.length === 1 && key === 'type' && stringAt(raw, i, end) === 'tool_call') eventIsCall = true;
         if (top && key === 'name') {
           names.push(stringAt(raw, i, end) || 'function');
           top.named = true;
@@ -1202,6 +1214,8 @@ export function flatToolNames(raw: Buffer): { names: string[]; fragment: boolean
   // (`{"args":{…},"name":"write_file"}`).
   const top = open.length === 0 ? undefined : open[open.length - 1];
   if (top && (i >= n || raw[i] === 0x22)) return { names: [...names, 'function'], fragment: false };
+  // A tool call event cut short, or broken, before its `tool_call` object: its tool is not known.
+  if (open.length > 0 && eventIsCall && !callOpened) names.push('function');
   if (open.some((frame) => frame && frame.args && !frame.named)) names.push('function');
   if (i < n && nameKeyAfter(raw, lastString >= 0 ? Math.min(lastString, i) : i)) names.push('function');
   return { names, fragment: false };

@@ -1888,3 +1888,39 @@ t.test('review fixes: `paths` as one path, an MCP call started and completed as 
   t.ok(violates(mcp('read_file', '{"path":".env","path":"README.md"}'), { denyRead: ['**/.env'] }), 'path given twice, .env first');
   t.ok(violates(mcp('read_file', '{"path":"README.md","path":".env"}'), { denyRead: ['**/.env'] }), 'and last');
 });
+
+t.test('review fixes: a tool call event cut before its tool, glued after one `--tool` leaves out; a move of `path` to `destination`; an MCP write meeting --require-write', async (t) => {
+  const init = JSON.stringify({ type: 'system', subtype: 'init', session_id: 's', cwd: '/r' });
+  const read = JSON.stringify({ type: 'tool_call', subtype: 'completed', call_id: 'a', session_id: 's', tool_call: { readToolCall: { args: { path: 'README.md' }, result: { success: {} } } } });
+  // Cut anywhere before its `tool_call` object opens: a call of no known kind, which no `--tool` leaves out.
+  const passes = (input: string): boolean => {
+    const core = new ToolsCore({ tools: ['write'], denyWrite: ['.github/**'] });
+    const reader = new EventReader({ record: (r) => core.record(r, () => {}), problem: (p) => core.problem(p) }, { needs: (type) => core.needs(type) });
+    reader.startSource('in');
+    reader.write(Buffer.from(input));
+    reader.endSource();
+    core.end(() => {});
+    return core.passed;
+  };
+  for (const cut of ['"tool_call":', '"call_id":"b",', '"call_id":"b","timestamp_ms":17', '"call_id":"b"']) {
+    t.notOk(passes(`${init}\n${read}{"type":"tool_call","subtype":"started",${cut}\n`), `cut after ${cut}`);
+  }
+  t.ok(passes(`${init}\n${read}\n`), 'the read alone passes');
+  // Not a tool call event: what it may name is not a call.
+  t.ok(passes(`${init}\n${read}{"type":"user","message":{"content":[{"type":"text","text":"x"\n`), 'a prompt cut short');
+  // A move naming the file under `path` and where it goes under `destination`: the path is the one moved away.
+  const fn = (name: string, args: Record<string, unknown>) => callOf('function', args, '/r', name);
+  for (const [from, to] of [['path', 'destination'], ['file', 'to'], ['file_path', 'dest'], ['target_file', 'target'], ['filePath', 'new_path']]) {
+    const call = fn('move_file', { [from!]: 'CHANGELOG.md', [to!]: 'old.md' });
+    t.ok(violates(call, { requireWrite: ['CHANGELOG.md'] }), `a move of ${from} to ${to} does not write what it moves`);
+    t.notOk(violates(call, { requireWrite: ['old.md'] }), `and writes its ${to}`);
+    t.ok(violates(call, { denyWrite: ['CHANGELOG.md'] }), 'moving a denied file away fails --deny-write');
+  }
+  t.notOk(violates(fn('rename_file', { path: 'a.md', new_name: 'b.md' }), { requireWrite: ['b.md'] }), 'a rename given a new name as before');
+  // An MCP server's write meets --require-write, as the agent's own does; its read does not.
+  const mcp = (toolName: string, args: unknown) => callOf('mcpToolCall', { name: 'fs', toolName, args }, '/r');
+  t.notOk(violates(mcp('write_file', { path: 'CHANGELOG.md', content: 'x' }), { requireWrite: ['CHANGELOG.md'] }), 'an MCP write_file');
+  t.notOk(violates(mcp('edit_file', { path: 'CHANGELOG.md', edits: [] }), { requireWrite: ['CHANGELOG.md'] }), 'an MCP edit_file');
+  t.ok(violates(mcp('read_file', { path: 'CHANGELOG.md' }), { requireWrite: ['CHANGELOG.md'] }), 'not an MCP read_file');
+  t.ok(violates(mcp('move_file', { source: 'CHANGELOG.md', destination: 'old.md' }), { requireWrite: ['CHANGELOG.md'] }), 'nor an MCP move away');
+});

@@ -503,6 +503,8 @@ const CHANGE_KINDS: ReadonlySet<string> = new Set(['write', 'edit', 'delete']);
 /** The kinds of the tools that search a directory, the project (`.`) when they name none. */
 const SEARCH_KINDS: ReadonlySet<string> = new Set(['grep', 'glob', 'ls']);
 const REQUIRED_FIELDS: ReadonlySet<PathField> = new Set(['written', 'edited']);
+/** The kinds of the tools whose writes meet `--require-write`, as REQUIRED_FIELDS of their paths. */
+const REQUIRING_KINDS: ReadonlySet<string> = new Set(['write', 'edit']);
 
 /** True when `out` holds a violation of `check` (with the glob `pattern`, if given; none for a check that takes none). */
 function failedAlready(out: readonly Violation[], check: string, pattern?: string): boolean {
@@ -619,7 +621,9 @@ export class Policy {
     if (!this.active) return out;
     if (call.status === 'pending' && this.options.noPending && !asNamed) out.push({ check: '--no-pending', call });
     const field = call.facts.access === undefined ? undefined : FIELD_OF_ACCESS[call.facts.access];
-    if (this.require.length > 0 && !asNamed && call.status === 'success' && field !== undefined && REQUIRED_FIELDS.has(field)) {
+    // An MCP call writes as the tool it calls on its server does (`write_file`), its paths `touched`.
+    const writes = field !== undefined && (REQUIRED_FIELDS.has(field) || (call.kind === 'mcp' && field === 'touched' && REQUIRING_KINDS.has(servedKind(call))));
+    if (this.require.length > 0 && !asNamed && call.status === 'success' && writes) {
       for (const glob of this.require) {
         // A move writes where it puts the file, not where it takes it from.
         // (The same file however spelt: a result names it absolute where the patch named it relative.)
