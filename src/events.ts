@@ -972,7 +972,7 @@ const COPY_KEYS = MOVE_KEYS;
  * for a tool whose {@link toolNameKey} is `key`; a move's source also to
  * `movedFrom`.
  */
-function pushMoveKeys(facts: ToolCallFacts, key: string | undefined, o: JsonObject): void {
+function pushMoveKeys(facts: ToolCallFacts, key: string | undefined, o: JsonObject, windows: boolean): void {
   if (key === undefined) return;
   if (MOVE_NAMES.has(key)) {
     facts.moves = true;
@@ -982,17 +982,16 @@ function pushMoveKeys(facts: ToolCallFacts, key: string | undefined, o: JsonObje
     }
     for (const k of MOVE_KEYS) pushPath(facts.argPaths, o[k]);
     for (const k of MOVE_FROM_KEYS) if (typeof o[k] === 'string' && o[k] !== '') pushPath((facts.movedFrom ??= []), o[k]);
-    // A rename given the file's new name (`{path, new_name}`): it puts the file beside where it was (where the path's
-    // last separator says, `/` or a Windows `\`). A new name that is a path (`./b.ts`, `../b.ts`) may be read from
-    // there or from the cwd: both.
+    // A rename given the file's new name (`{path, new_name}`): it puts the file beside where it was, after the path's
+    // last separator (in a Windows session, `\` too). A new name that is a path (`./b.ts`, `../b.ts`) may be read from
+    // there or from the cwd: both; one from a root (`/x/b.ts`, `C:\x`) is where it says.
     const name = str(o, 'new_name') ?? str(o, 'newName');
     const from = facts.argPaths[0];
     if (facts.argPaths.length === 1 && from !== undefined && name) {
       pushPath((facts.movedFrom ??= []), from);
-      const slash = Math.max(from.lastIndexOf('/'), from.lastIndexOf('\\'));
-      if (/[/\\]/.test(name)) pushPath(facts.argPaths, name);
-      // (One from a root, `/x/b.ts` or `C:\x\b.ts`, is where it says.)
-      if (!/^(?:[/\\]|[A-Za-z]:)/.test(name)) pushPath(facts.argPaths, slash === -1 ? name : `${from.slice(0, slash + 1)}${name}`);
+      const slash = windows ? Math.max(from.lastIndexOf('/'), from.lastIndexOf('\\')) : from.lastIndexOf('/');
+      if (windows ? /[/\\]/.test(name) : name.includes('/')) pushPath(facts.argPaths, name);
+      if (!(windows ? /^(?:[/\\]|[A-Za-z]:)/.test(name) : name.startsWith('/'))) pushPath(facts.argPaths, slash === -1 ? name : `${from.slice(0, slash + 1)}${name}`);
     }
   } else if (COPY_NAMES.has(key)) {
     for (const k of COPY_KEYS) pushPath(facts.argPaths, o[k]);
@@ -1375,7 +1374,7 @@ export function globDirectories(facts: ToolCallFacts, pattern: string, searched:
     const slash = one.lastIndexOf('/');
     const forms = noDirectoryForms(one.slice(0, slash + 1));
     // More `**` parts than are each read as no directory: the directories it lists are not all known.
-    if (forms === undefined) facts.searchFiltersCut = true;
+    if (forms === undefined) facts.searchStarsCut = true;
     for (const form of forms ?? [one.slice(0, slash + 1)]) {
       const dir = plainLead(form.split('/').slice(0, -1));
       if (dir === '' || dir === '.') continue;
@@ -1386,7 +1385,7 @@ export function globDirectories(facts: ToolCallFacts, pattern: string, searched:
 }
 
 /** How many of a glob's `**` parts are each also read as no directory (see noDirectoryForms). */
-const MAX_EMPTY_STARS = 4;
+export const MAX_EMPTY_STARS = 4;
 
 /**
  * `dir` (the directories of a glob, ending with `/`), and the same with
@@ -1436,7 +1435,7 @@ function globAlternatives(facts: ToolCallFacts, glob: string): string[] {
 }
 
 /** A group of one alternative in braces, not escaped (`{secrets}`), which ripgrep reads as that alternative. */
-const GROUP_OF_ONE = /(?<!\\)\{([^{},\\]*)\}/;
+const GROUP_OF_ONE = /(?<!\\)\{((?:[^{},\\]|\\[^])*)\}/;
 
 /** How deep groups of one nested in one another (`{{secrets}}`) are read. */
 const MAX_GROUP_DEPTH = 32;
@@ -1558,6 +1557,12 @@ export interface ToolCallFacts {
   searchFiltersCut?: boolean;
   /** A grep's glob cannot be read as a pattern (longer than 64 KiB, braces nested too deep): the files it reads are not known. */
   searchFiltersUnread?: boolean;
+  /**
+   * A grep's glob, or a glob call's pattern, has more `**` parts apart than
+   * are each read as standing for no directory (see noDirectoryForms): what
+   * it reads is not all known.
+   */
+  searchStarsCut?: boolean;
   /**
    * Arguments given as text that is not JSON (see ToolCallArgs.error), at
    * any event of the call, or an MCP call's own arguments so: the paths
@@ -1708,8 +1713,9 @@ function reasonOf(body: unknown): string | undefined {
 /**
  * Pushes what a glob or a grep given `args` searches: for a glob, the
  * directories its pattern starts with, in the one searched; for a grep, its
- * own globs, each a filter under each directory searched (`searchFilters`).
- * `own`: the call's own tool, whose pattern the facts keep.
+ * own globs, each a filter under each directory searched (`searchFilters`),
+ * as a server's glob call's pattern is. `own`: the call's own tool (not a
+ * server's that an MCP call calls), whose pattern the facts keep.
  */
 function pushSearchScope(facts: ToolCallFacts, kind: 'glob' | 'grep', args: JsonObject, own: boolean): void {
   // Cursor's glob tool names its pattern `globPattern`; as a function call (`glob_file_search`), `glob_pattern`.
@@ -1719,26 +1725,27 @@ function pushSearchScope(facts: ToolCallFacts, kind: 'glob' | 'grep', args: Json
       : (str(args, 'globPattern') ?? str(args, 'pattern') ?? str(args, 'query'));
   if (own) facts.pattern = pattern;
   // A glob into a directory (`secrets/**`) searches it: the directories its pattern starts with, in the one searched.
-  if (kind === 'glob') {
+  if (kind === 'glob' && own) {
     if (pattern !== undefined) pushGlobDirectory(facts, pattern);
     return;
   }
-  // Each directory or file the grep searches (one, or a list), the project when it names none.
+  // A grep's own globs, or a server's glob call's pattern (whose call's paths are `touched`, read or written: what its
+  // pattern lists is only read), each a filter under each directory searched.
+  const globs = kind === 'glob' ? stringsOf(pattern) : ['glob', 'include', 'include_pattern'].flatMap((key) => stringsOf(args[key]));
+  // Each directory or file searched (one, or a list), the project when it names none.
   const dirs = facts.argPaths.length > 0 ? [...facts.argPaths] : ['.'];
   const filters = new Set<string>(facts.searchFilters);
-  filtering: for (const key of ['glob', 'include', 'include_pattern']) {
-    // A glob, or a list of them.
-    for (const glob of stringsOf(args[key])) {
-      // `{secrets,docs}/*.pem` reads the files of each alternative: each is a filter of its own (see globAlternatives).
-      for (const one of globAlternatives(facts, glob)) {
-        for (const dir of dirs) {
-          // Past as many filters as a glob's alternatives are tried, the deny checks cannot clear the call.
-          if (filters.size === MAX_GLOB_ALTERNATIVES) {
-            facts.searchFiltersCut = true;
-            break filtering;
-          }
-          filters.add(`${dir}/${one.includes('/') ? one : `**/${one}`}`);
+  filtering: for (const glob of globs) {
+    // `{secrets,docs}/*.pem` reads the files of each alternative: each is a filter of its own (see globAlternatives).
+    for (const one of globAlternatives(facts, glob)) {
+      for (const dir of dirs) {
+        // Past as many filters as a glob's alternatives are tried, the deny checks cannot clear the call.
+        if (filters.size === MAX_GLOB_ALTERNATIVES) {
+          facts.searchFiltersCut = true;
+          break filtering;
         }
+        // A grep's glob without a slash names files at any depth; a glob call's pattern, in the directory searched.
+        filters.add(`${dir}/${one.includes('/') || kind === 'glob' ? one : `**/${one}`}`);
       }
     }
   }
@@ -1750,6 +1757,8 @@ function pushSearchScope(facts: ToolCallFacts, kind: 'glob' | 'grep', args: Json
  * result, if it has one yet. A `completed` event may carry no arguments: pass
  * the facts of its `started` event as `fromStart`, and the facts drawn from
  * arguments (paths, command, pattern, url, MCP names) are taken from them.
+ * `windows`: the session's `cwd` is a Windows path, where a backslash
+ * separates (a rename's new name is put after it).
  * Only dialect knowledge: which key holds what, per tool kind.
  */
 export function toolCallFacts(
@@ -1757,6 +1766,7 @@ export function toolCallFacts(
   args: JsonObject | undefined,
   result: ToolCallResult | undefined,
   fromStart?: ToolCallFacts,
+  windows = false,
 ): ToolCallFacts {
   const nameKey = toolNameKey(name);
   const kind = KIND_BY_NAME.get(nameKey) ?? 'other';
@@ -1768,13 +1778,13 @@ export function toolCallFacts(
   if (args !== undefined) {
     // A shell's `directory` or `dir` is where it runs, as its `workingDirectory` is: no path it touches (see below).
     pushPathKeys(facts.argPaths, kind === 'shell' ? withoutKeys(args, SHELL_DIRECTORY_KEYS) : args);
-    pushMoveKeys(facts, nameKey, args);
+    pushMoveKeys(facts, nameKey, args, windows);
     pushChangeListPaths(facts.argPaths, args);
     // `paths`: a list, or one path.
     pushPaths(facts.argPaths, args.paths);
     // Cursor's `codebase_search` names the directories it searches so (a key of searches only: not the paths of another tool).
-    const targets = args.target_directories;
-    if (Array.isArray(targets) && (kind === 'grep' || kind === 'glob' || kind === 'ls')) for (const p of targets) pushPath(facts.argPaths, p);
+    // (A list, or one directory.)
+    if (kind === 'grep' || kind === 'glob' || kind === 'ls') pushPaths(facts.argPaths, args.target_directories);
     if (WORKSPACE_READS.has(nameKey) && isObject(args) && namesNothing(args)) facts.wholeWorkspace = true;
     // An MCP call's own arguments are one level down.
     const inners = kind === 'mcp' ? mcpArguments(args, facts) : [];
@@ -1782,7 +1792,7 @@ export function toolCallFacts(
     const innerKey = innerName === undefined ? undefined : toolNameKey(innerName);
     for (const inner of inners) {
       pushPathKeys(facts.argPaths, inner);
-      pushMoveKeys(facts, innerKey, inner);
+      pushMoveKeys(facts, innerKey, inner, windows);
       pushPaths(facts.argPaths, inner.paths);
       pushChangeListPaths(facts.argPaths, inner);
       // A server's edit tool (`apply_patch`) edits the files its patch names, as the agent's own does.
@@ -1868,6 +1878,7 @@ export function addOtherFacts(facts: ToolCallFacts, other: ToolCallFacts): void 
   if (other.searchFilters !== undefined) facts.searchFilters = [...new Set([...(facts.searchFilters ?? []), ...other.searchFilters])];
   if (other.searchFiltersCut) facts.searchFiltersCut = true;
   if (other.searchFiltersUnread) facts.searchFiltersUnread = true;
+  if (other.searchStarsCut) facts.searchStarsCut = true;
   if (other.argsUnread) facts.argsUnread = true;
   facts.command ??= other.command;
   facts.workingDirectory ??= other.workingDirectory;

@@ -1924,3 +1924,37 @@ t.test('review fixes: a tool call event cut before its tool, glued after one `--
   t.ok(violates(mcp('read_file', { path: 'CHANGELOG.md' }), { requireWrite: ['CHANGELOG.md'] }), 'not an MCP read_file');
   t.ok(violates(mcp('move_file', { source: 'CHANGELOG.md', destination: 'old.md' }), { requireWrite: ['CHANGELOG.md'] }), 'nor an MCP move away');
 });
+
+t.test('review fixes: a server\'s glob only reads, a POSIX rename keeps its backslashes, one line for a line two views share, target_directories as one, an escape in a group of one, the reason of too many `**` parts', async (t) => {
+  const mcp = (toolName: string, args: unknown, cwd = '/r') => callOf('mcpToolCall', { name: 'fs', toolName, args }, cwd);
+  // A server's glob lists what its pattern names: a read, checked as the agent's own glob is, which writes nothing.
+  const listed = mcp('glob', { pattern: 'secrets/*' });
+  t.notOk(violates(listed, { noWrites: true }), 'no write: --no-writes');
+  t.notOk(violates(listed, { denyWrite: ['**'] }), "no write: --deny-write '**'");
+  t.ok(violates(listed, { denyRead: ['secrets/**'] }), 'a read of secrets');
+  t.ok(violates(mcp('glob', { pattern: 'secrets\\*' }, 'C:\\proj'), { denyRead: ['secrets/**'] }), 'its backslashes separate in a Windows session');
+  t.notOk(violates(mcp('glob', { pattern: '*.md' }), { denyRead: ['secrets/**'] }), 'of other files');
+  // A rename in a POSIX session: a backslash is a character of the name.
+  const renamed = runCore(callOf('renameToolCall', { path: 'a/b\\c.ts', new_name: 'x.ts' }, '/r'), { denyWrite: ['a/x.ts'] });
+  t.same(records(renamed.out)[0]!.written, ['a/b\\c.ts', 'a/x.ts']);
+  t.equal(renamed.violations.length, 1, '--deny-write a/x.ts');
+  t.same(records(runCore(callOf('renameToolCall', { path: 'a/b.ts', new_name: 'C:\\x\\y' }, '/r')).out)[0]!.written, ['a/b.ts', 'a/C:\\x\\y'], 'a name, in a POSIX session');
+  t.same(records(runCore(callOf('renameToolCall', { path: 'a\\b.ts', new_name: 'C:\\x\\y' }, 'C:\\r')).out)[0]!.written, ['a\\b.ts', 'C:\\x\\y'], 'a path from a drive, in a Windows one');
+  // An MCP call started and completed as other tools of its server: a line both report once.
+  const ev = (subtype: string, toolName: string, result = false) =>
+    JSON.stringify({ type: 'tool_call', subtype, call_id: 'c1', tool_call: { mcpToolCall: { args: { name: 'fs', toolName, args: { path: 'a.ts' } }, ...(result ? { result: { success: {} } } : {}) } }, session_id: 's' });
+  const init = JSON.stringify({ type: 'system', subtype: 'init', session_id: 's', cwd: '/r' });
+  const both = [init, ev('started', 'read_file'), ev('completed', 'list_directory', true)].join('\n') + '\n';
+  t.same(runCore(both, { noWrites: true }).violations.map((v) => formatViolation(v)), ['in:2: --no-writes: mcp a.ts (call c1, success)']);
+  // Cursor's codebase_search given one directory, not a list.
+  t.ok(violates(callOf('function', { query: 'x', target_directories: 'secrets' }, '/r', 'codebase_search'), { denyRead: ['secrets/**'] }), 'target_directories: "secrets"');
+  // A group of one holding an escape.
+  t.ok(violates(callOf('grepToolCall', { pattern: 'x', glob: '{secre\\ts}/*' }, '/r'), { denyRead: ['secrets/**'] }), 'a grep of {secre\\ts}/*');
+  t.ok(violates(callOf('globToolCall', { globPattern: '{secre\\ts}/*' }, '/r'), { denyRead: ['secrets/**'] }), 'a glob call of {secre\\ts}/*');
+  // Too many `**` parts apart: said so.
+  const stars = 'a/**/b/**/c/**/d/**/e/**/*.ts';
+  for (const call of [callOf('globToolCall', { globPattern: stars }, '/r'), callOf('grepToolCall', { pattern: 'x', glob: stars }, '/r')]) {
+    const [v] = runCore(call, { denyRead: ['**/.env'] }).violations;
+    t.match(formatViolation(v!), /, whose glob has more `\*\*` parts apart than the audit tries \(4\) \(call c, success\)$/);
+  }
+});

@@ -39,9 +39,10 @@ import type { JsonObject, ToolCallArgs, ToolCallEntry, ToolCallFacts, ToolCallRe
 import type { AuditedCall, CallStatus } from './call.js';
 import { CALL_STATUSES, callIsTool, toolNameMatched, toolNameSet } from './call.js';
 import { choiceList, choiceOption, flagOption, namesOption } from '../option-values.js';
-import { resolvePath, samePath } from './paths.js';
+import { isWindowsCwd, resolvePath, samePath } from './paths.js';
 import { Policy } from './policy.js';
 import type { PolicyOptions, Violation } from './policy.js';
+import { formatViolation } from './policy.js';
 import { auditRecord, safeJsonLine } from './record.js';
 import { PATHS_CHOICES, PathSet, Summary, listedPaths } from './summary.js';
 import type { PathsChoice } from './summary.js';
@@ -183,8 +184,8 @@ function fullArgs(read: ToolCallArgs): unknown {
 }
 
 /** The facts of a call (see toolCallFacts) from its arguments as toolCallArgs read them: arguments not JSON are marked (argsUnread). */
-function argsFacts(tool: string | undefined, read: ToolCallArgs, result: ToolCallResult | undefined, fromStart?: ToolCallFacts): ToolCallFacts {
-  const facts = toolCallFacts(tool ?? '', read.args, result, fromStart);
+function argsFacts(tool: string | undefined, read: ToolCallArgs, result: ToolCallResult | undefined, fromStart?: ToolCallFacts, windows = false): ToolCallFacts {
+  const facts = toolCallFacts(tool ?? '', read.args, result, fromStart, windows);
   if (read.error === 'not JSON') facts.argsUnread = true;
   return facts;
 }
@@ -244,6 +245,8 @@ export class ToolsCore implements ToolCore {
   private readonly cwds = new Map<string, string>();
   /** The sessions some event has named (see opens). */
   private readonly seen = new Set<string>();
+  /** The lines of the broken checks of the call being checked, its own and those of its views (see checkViews). */
+  private readonly callLines = new Set<string>();
   private session = '';
   private readonly pending = new Map<string, PendingState>();
   /** The keys of {@link pending} by session, in the order their calls started. */
@@ -490,8 +493,10 @@ export class ToolsCore implements ToolCore {
     result: ToolCallResult | undefined,
     fromStart?: ToolCallFacts,
   ): ToolCallFacts {
-    const facts = argsFacts(tool, read, result, fromStart);
-    if (entry !== undefined) for (const other of otherArgs(entry)) addOtherFacts(facts, toolCallFacts(tool ?? '', other, undefined));
+    // In a Windows session, a backslash separates.
+    const windows = isWindowsCwd(this.cwds.get(this.session));
+    const facts = argsFacts(tool, read, result, fromStart, windows);
+    if (entry !== undefined) for (const other of otherArgs(entry)) addOtherFacts(facts, toolCallFacts(tool ?? '', other, undefined, undefined, windows));
     return facts;
   }
 
@@ -736,7 +741,8 @@ export class ToolsCore implements ToolCore {
     const seen = this.callOf({ ...state, tool: view.tool }, call.status, view.facts, undefined, undefined);
     if (this.tools.size > 0 && !callIsTool(seen, this.tools)) return;
     if (this.statuses !== undefined && !this.statuses.has(seen.status)) return;
-    for (const v of this.policy.check(seen, true)) this.violate(v);
+    // A line the call itself, or another of its views, reported already (an MCP call's tools, both `mcp`) is not repeated.
+    for (const v of this.policy.check(seen, true)) this.violate(v, true);
     if (this.summary) this.summary.addPaths(seen);
     else if (this.pathSet) this.listPaths(seen, emit);
   }
@@ -795,6 +801,7 @@ export class ToolsCore implements ToolCore {
     }
     if (this.statuses !== undefined && !this.statuses.has(call.status)) return;
     this.calls++;
+    this.callLines.clear();
     for (const v of this.policy.check(call)) this.violate(v);
     if (this.summary) {
       this.summary.add(call);
@@ -814,7 +821,13 @@ export class ToolsCore implements ToolCore {
     }
   }
 
-  private violate(v: Violation): void {
+  /** Counts and reports a broken check; `once`: not when the call being checked has reported the same line (see callLines). */
+  private violate(v: Violation, once = false): void {
+    if (v.call !== undefined) {
+      const line = formatViolation(v);
+      if (once && this.callLines.has(line)) return;
+      this.callLines.add(line);
+    }
     this.violations++;
     this.options.onViolation?.(v);
   }

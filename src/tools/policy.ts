@@ -10,7 +10,7 @@ import type { MinimatchOptions } from 'minimatch';
 import { denyForms, isAbsolute, isRoot, isWindowsCwd, matchForms, resolvePath, samePath } from './paths.js';
 import type { UnderForms } from './paths.js';
 import { callCounts, givenToolName, servedKind, toolNameMatched, FIELD_OF_ACCESS, READ_FIELDS, WRITE_FIELDS, toolNameSet } from './call.js';
-import { GLOB_CHARS, MAX_GLOB_ALTERNATIVES, globDirectories, groupsOfOne, nearToolName, noDirectoryForms, plainLead, plainPart, toolNameKey } from '../events.js';
+import { GLOB_CHARS, MAX_EMPTY_STARS, MAX_GLOB_ALTERNATIVES, globDirectories, groupsOfOne, nearToolName, noDirectoryForms, plainLead, plainPart, toolNameKey } from '../events.js';
 import type { AuditedCall, PathField } from './call.js';
 import type { ToolCallFacts } from '../events.js';
 import { clipped, visibleOneLine } from '../safe-text.js';
@@ -44,6 +44,8 @@ export interface Violation {
   globCut?: boolean;
   /** A grep whose glob the audit cannot read as a pattern (too long, too deeply nested): the check cannot clear it. */
   globUnread?: boolean;
+  /** A grep's glob, or a glob call's pattern, with more `**` parts apart than the audit tries (see ToolCallFacts.searchStarsCut). */
+  globStars?: boolean;
   /** A call whose arguments are not JSON: the paths read from them may not be all it names, so the check cannot clear it. */
   argsUnread?: boolean;
   /** A path of more than {@link MAX_CHECKED_PARTS} parts, or with a part longer than {@link MAX_CHECKED_NAME}: the check cannot clear it (see tooDeep). */
@@ -644,14 +646,20 @@ export class Policy {
       // A path two globs name (`*.key` and `id.*`) is one line.
       const reported = new Set<string>();
       let unread = call.facts.searchFiltersUnread === true;
+      let stars = call.facts.searchStarsCut === true;
       for (const filter of call.facts.searchFilters ?? []) {
+        if (noDirectoryForms(filter.slice(0, filter.lastIndexOf('/') + 1)) === undefined) {
+          stars = true;
+          continue;
+        }
         const paths = filterPaths(filter, this.denyRead);
         if (paths === undefined) unread = true;
         else this.deny('--deny-read', this.denyRead, call, out, paths, reported);
       }
-      // A glob that cannot be read as a pattern, or of more alternatives than are tried: the files it names are not all
-      // known (one line for the call, the first reason).
-      if (unread) for (const glob of this.denyRead) out.push({ check: '--deny-read', pattern: glob.text, call, globUnread: true });
+      // A glob that cannot be read as a pattern, or of more alternatives, or `**` parts, than are tried: the files it
+      // names are not all known (one line for the call, the first reason).
+      if (stars) for (const glob of this.denyRead) out.push({ check: '--deny-read', pattern: glob.text, call, globStars: true });
+      else if (unread) for (const glob of this.denyRead) out.push({ check: '--deny-read', pattern: glob.text, call, globUnread: true });
       else if (call.facts.searchFiltersCut) for (const glob of this.denyRead) out.push({ check: '--deny-read', pattern: glob.text, call, globCut: true });
     }
     // An MCP call does what the tool it calls on its server does (`write_file`, `delete_directory`).
@@ -728,8 +736,9 @@ export class Policy {
     const scratch: ToolCallFacts = { kind: 'glob', argPaths: [], resultPaths: [] };
     const dirs = globDirectories(scratch, pattern.replace(/\\/g, '/'), call.facts.argPaths[0] ?? '.');
     this.deny('--deny-read', this.denyRead, call, out, dirs, new Set(out.filter((v) => v.check === '--deny-read' && v.path !== undefined).map((v) => v.path!)));
-    if (scratch.searchFiltersCut || scratch.searchFiltersUnread) {
-      for (const glob of this.denyRead) if (!failedAlready(out, '--deny-read', glob.text)) out.push({ check: '--deny-read', pattern: glob.text, call, globCut: true });
+    if (scratch.searchFiltersCut || scratch.searchFiltersUnread || scratch.searchStarsCut) {
+      const reason = scratch.searchStarsCut ? { globStars: true } : { globCut: true };
+      for (const glob of this.denyRead) if (!failedAlready(out, '--deny-read', glob.text)) out.push({ check: '--deny-read', pattern: glob.text, call, ...reason });
     }
   }
 
@@ -827,6 +836,7 @@ export function formatViolation(v: Violation): string {
   if (v.noPath) what = `${tool}, which names no path the audit can read`;
   else if (v.onePath) what = `${tool} ${visibleOneLine(call.paths[0] ?? '')}, a move or copy whose other path the audit cannot read`;
   else if (v.globCut) what = `${tool}, whose glob has more alternatives than the audit tries (${MAX_GLOB_ALTERNATIVES})`;
+  else if (v.globStars) what = `${tool}, whose glob has more \`**\` parts apart than the audit tries (${MAX_EMPTY_STARS})`;
   else if (v.globUnread) what = `${tool}, whose glob is too long or too deeply nested for the audit to read`;
   else if (v.argsUnread) what = `${tool}, whose arguments are not JSON: the audit cannot read all the paths they name`;
   else if (v.noCwd) what = `${tool} ${visibleOneLine(v.path!)}, a relative path in a session with no absolute cwd`;
