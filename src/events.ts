@@ -1356,8 +1356,11 @@ const ESCAPED = /\\[^]/gu;
  * `src/a/*.ts`), under the directory it searches (`.` when it names none);
  * nothing for a pattern of a file name alone (`*.md`).
  */
-function pushGlobDirectory(facts: ToolCallFacts, pattern: string): void {
-  for (const dir of globDirectories(facts, pattern, facts.argPaths[0] ?? '.')) pushPath(facts.argPaths, dir);
+function pushGlobDirectory(facts: ToolCallFacts, pattern: string, windows: boolean): void {
+  const searched = facts.argPaths[0] ?? '.';
+  // In a Windows session a backslash separates, as in its paths (`secrets\*`), or escapes, as minimatch reads it: both.
+  const spellings = windows && pattern.includes('\\') ? [pattern, pattern.replace(/\\/g, '/')] : [pattern];
+  for (const spelt of spellings) for (const dir of globDirectories(facts, spelt, searched)) pushPath(facts.argPaths, dir);
 }
 
 /**
@@ -1368,7 +1371,7 @@ function pushGlobDirectory(facts: ToolCallFacts, pattern: string): void {
  * `secrets/*` does). Where they are not all known (too many alternatives,
  * or `**` parts), `facts` says so (see globAlternatives).
  */
-export function globDirectories(facts: ToolCallFacts, pattern: string, searched: string): string[] {
+function globDirectories(facts: ToolCallFacts, pattern: string, searched: string): string[] {
   const dirs: string[] = [];
   for (const one of globAlternatives(facts, pattern)) {
     const slash = one.lastIndexOf('/');
@@ -1558,9 +1561,10 @@ export interface ToolCallFacts {
   /** A grep's glob cannot be read as a pattern (longer than 64 KiB, braces nested too deep): the files it reads are not known. */
   searchFiltersUnread?: boolean;
   /**
-   * A grep's glob, or a glob call's pattern, has more `**` parts apart than
-   * are each read as standing for no directory (see noDirectoryForms): what
-   * it reads is not all known.
+   * A glob call's pattern has more `**` parts apart than are each read as
+   * standing for no directory (see noDirectoryForms): what it lists is not
+   * all known. (A grep's globs are judged so from its searchFilters, by the
+   * checks.)
    */
   searchStarsCut?: boolean;
   /**
@@ -1717,7 +1721,7 @@ function reasonOf(body: unknown): string | undefined {
  * as a server's glob call's pattern is. `own`: the call's own tool (not a
  * server's that an MCP call calls), whose pattern the facts keep.
  */
-function pushSearchScope(facts: ToolCallFacts, kind: 'glob' | 'grep', args: JsonObject, own: boolean): void {
+function pushSearchScope(facts: ToolCallFacts, kind: 'glob' | 'grep', args: JsonObject, own: boolean, windows: boolean): void {
   // Cursor's glob tool names its pattern `globPattern`; as a function call (`glob_file_search`), `glob_pattern`.
   const pattern =
     kind === 'glob'
@@ -1726,7 +1730,7 @@ function pushSearchScope(facts: ToolCallFacts, kind: 'glob' | 'grep', args: Json
   if (own) facts.pattern = pattern;
   // A glob into a directory (`secrets/**`) searches it: the directories its pattern starts with, in the one searched.
   if (kind === 'glob' && own) {
-    if (pattern !== undefined) pushGlobDirectory(facts, pattern);
+    if (pattern !== undefined) pushGlobDirectory(facts, pattern, windows);
     return;
   }
   // A grep's own globs, or a server's glob call's pattern (whose call's paths are `touched`, read or written: what its
@@ -1758,7 +1762,8 @@ function pushSearchScope(facts: ToolCallFacts, kind: 'glob' | 'grep', args: Json
  * the facts of its `started` event as `fromStart`, and the facts drawn from
  * arguments (paths, command, pattern, url, MCP names) are taken from them.
  * `windows`: the session's `cwd` is a Windows path, where a backslash
- * separates (a rename's new name is put after it).
+ * separates (a rename's new name is put after it; a glob call's pattern is
+ * read with it as a separator too).
  * Only dialect knowledge: which key holds what, per tool kind.
  */
 export function toolCallFacts(
@@ -1812,11 +1817,11 @@ export function toolCallFacts(
       const wd = str(args, 'workingDirectory') ?? str(args, 'cwd') ?? str(args, 'directory') ?? str(args, 'dir');
       if (wd) facts.workingDirectory = wd;
     }
-    if (kind === 'glob' || kind === 'grep') pushSearchScope(facts, kind, args, true);
+    if (kind === 'glob' || kind === 'grep') pushSearchScope(facts, kind, args, true, windows);
     // A server's glob or grep searches as the agent's own does (its pattern is not the call's own: the record names the
     // server's tool).
     const innerKind = innerKey === undefined ? undefined : KIND_BY_NAME.get(innerKey);
-    if (innerKind === 'glob' || innerKind === 'grep') for (const inner of inners) pushSearchScope(facts, innerKind, inner, false);
+    if (innerKind === 'glob' || innerKind === 'grep') for (const inner of inners) pushSearchScope(facts, innerKind, inner, false, windows);
     facts.url = str(args, 'url');
     if (kind === 'mcp') {
       facts.mcpServer = str(args, 'providerIdentifier') ?? str(args, 'name') ?? str(args, 'server');

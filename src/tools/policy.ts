@@ -7,12 +7,11 @@
  */
 import { Minimatch, braceExpand } from 'minimatch';
 import type { MinimatchOptions } from 'minimatch';
-import { denyForms, isAbsolute, isRoot, isWindowsCwd, matchForms, resolvePath, samePath } from './paths.js';
+import { denyForms, isAbsolute, isRoot, matchForms, resolvePath, samePath } from './paths.js';
 import type { UnderForms } from './paths.js';
 import { callCounts, givenToolName, servedKind, toolNameMatched, FIELD_OF_ACCESS, READ_FIELDS, WRITE_FIELDS, toolNameSet } from './call.js';
-import { GLOB_CHARS, MAX_EMPTY_STARS, MAX_GLOB_ALTERNATIVES, globDirectories, groupsOfOne, nearToolName, noDirectoryForms, plainLead, plainPart, toolNameKey } from '../events.js';
+import { GLOB_CHARS, MAX_EMPTY_STARS, MAX_GLOB_ALTERNATIVES, groupsOfOne, nearToolName, noDirectoryForms, plainLead, plainPart, toolNameKey } from '../events.js';
 import type { AuditedCall, PathField } from './call.js';
-import type { ToolCallFacts } from '../events.js';
 import { clipped, visibleOneLine } from '../safe-text.js';
 import { flagOption, listOption } from '../option-values.js';
 
@@ -664,7 +663,6 @@ export class Policy {
     }
     // An MCP call does what the tool it calls on its server does (`write_file`, `delete_directory`).
     const kind = call.kind === 'mcp' ? servedKind(call) : call.kind;
-    if (kind === 'glob') this.windowsPattern(call, out);
     // A call that names no path the audit can read (under argument keys it does not know, in a patch of another format)
     // cannot be cleared by a check that asks which files: it fails it.
     if (field === undefined) {
@@ -721,24 +719,6 @@ export class Policy {
     }
     if (kind === 'read' || SEARCH_KINDS.has(kind) || call.facts.copies) {
       for (const glob of this.denyRead) if (!failedAlready(out, '--deny-read', glob.text)) out.push({ check: '--deny-read', pattern: glob.text, call, argsUnread: true });
-    }
-  }
-
-  /**
-   * A glob call's pattern with a backslash in a Windows session
-   * (`secrets\*`), where a backslash separates, as in the session's paths:
-   * the directories it starts with read so too (the call's facts read it as
-   * minimatch does, an escape).
-   */
-  private windowsPattern(call: AuditedCall, out: Violation[]): void {
-    const pattern = call.facts.pattern;
-    if (this.denyRead.length === 0 || pattern === undefined || !pattern.includes('\\') || !isWindowsCwd(call.cwd)) return;
-    const scratch: ToolCallFacts = { kind: 'glob', argPaths: [], resultPaths: [] };
-    const dirs = globDirectories(scratch, pattern.replace(/\\/g, '/'), call.facts.argPaths[0] ?? '.');
-    this.deny('--deny-read', this.denyRead, call, out, dirs, new Set(out.filter((v) => v.check === '--deny-read' && v.path !== undefined).map((v) => v.path!)));
-    if (scratch.searchFiltersCut || scratch.searchFiltersUnread || scratch.searchStarsCut) {
-      const reason = scratch.searchStarsCut ? { globStars: true } : { globCut: true };
-      for (const glob of this.denyRead) if (!failedAlready(out, '--deny-read', glob.text)) out.push({ check: '--deny-read', pattern: glob.text, call, ...reason });
     }
   }
 
