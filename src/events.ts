@@ -565,10 +565,12 @@ function flatCall(toolCall: JsonObject): ToolCallEntry | undefined {
 
 /**
  * The other tools the `tool_call` object of `entry` names: keys ending in
- * `ToolCall` whose values are objects, `function`, and a tool named beside
- * its arguments in the `tool_call` object itself, beside the one `entry`
- * found. An event names one tool; one that names more is read as a call of
- * each.
+ * `ToolCall` (one whose value is no object, a call of that tool whose
+ * arguments cannot be read), `function`, other keys whose values hold
+ * `args` or a `result` (`write_file`, as toolCallEntry reads one alone), and
+ * a tool named beside its arguments in the `tool_call` object itself, beside
+ * the one `entry` found. An event names one tool; one that names more is
+ * read as a call of each.
  */
 export function otherToolEntries(entry: ToolCallEntry): readonly ToolCallEntry[] {
   // Asked of every tool call event, which names one tool: nothing is made for it.
@@ -577,8 +579,14 @@ export function otherToolEntries(entry: ToolCallEntry): readonly ToolCallEntry[]
   for (const key in toolCall) {
     if (key === entry.key || TOOL_CALL_METADATA_KEYS.has(key)) continue;
     const value = toolCall[key];
-    if (!isObject(value)) continue;
-    if (key.endsWith('ToolCall') && key.length > 'ToolCall'.length) (out ??= []).push({ key, name: key.slice(0, -'ToolCall'.length), body: value, toolCall });
+    const named = key.endsWith('ToolCall') && key.length > 'ToolCall'.length;
+    if (!isObject(value)) {
+      // (A string or a list there: the tool, its arguments not read.)
+      if (named && (typeof value === 'string' || Array.isArray(value))) (out ??= []).push({ key, name: key.slice(0, -'ToolCall'.length), body: {}, toolCall });
+      continue;
+    }
+    if (named) (out ??= []).push({ key, name: key.slice(0, -'ToolCall'.length), body: value, toolCall });
+    else if (key !== 'function' && !BESIDE_NAME.has(key) && (has(value, 'args') || has(value, 'result'))) (out ??= []).push({ key, name: key, body: value, toolCall });
     else if (key === 'function') {
       const name = str(value, 'name');
       (out ??= []).push({ key, name: name !== undefined && name !== '' ? name : 'function', body: value, toolCall });
@@ -628,27 +636,26 @@ export interface ToolCallArgs {
   given?: unknown;
 }
 
-// Keys whose string values are worth salvaging from broken `arguments` text.
-const SALVAGE_KEYS = [
-  'path',
-  'file_path',
-  'filePath',
-  'target_file',
-  'targetFile',
-  'file',
-  'relative_workspace_path',
-  'target_directory',
-  'targetDirectory',
-  'directory',
-  'command',
-  'url',
-];
-const SALVAGE_RE = new RegExp(`"(${SALVAGE_KEYS.join('|')})"\\s*:\\s*("(?:[^"\\\\]|\\\\.)*")`, 'g');
+// Keys whose string values are worth salvaging from broken `arguments` text: every key the audit reads a path, a command
+// or a URL under (made at the first use: PATH_KEYS and the others are defined below).
+let salvageKeys: RegExp | undefined;
+// Keys of lists of paths, salvaged string by string.
+const SALVAGE_LIST = /"(paths|target_directories)"\s*:\s*\[/g;
+const SALVAGE_ITEM = /\s*("(?:[^"\\]|\\.)*")\s*(,|\])?/y;
 
+/**
+ * The string values of the keys that name paths, commands and URLs that can
+ * be picked out of `text`, arguments that are not a JSON object (cut short,
+ * say), and the strings of its lists of paths (`paths`).
+ */
 function salvageArguments(text: string): JsonObject {
   const out: JsonObject = {};
-  SALVAGE_RE.lastIndex = 0;
-  for (let m = SALVAGE_RE.exec(text); m !== null; m = SALVAGE_RE.exec(text)) {
+  salvageKeys ??= new RegExp(
+    `"(${[...new Set([...PATH_KEYS, ...URI_KEYS, ...MOVE_KEYS, 'new_name', 'newName', 'command', 'cmd', 'commandLine', 'script'])].join('|')})"\\s*:\\s*("(?:[^"\\\\]|\\\\.)*")`,
+    'g',
+  );
+  salvageKeys.lastIndex = 0;
+  for (let m = salvageKeys.exec(text); m !== null; m = salvageKeys.exec(text)) {
     try {
       const value = JSON.parse(m[2]!) as unknown;
       // The first value for a key wins, like the tools that read these arguments.
@@ -656,6 +663,21 @@ function salvageArguments(text: string): JsonObject {
     } catch {
       // an escape the regex let through but JSON does not: skip this field
     }
+  }
+  SALVAGE_LIST.lastIndex = 0;
+  for (let m = SALVAGE_LIST.exec(text); m !== null; m = SALVAGE_LIST.exec(text)) {
+    const list: string[] = [];
+    SALVAGE_ITEM.lastIndex = SALVAGE_LIST.lastIndex;
+    for (let item = SALVAGE_ITEM.exec(text); item !== null; item = SALVAGE_ITEM.exec(text)) {
+      try {
+        const value = JSON.parse(item[1]!) as unknown;
+        if (typeof value === 'string') list.push(value);
+      } catch {
+        break;
+      }
+      if (item[2] !== ',') break;
+    }
+    if (list.length > 0 && !(m[1]! in out)) out[m[1]!] = list;
   }
   return out;
 }
@@ -679,7 +701,8 @@ export function toolCallArgs(entry: ToolCallEntry): ToolCallArgs {
   } catch {
     return { args: salvageArguments(raw), error: 'not JSON', given: raw };
   }
-  return isObject(value) ? { args: value } : { args: {}, error: 'not an object', given: raw };
+  // Not an object (a list of argument objects, say): what of it names paths picked out of its text, as of broken text.
+  return isObject(value) ? { args: value } : { args: salvageArguments(raw), error: 'not an object', given: raw };
 }
 
 /**
@@ -716,6 +739,7 @@ function mcpArguments(args: JsonObject, facts: ToolCallFacts): JsonObject[] {
       try {
         const value: unknown = parseNested(raw);
         if (isObject(value)) out.push(value);
+        else out.push(salvageArguments(raw));
         // A key given twice: its first value too, as of a function call's arguments (see otherArgs).
         const first = firstValues(raw);
         if (isObject(first)) out.push(first);
@@ -978,7 +1002,8 @@ function pushMoveKeys(facts: ToolCallFacts, key: string | undefined, o: JsonObje
     facts.moves = true;
     // Named where it is put (`destination`), the file under a path key of another name (`path`) is the one moved away.
     if (MOVE_TO_KEYS.some((k) => stringsOf(o[k]).length > 0)) {
-      for (const k of PATH_KEYS) if (!MOVE_TO_KEYS.includes(k)) for (const p of stringsOf(o[k])) pushPath((facts.movedFrom ??= []), p);
+      for (const k of [...PATH_KEYS, 'paths']) if (!MOVE_TO_KEYS.includes(k)) for (const p of stringsOf(o[k])) pushPath((facts.movedFrom ??= []), p);
+      for (const k of URI_KEYS) for (const p of stringsOf(o[k])) if (FILE_URI.test(p)) pushPath((facts.movedFrom ??= []), p);
     }
     for (const k of MOVE_KEYS) pushPath(facts.argPaths, o[k]);
     for (const k of MOVE_FROM_KEYS) if (typeof o[k] === 'string' && o[k] !== '') pushPath((facts.movedFrom ??= []), o[k]);
@@ -1159,6 +1184,8 @@ export function flatToolNames(raw: Buffer): { names: string[]; fragment: boolean
         state = Walk.After;
       } else if (c === 0x22) {
         const end = closingQuote(raw, i + 1, i + 1);
+        // A type cut short that may be `tool_call` (`"tool_`): the event may be a call.
+        if (end < 0 && open.length === 1 && key === 'type' && 'tool_call'.startsWith(raw.toString('latin1', i + 1, Math.min(n, i + 10)))) eventIsCall = true;
         if (end < 0) break;
         lastString = i;
         if (open.length === 1 && key === 'type' && stringAt(raw, i, end) === 'tool_call') eventIsCall = true;
@@ -1357,10 +1384,15 @@ const ESCAPED = /\\[^]/gu;
  * nothing for a pattern of a file name alone (`*.md`).
  */
 function pushGlobDirectory(facts: ToolCallFacts, pattern: string, windows: boolean): void {
+  for (const dir of patternDirectories(facts, pattern, windows)) pushPath(facts.argPaths, dir);
+}
+
+/** The directories a glob call's `pattern` starts with (see globDirectories), its backslashes read in a Windows session as there. */
+function patternDirectories(facts: ToolCallFacts, pattern: string, windows: boolean): string[] {
   const searched = facts.argPaths[0] ?? '.';
   // In a Windows session a backslash separates, as in its paths (`secrets\*`), or escapes, as minimatch reads it: both.
   const spellings = windows && pattern.includes('\\') ? [pattern, pattern.replace(/\\/g, '/')] : [pattern];
-  for (const spelt of spellings) for (const dir of globDirectories(facts, spelt, searched)) pushPath(facts.argPaths, dir);
+  return [...new Set(spellings.flatMap((spelt) => globDirectories(facts, spelt, searched)))];
 }
 
 /**
@@ -1714,6 +1746,9 @@ function reasonOf(body: unknown): string | undefined {
   return undefined;
 }
 
+// A glob from a root: `/repo/*`, `C:/x/*`.
+const ROOTED_GLOB = /^(?:\/|[A-Za-z]:\/)/;
+
 /**
  * Pushes what a glob or a grep given `args` searches: for a glob, the
  * directories its pattern starts with, in the one searched; for a grep, its
@@ -1728,14 +1763,19 @@ function pushSearchScope(facts: ToolCallFacts, kind: 'glob' | 'grep', args: Json
       ? (str(args, 'globPattern') ?? str(args, 'glob_pattern') ?? str(args, 'pattern') ?? str(args, 'query'))
       : (str(args, 'globPattern') ?? str(args, 'pattern') ?? str(args, 'query'));
   if (own) facts.pattern = pattern;
-  // A glob into a directory (`secrets/**`) searches it: the directories its pattern starts with, in the one searched.
-  if (kind === 'glob' && own) {
-    if (pattern !== undefined) pushGlobDirectory(facts, pattern, windows);
+  // A glob into a directory (`secrets/**`) searches it: the directories its pattern starts with, in the one searched. Of
+  // a server's glob (whose call's paths are `touched`, read or written), as filters, only read.
+  if (kind === 'glob') {
+    if (pattern === undefined) return;
+    if (own) pushGlobDirectory(facts, pattern, windows);
+    else {
+      const dirs = patternDirectories(facts, pattern, windows);
+      if (dirs.length > 0) facts.searchFilters = [...new Set([...(facts.searchFilters ?? []), ...dirs])];
+    }
     return;
   }
-  // A grep's own globs, or a server's glob call's pattern (whose call's paths are `touched`, read or written: what its
-  // pattern lists is only read), each a filter under each directory searched.
-  const globs = kind === 'glob' ? stringsOf(pattern) : ['glob', 'include', 'include_pattern'].flatMap((key) => stringsOf(args[key]));
+  // A grep's own globs, each a filter under each directory searched.
+  const globs = ['glob', 'include', 'include_pattern'].flatMap((key) => stringsOf(args[key]));
   // Each directory or file searched (one, or a list), the project when it names none.
   const dirs = facts.argPaths.length > 0 ? [...facts.argPaths] : ['.'];
   const filters = new Set<string>(facts.searchFilters);
@@ -1748,8 +1788,8 @@ function pushSearchScope(facts: ToolCallFacts, kind: 'glob' | 'grep', args: Json
           facts.searchFiltersCut = true;
           break filtering;
         }
-        // A grep's glob without a slash names files at any depth; a glob call's pattern, in the directory searched.
-        filters.add(`${dir}/${one.includes('/') || kind === 'glob' ? one : `**/${one}`}`);
+        // A glob without a slash names files at any depth; one from a root, those it names.
+        filters.add(ROOTED_GLOB.test(one) ? one : `${dir}/${one.includes('/') ? one : `**/${one}`}`);
       }
     }
   }

@@ -1958,3 +1958,70 @@ t.test('review fixes: a server\'s glob only reads, a POSIX rename keeps its back
     t.match(formatViolation(v!), /, whose glob has more `\*\*` parts apart than the audit tries \(4\) \(call c, success\)$/);
   }
 });
+
+t.test('review fixes: a second tool of one tool_call object under any key, paths picked out of arguments that are no object, a required write in a POSIX session', async (t) => {
+  const init = JSON.stringify({ type: 'system', subtype: 'init', session_id: 's', cwd: '/r' });
+  const event = (subtype: string, toolCall: unknown) => JSON.stringify({ type: 'tool_call', subtype, call_id: 'c1', session_id: 's', tool_call: toolCall });
+  const read = { readToolCall: { args: { path: 'a' }, result: { success: {} } } };
+  // Beside a read, a write under another key: checked as each.
+  for (const key of ['write_file', 'writetoolcall', 'write_tool_call', 'writeFile']) {
+    const input = `${init}\n${event('completed', { ...read, [key]: { args: { path: '.github/x' }, result: { success: {} } } })}\n`;
+    t.ok(violates(input, { denyWrite: ['.github'] }), `${key} beside readToolCall: --deny-write`);
+    t.ok(violates(input, { noWrites: true }), `${key}: --no-writes`);
+  }
+  t.ok(violates(`${init}\n${event('completed', { ...read, writeToolCall: 'x' })}\n`, { noWrites: true }), 'a writeToolCall given a string, beside');
+  t.notOk(violates(`${init}\n${event('completed', { ...read, metadata: { version: 1 } })}\n`, { noWrites: true }), 'another object, holding no args nor result, is no tool');
+  // In a sub-agent's step too.
+  const step = { toolCall: { ...read, write_file: { args: { path: '.github/x' }, result: { success: {} } } } };
+  const task = event('completed', { taskToolCall: { args: { prompt: 'p' }, result: { success: { conversationSteps: [step] } } } });
+  t.ok(violates(`${init}\n${task}\n`, { denyWrite: ['.github'] }), "a sub-agent's step naming two tools");
+  // Arguments that are no object: the paths their text names, under any key the audit reads, picked out.
+  const fn = (name: string, text: string) => `${init}\n${event('completed', { function: { name, arguments: text }, result: { success: {} } })}\n`;
+  t.ok(violates(fn('fetch_mcp_resource', '{"server":"fs","uri":"file:///r/.env",'), { denyRead: ['.env'] }), 'a uri of text cut short');
+  t.ok(violates(fn('foo', '{"downloadPath":".github/x",'), { denyWrite: ['.github'] }), 'downloadPath');
+  t.ok(violates(fn('foo', '{"dir":".github","x":'), { denyWrite: ['.github'] }), 'dir');
+  t.ok(violates(fn('foo', '{"paths":["a",".github/x"'), { denyWrite: ['.github'] }), 'a list of paths cut short');
+  t.ok(violates(fn('foo', '[{"path":".github/x"}]'), { denyWrite: ['.github'] }), 'a list of argument objects');
+  t.notOk(violates(fn('foo', '[{"path":"src/a.ts"}]'), { denyWrite: ['.github'] }), 'of other paths');
+  // --require-write in a POSIX session: a backslash is part of a name, not a separator; in a Windows one it separates.
+  const wrote = (p: string, cwd: string) => `${JSON.stringify({ type: 'system', subtype: 'init', session_id: 's', cwd })}\n${event('completed', { writeToolCall: { args: { path: p }, result: { success: {} } } })}\n`;
+  for (const p of ['x\\..\\CHANGELOG.md', '\\\\?\\CHANGELOG.md', '\\??\\CHANGELOG.md']) {
+    t.ok(violates(wrote(p, '/r'), { requireWrite: ['CHANGELOG.md'] }), `${p} is not CHANGELOG.md in /r`);
+  }
+  t.notOk(violates(wrote('x\\..\\CHANGELOG.md', 'C:\\r'), { requireWrite: ['CHANGELOG.md'] }), 'but it is in C:\\r');
+  t.ok(violates(wrote('x\\..\\.github\\ci.yml', '/r'), { denyWrite: ['.github'] }), 'the deny checks read it both ways');
+});
+
+t.test('review fixes: a move away named under `paths` or a file URL, a Windows rename in a sub-agent or beside another tool, a server glob from a root or of files anywhere, a type cut short', async (t) => {
+  const init = (cwd = '/r') => JSON.stringify({ type: 'system', subtype: 'init', session_id: 's', cwd });
+  const event = (toolCall: unknown, subtype = 'completed') => JSON.stringify({ type: 'tool_call', subtype, call_id: 'c1', session_id: 's', tool_call: toolCall });
+  const move = (args: Record<string, unknown>) => `${init()}\n${event({ moveFileToolCall: { args, result: { success: {} } } })}\n`;
+  for (const args of [{ paths: 'docs/a.md', target: 'tmp/a.md' }, { paths: ['docs/a.md'], destination: 'tmp/a.md' }, { uri: 'file:///r/docs/a.md', destination: 'tmp/a.md' }]) {
+    t.ok(violates(move(args), { requireWrite: ['docs/a.md'] }), `${JSON.stringify(args)}: what it moves away meets no --require-write`);
+    t.notOk(violates(move(args), { requireWrite: ['tmp/a.md'] }), 'where it puts it does');
+  }
+  // A Windows session's rename, in a sub-agent's step and beside another tool.
+  const rename = { renameFileToolCall: { args: { path: 'C:\\proj\\config\\a.yml', new_name: 'secret.yml' }, result: { success: {} } } };
+  const task = event({ taskToolCall: { args: { prompt: 'p' }, result: { success: { conversationSteps: [{ toolCall: rename }] } } } });
+  t.ok(violates(`${init('C:\\proj')}\n${task}\n`, { denyWrite: ['config/secret*'] }), "a sub-agent's rename");
+  const beside = event({ readToolCall: { args: { path: 'a' }, result: { success: {} } }, ...rename });
+  t.ok(violates(`${init('C:\\proj')}\n${beside}\n`, { denyWrite: ['config/secret*'] }), 'a rename beside a read');
+  // A server's glob: from a root, as the agent's own; of files anywhere in the project, a search of it, as the agent's own.
+  const glob = (pattern: string, cwd = '/repo') => `${init(cwd)}\n${event({ mcpToolCall: { args: { name: 'fs', toolName: 'glob', args: { pattern } }, result: { success: {} } } })}\n`;
+  t.ok(violates(glob('/repo/secrets/*'), { denyRead: ['secrets/**'] }), 'a server glob of /repo/secrets/*');
+  t.notOk(violates(glob('**/*.pem'), { denyRead: ['**/*.pem'] }), 'a server glob of **/*.pem lists, as the agent\'s own does');
+  t.ok(violates(`${init('/repo')}\n${event({ grepToolCall: { args: { pattern: 'x', glob: '/repo/secrets/*' }, result: { success: {} } } })}\n`, { denyRead: ['secrets/**'] }), 'a grep of a glob from a root');
+  // A tool call event cut in its type, glued after a call --tool leaves out.
+  const passes = (input: string): boolean => {
+    const core = new ToolsCore({ tools: ['write'], noWrites: true });
+    const reader = new EventReader({ record: (r) => core.record(r, () => {}), problem: (p) => core.problem(p) }, { needs: (type) => core.needs(type) });
+    reader.startSource('in');
+    reader.write(Buffer.from(input));
+    reader.endSource();
+    core.end(() => {});
+    return core.passed;
+  };
+  const read = event({ readToolCall: { args: { path: 'a' }, result: { success: {} } } });
+  for (const cut of ['"tool_cal', '"tool_', '"']) t.notOk(passes(`${init()}\n${read}{"type":${cut}\n`), `cut at {"type":${cut}`);
+  t.ok(passes(`${init()}\n${read}{"type":"assis\n`), 'cut in another type');
+});

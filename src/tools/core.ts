@@ -165,8 +165,8 @@ interface CallView {
 }
 
 /** The calls an event names beside its tool (see otherToolEntries), as views: with their results when `completed`. */
-function viewsOf(entries: readonly ToolCallEntry[], completed: boolean): CallView[] {
-  return entries.map((e) => ({ tool: e.name, facts: argsFacts(e.name, toolCallArgs(e), completed ? toolCallResult(e) : undefined) }));
+function viewsOf(entries: readonly ToolCallEntry[], completed: boolean, windows: boolean): CallView[] {
+  return entries.map((e) => ({ tool: e.name, facts: argsFacts(e.name, toolCallArgs(e), completed ? toolCallResult(e) : undefined, undefined, windows) }));
 }
 
 /** The arguments of a call's entry, as toolCallArgs reads them; none without an entry. */
@@ -493,14 +493,18 @@ export class ToolsCore implements ToolCore {
     result: ToolCallResult | undefined,
     fromStart?: ToolCallFacts,
   ): ToolCallFacts {
-    // In a Windows session, a backslash separates.
-    const windows = isWindowsCwd(this.cwds.get(this.session));
+    const windows = this.windows();
     const facts = argsFacts(tool, read, result, fromStart, windows);
     if (entry !== undefined) for (const other of otherArgs(entry)) addOtherFacts(facts, toolCallFacts(tool ?? '', other, undefined, undefined, windows));
     return facts;
   }
 
   /** Hands over, as pending, the calls `session` left pending. */
+  /** True when `session`'s cwd is a Windows path, where a backslash separates (see toolCallFacts). */
+  private windows(session = this.session): boolean {
+    return isWindowsCwd(this.cwds.get(session));
+  }
+
   private endRun(session: string, emit: Emit): void {
     for (const key of [...this.sessionCalls.keys(session)]) {
       const state = this.pending.get(key)!;
@@ -574,7 +578,7 @@ export class ToolsCore implements ToolCore {
       const asBefore = { tool: known.tool, facts: known.facts };
       const another = entry !== undefined && otherTool(known.tool, entry.name);
       if (another) (known.earlier ??= []).push(asBefore);
-      if (others.length > 0) (known.earlier ??= []).push(...viewsOf(others, false));
+      if (others.length > 0) (known.earlier ??= []).push(...viewsOf(others, false, this.windows()));
       if (entry !== undefined) known.tool = entry.name;
       if (args !== undefined) {
         const before = known.facts;
@@ -600,7 +604,7 @@ export class ToolsCore implements ToolCore {
       startEventMs: times.eventMs,
       argsError: error,
       args: this.options.full ? fullArgs(read) : undefined,
-      ...(others.length > 0 ? { earlier: viewsOf(others, false) } : {}),
+      ...(others.length > 0 ? { earlier: viewsOf(others, false, this.windows()) } : {}),
       ...(startSteps !== undefined ? { startSteps } : {}),
     });
   }
@@ -650,7 +654,7 @@ export class ToolsCore implements ToolCore {
       state !== undefined && (state.earlier !== undefined || otherTool(state.tool, tool) || otherTool(state.facts.mcpTool, facts.mcpTool));
     if (asStarted || others.length > 0) {
       const views: CallView[] = asStarted ? [...(state.earlier ?? []), { tool: state.tool, facts: state.facts }] : [];
-      if (others.length > 0) views.push(...viewsOf(others, true));
+      if (others.length > 0) views.push(...viewsOf(others, true, this.windows()));
       this.checkViews(base, views, call, emit);
     }
   }
@@ -680,7 +684,7 @@ export class ToolsCore implements ToolCore {
         }
       }
       const tool = entry?.name;
-      const facts = argsFacts(tool, read, own);
+      const facts = argsFacts(tool, read, own, undefined, this.windows(session));
       const state = this.eventless(rec, callId, tool, facts, session);
       state.argsError = error;
       if (this.options.full) state.args = fullArgs(read);
@@ -689,6 +693,9 @@ export class ToolsCore implements ToolCore {
       call.started = false;
       call.parentCallId = parent ?? null;
       this.finish(call, emit);
+      // A step naming two tools: checked as each, as an event of the run is.
+      const others = entry === undefined ? NO_ENTRIES : otherToolEntries(entry);
+      if (others.length > 0) this.checkViews(state, viewsOf(others, true, this.windows(session)), call, emit);
     }
   }
 

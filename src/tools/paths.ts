@@ -265,8 +265,9 @@ function shownAsPath(p: string): string | undefined {
 
 /**
  * Every form of `p` a glob should be tried against, so that no spelling of a
- * path slips past a check: normalized (as written, and with backslashes as
- * slashes); resolved against `cwd`; and relative to `cwd` when inside it.
+ * path slips past a check: normalized (as written, and, for the deny checks
+ * or in a Windows session, with backslashes as slashes); resolved against
+ * `cwd`; and relative to `cwd` when inside it.
  * `broad` (for deny checks) adds the path with any leading `../` segments
  * dropped (`../../x/.env` is also tried as `x/.env`, whatever `cwd` is),
  * compares against `cwd` ignoring case, and adds each form in composed
@@ -326,9 +327,12 @@ function formsOf(
   const fromCwd = new Set<string>();
   const short = shortForm(p);
   // As written, with backslashes as slashes, a Windows long form (`\\?\C:\x`) as the path it names, and a file URL
-  // (`file:///repo/.env`) as the path it names.
+  // (`file:///repo/.env`) as the path it names. The backslashes and long forms for the deny checks, and in a Windows
+  // session: in a POSIX one, a backslash is part of a name, and a required write is met by the file it names.
   const urlPaths = fileUrlPaths(p);
-  const spellings = new Set([p, short, ...urlPaths].flatMap((s) => [s, s.replace(/\\/g, '/')]));
+  const spellings = new Set(
+    broad || isWindowsCwd(cwd) ? [p, short, ...urlPaths].flatMap((s) => [s, s.replace(/\\/g, '/')]) : [p, ...urlPaths],
+  );
   // A file URL read as a relative path of that name (`file:/tmp/work/a.ts` in the cwd) names no directory of the path from the cwd.
   const raw = urlPaths.length > 0 ? new Set([p, p.replace(/\\/g, '/'), short, short.replace(/\\/g, '/')]) : undefined;
   const cwdSlashed = cwd === undefined ? undefined : windowsForm(cwd);
