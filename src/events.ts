@@ -1032,7 +1032,12 @@ const CHANGE_LIST_KEYS = ['edits', 'files', 'changes', 'operations'];
 function pushChangeListPaths(list: string[], o: JsonObject): void {
   for (const key of CHANGE_LIST_KEYS) {
     const items = o[key];
-    if (Array.isArray(items)) for (const item of items) if (isObject(item)) pushPathKeys(list, item);
+    if (!Array.isArray(items)) continue;
+    for (const item of items) {
+      if (!isObject(item)) continue;
+      pushPathKeys(list, item);
+      pushPaths(list, item.paths);
+    }
   }
 }
 
@@ -1344,7 +1349,8 @@ const PATH_KEYS = [
 // A header may be indented (any white space: the format's own parser trims the line it starts a file with), and an
 // indented one may also be a line of context in the file before it.
 // The name runs to the line's end, its trailing space taken off after (see pushPatchFiles): `(.+?)\s*$` would try each run of spaces.
-const PATCH_FILE = /^([^\S\r\n]*)\*\*\* (Update File|Add File|Delete File|Move to): (.+)$/gm;
+// Lines are split at LF alone, as the format's grammar splits them: a CR, U+2028 or U+2029 is part of a name.
+const PATCH_FILE = /^([^\S\r\n]*)\*\*\* (Update File|Add File|Delete File|Move to): ([^\n]+)$/;
 
 /** What makes a part of a glob more than a plain name. */
 export const GLOB_CHARS = /[*?[\]{}()!+@\\]/;
@@ -1505,7 +1511,9 @@ function pushPatchFiles(facts: ToolCallFacts, patch: string): void {
   const written = new Set<string>();
   const notWritten: string[] = [];
   let updated: string | undefined;
-  for (const m of patch.matchAll(PATCH_FILE)) {
+  for (const line of patch.split('\n')) {
+    const m = PATCH_FILE.exec(line);
+    if (m === null) continue;
     const [, indent, header, text] = m as unknown as [string, string, string, string];
     // The name without the space it ends with; a name of spaces alone, its first.
     const path = text.trimEnd() || text[0]!;

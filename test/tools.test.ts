@@ -2025,3 +2025,29 @@ t.test('review fixes: a move away named under `paths` or a file URL, a Windows r
   for (const cut of ['"tool_cal', '"tool_', '"']) t.notOk(passes(`${init()}\n${read}{"type":${cut}\n`), `cut at {"type":${cut}`);
   t.ok(passes(`${init()}\n${read}{"type":"assis\n`), 'cut in another type');
 });
+
+t.test('review fixes: a patch name holding a CR or U+2028, `paths` in a list of changes, a Windows name of dots and spaces, a delete whose result names the directory with no cwd', async (t) => {
+  const init = (cwd?: string) => JSON.stringify({ type: 'system', subtype: 'init', session_id: 's', ...(cwd === undefined ? {} : { cwd }) });
+  const event = (toolCall: unknown) => JSON.stringify({ type: 'tool_call', subtype: 'completed', call_id: 'c1', session_id: 's', tool_call: toolCall });
+  const fn = (name: string, args: unknown, cwd = '/r') => `${init(cwd)}\n${event({ function: { name, arguments: JSON.stringify(args) }, result: { success: {} } })}\n`;
+  // The patch format splits lines at LF alone.
+  for (const sep of ['\r', '\u2028', '\u2029']) {
+    const input = `*** Begin Patch\n*** Add File: x${sep}/d\n+hi\n*** Add File: x${sep}/../.env\n+A=1\n*** End Patch\n`;
+    t.ok(violates(fn('apply_patch', { input }), { denyWrite: ['**/.env'] }), `a name holding U+${sep.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  }
+  const crlf = runCore(fn('apply_patch', { input: '*** Begin Patch\r\n*** Update File: src/a.ts\r\n@@\r\n-a\r\n+b\r\n*** End Patch\r\n' }));
+  t.same(records(crlf.out)[0]!.edited, ['src/a.ts'], 'a CRLF patch: its names without their CR');
+  // `paths` in an item of a list of changes.
+  for (const key of ['edits', 'files', 'changes', 'operations']) {
+    t.ok(violates(fn('edit_files', { [key]: [{ path: 'README.md' }, { paths: ['.github/ci.yml'] }] }), { denyWrite: ['.github'] }), `${key}: [{paths}]`);
+  }
+  // A Windows name of dots and spaces alone: the directory itself, or its parent.
+  const del = (p: string, cwd = 'C:\\proj') => `${init(cwd)}\n${event({ deleteToolCall: { args: { path: p }, result: { success: {} } } })}\n`;
+  for (const p of ['...', '. ', '.. ']) t.ok(violates(del(p), { denyWrite: ['**/.env'] }), `deleting ${JSON.stringify(p)}: the project or above`);
+  for (const p of ['.github\\...', '.github\\ ', 'C:\\proj\\.github\\...']) t.ok(violates(del(p), { denyWrite: ['.github/workflows/**'] }), `deleting ${p}: .github`);
+  t.notOk(violates(del('src\\...'), { denyWrite: ['.github/workflows/**'] }), 'deleting src\\...: src');
+  // With no cwd, a delete whose result names the directory absolute where its arguments name it relative.
+  const noCwd = `${event({ deleteToolCall: { args: { path: 'workflows' }, result: { success: { path: '/repo/.github/workflows' } } } })}\n`;
+  const v = runCore(noCwd, { denyWrite: ['.github/workflows/*.yml'] }).violations;
+  t.same(v.map((x) => [x.check, x.path]), [['--deny-write', 'workflows']], 'reported as the arguments named it');
+});

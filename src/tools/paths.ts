@@ -408,7 +408,9 @@ function formsOf(
  */
 function fileSystemSpellings(form: string): [string, string] {
   const composed = form.normalize('NFC');
-  return [composed, composed.split('/').map(windowsName).join('/')];
+  const windows = composed.split('/').map(windowsName).join('/');
+  // A name of dots and spaces made `.` or `..`: the path it then names (`.github/...` is `.github`).
+  return [composed, windows !== composed && /(?:^|\/)\.\.?(?:\/|$)/.test(windows) ? normalizePath(windows) : windows];
 }
 
 /** An absolute path from its root, as a relative one: `/a/b` as `a/b`, `C:/a/b` and `//host/share/a/b` as `a/b`. */
@@ -434,6 +436,8 @@ function withoutTrailingDots(name: string): string {
  */
 function windowsName(segment: string): string {
   if (segment === '.' || segment === '..') return segment;
+  // Dots and spaces alone: the directory itself (`...`, `. `), or, `..` and spaces, its parent, as Windows reads them.
+  if (/^[. ]+$/.test(segment)) return segment.trimEnd() === '..' ? '..' : '.';
   const name = withoutTrailingDots(segment.replace(/:[^:]*:\$[A-Z_]+$/i, ''))
     .replace(/\u0131/g, 'i')
     .replace(/\u017f/g, 's');

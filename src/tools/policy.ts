@@ -745,12 +745,17 @@ export class Policy {
   /** `--deny-write` for a delete of a directory above what a glob names, for each path not reported already. */
   private denyAbove(call: AuditedCall, out: Violation[]): void {
     const reported = new Set(out.filter((v) => v.check === '--deny-write').map((v) => v.path));
-    for (const path of call.paths) {
+    // Every path it names, its result's too (a result may name the directory absolute where the arguments name it
+    // relative, with no cwd to say they are one), each reported as the arguments named it.
+    for (const path of call.allPaths) {
+      const shown = shownAs(call, path);
       // One too deep to check is reported as such by the deny checks.
-      if (reported.has(path) || tooDeep(path)) continue;
+      if (reported.has(shown) || tooDeep(path)) continue;
       const forms = matchForms(path, call.cwd, true);
       const glob = this.denyWrite.find((g) => forms.some((f) => deletesUnder(f, g)));
-      if (glob !== undefined) out.push({ check: '--deny-write', pattern: glob.text, call, path });
+      if (glob === undefined) continue;
+      out.push({ check: '--deny-write', pattern: glob.text, call, path: shown });
+      reported.add(shown);
     }
   }
 
