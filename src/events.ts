@@ -739,7 +739,11 @@ function mcpArguments(args: JsonObject, facts: ToolCallFacts): JsonObject[] {
       try {
         const value: unknown = parseNested(raw);
         if (isObject(value)) out.push(value);
-        else out.push(salvageArguments(raw));
+        else {
+          // Not an object (a list): what of it names paths picked out, and the checks cannot clear the call.
+          out.push(salvageArguments(raw));
+          facts.argsUnread = true;
+        }
         // A key given twice: its first value too, as of a function call's arguments (see otherArgs).
         const first = firstValues(raw);
         if (isObject(first)) out.push(first);
@@ -1419,7 +1423,7 @@ function globDirectories(facts: ToolCallFacts, pattern: string, searched: string
     for (const form of forms ?? [one.slice(0, slash + 1)]) {
       const dir = plainLead(form.split('/').slice(0, -1));
       if (dir === '' || dir === '.') continue;
-      pushPath(dirs, one.startsWith('/') ? dir : `${searched}/${dir}`);
+      pushPath(dirs, ROOTED_GLOB.test(one) ? dir : `${searched}/${dir}`);
     }
   }
   return dirs;
@@ -1754,8 +1758,8 @@ function reasonOf(body: unknown): string | undefined {
   return undefined;
 }
 
-// A glob from a root: `/repo/*`, `C:/x/*`.
-const ROOTED_GLOB = /^(?:\/|[A-Za-z]:\/)/;
+// A glob from a root: `/repo/*`, `C:/x/*`, `C:\x\*`.
+const ROOTED_GLOB = /^(?:\/|[A-Za-z]:[\\/])/;
 
 /**
  * Pushes what a glob or a grep given `args` searches: for a glob, the
@@ -1796,8 +1800,10 @@ function pushSearchScope(facts: ToolCallFacts, kind: 'glob' | 'grep', args: Json
           facts.searchFiltersCut = true;
           break filtering;
         }
-        // A glob without a slash names files at any depth; one from a root, those it names.
-        filters.add(ROOTED_GLOB.test(one) ? one : `${dir}/${one.includes('/') ? one : `**/${one}`}`);
+        // A glob without a slash names files at any depth; one from a root, the files under the directory searched
+        // (as ripgrep roots it there), or those it names.
+        filters.add(`${dir}/${one.includes('/') ? one : `**/${one}`}`);
+        if (ROOTED_GLOB.test(one)) filters.add(one);
       }
     }
   }

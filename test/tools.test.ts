@@ -2051,3 +2051,28 @@ t.test('review fixes: a patch name holding a CR or U+2028, `paths` in a list of 
   const v = runCore(noCwd, { denyWrite: ['.github/workflows/*.yml'] }).violations;
   t.same(v.map((x) => [x.check, x.path]), [['--deny-write', 'workflows']], 'reported as the arguments named it');
 });
+
+t.test('review fixes: arguments that are a list cannot clear the checks; a grep glob from a root, under the directory searched and as it is; a drive-rooted pattern; a sub-agent step\'s second tool said so', async (t) => {
+  const init = (cwd = '/repo') => JSON.stringify({ type: 'system', subtype: 'init', session_id: 's', cwd });
+  const event = (toolCall: unknown, id = 'c1') => JSON.stringify({ type: 'tool_call', subtype: 'completed', call_id: id, session_id: 's', tool_call: toolCall });
+  const listed = `${init()}\n${event({ function: { name: 'read_file', arguments: '[{"path":"a.ts"},{"path":".env"}]' }, result: { success: {} } })}\n`;
+  t.ok(violates(listed, { denyRead: ['**/.env'] }), 'a read given a list');
+  t.ok(violates(listed, { denyRead: ['secrets/**'] }), 'whatever the glob: the list may name more');
+  const mcpListed = `${init()}\n${event({ mcpToolCall: { args: { name: 'fs', toolName: 'write_file', args: '[{"path":"a"}]' }, result: { success: {} } } })}\n`;
+  t.ok(violates(mcpListed, { denyWrite: ['.github/**'] }), "an MCP call's own arguments a list");
+  // A grep's glob from a root: ripgrep roots it at the directory searched; read as the path it names too.
+  const grep = (glob: string, path?: string, cwd?: string) => `${init(cwd)}\n${event({ grepToolCall: { args: { pattern: 'x', glob, ...(path === undefined ? {} : { path }) }, result: { success: {} } } })}\n`;
+  t.ok(violates(grep('/secrets/*', 'src'), { denyRead: ['src/secrets/**'] }), '/secrets/* in src');
+  t.ok(violates(grep('/repo/secrets/*'), { denyRead: ['secrets/**'] }), '/repo/secrets/* in /repo');
+  t.ok(violates(grep('C:\\proj\\secrets\\*', undefined, 'C:\\proj'), { denyRead: ['secrets/**'] }), 'C:\\proj\\secrets\\* in C:\\proj');
+  // A glob call's pattern from a drive's root.
+  t.ok(violates(`${init('C:\\proj')}\n${event({ globToolCall: { args: { globPattern: 'C:/proj/secrets/*' }, result: { success: {} } } })}\n`, { denyRead: ['secrets/**'] }), 'a glob of C:/proj/secrets/*');
+  t.ok(violates(`${init('C:\\proj')}\n${event({ mcpToolCall: { args: { name: 'fs', toolName: 'glob', args: { pattern: 'C:/proj/secrets/*' } }, result: { success: {} } } })}\n`, { denyRead: ['secrets/**'] }), "a server's glob of C:/proj/secrets/*");
+  // A server's glob lists the directories its pattern starts with, as the agent's own: of files anywhere, no read.
+  t.notOk(violates(`${init()}\n${event({ mcpToolCall: { args: { name: 'fs', toolName: 'glob', args: { pattern: '**/.env' } }, result: { success: {} } } })}\n`, { denyRead: ['**/.env'] }), "a server's glob of **/.env");
+  // A sub-agent's step naming two tools: the second's line says whose sub-agent made it.
+  const step = { toolCall: { readToolCall: { args: { path: 'a' }, result: { success: {} } }, write_file: { args: { path: '.github/ci.yml' }, result: { success: {} } } } };
+  const task = event({ taskToolCall: { args: { prompt: 'p' }, result: { success: { conversationSteps: [step] } } } }, 't1');
+  const [v] = runCore(`${init()}\n${task}\n`, { denyWrite: ['.github'] }).violations;
+  t.match(formatViolation(v!), /by the sub-agent of call t1/);
+});

@@ -746,6 +746,8 @@ export class ToolsCore implements ToolCore {
    */
   private checkView(state: PendingState, view: CallView, call: AuditedCall, emit: Emit): void {
     const seen = this.callOf({ ...state, tool: view.tool }, call.status, view.facts, undefined, undefined);
+    // A sub-agent's step, said so as the call is.
+    if (call.parentCallId !== undefined) seen.parentCallId = call.parentCallId;
     if (this.tools.size > 0 && !callIsTool(seen, this.tools)) return;
     if (this.statuses !== undefined && !this.statuses.has(seen.status)) return;
     // A line the call itself, or another of its views, reported already (an MCP call's tools, both `mcp`) is not repeated.

@@ -701,7 +701,7 @@ export class Policy {
   }
 
   /**
-   * A call given arguments that are not JSON, at any of its events (or an
+   * A call given arguments that are not JSON, or not an object (a list), at any of its events (or an
    * MCP call its own arguments so): the paths picked out of them (see
    * toolCallArgs) may not be all it names, a patch cut short among them. Of
    * the checks that ask which files a call of its kind touches, each it has
@@ -712,7 +712,7 @@ export class Policy {
    * calls that name no file.
    */
   private unreadArgs(call: AuditedCall, kind: string, out: Violation[]): void {
-    if (call.argsError !== 'not JSON' && call.facts.argsUnread !== true) return;
+    if (call.argsError !== 'not JSON' && call.argsError !== 'not an object' && call.facts.argsUnread !== true) return;
     if (CHANGE_KINDS.has(kind) || call.facts.copies) {
       if (this.options.noWrites && !failedAlready(out, '--no-writes')) out.push({ check: '--no-writes', call, argsUnread: true });
       for (const glob of this.denyWrite) if (!failedAlready(out, '--deny-write', glob.text)) out.push({ check: '--deny-write', pattern: glob.text, call, argsUnread: true });
