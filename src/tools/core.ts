@@ -797,6 +797,8 @@ export class ToolsCore implements ToolCore {
   }
 
   private finish(call: AuditedCall, emit: Emit): void {
+    // A new call: the lines its views may repeat are its own (see violate).
+    this.callLines.clear();
     // No event of the call named a tool the audit can find: it may be any tool, whatever the filters keep.
     if (call.tool === undefined && !this.unknownCalls) {
       this.unknownCalls = true;
@@ -810,7 +812,6 @@ export class ToolsCore implements ToolCore {
     }
     if (this.statuses !== undefined && !this.statuses.has(call.status)) return;
     this.calls++;
-    this.callLines.clear();
     for (const v of this.policy.check(call)) this.violate(v);
     if (this.summary) {
       this.summary.add(call);
