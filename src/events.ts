@@ -1693,6 +1693,8 @@ const PATH_INDEX = new WeakMap<string[], Set<string>>();
 
 /** {@link pushPath} for a path, or each path of a list (see stringsOf). */
 function pushPaths(list: string[], value: unknown): void {
+  // (Most calls give no list: nothing made for it.)
+  if (value === undefined) return;
   for (const p of stringsOf(value)) pushPath(list, p);
 }
 
