@@ -628,8 +628,9 @@ export interface ToolCallArgs {
   args: JsonObject | undefined;
   /**
    * Set when a `function` call's `arguments` string is not a JSON object:
-   * `not JSON` or `not an object`. `args` then holds only the string fields of
-   * known path, command and url keys that could be picked out of the text.
+   * `not JSON` or `not an object`. `args` then holds only what could be
+   * picked out of the text (see salvageArguments): the strings of the keys
+   * that name paths, commands and URLs, and lists of paths.
    */
   error?: 'not JSON' | 'not an object';
   /** With `error`: the `arguments` value as the stream gave it (the text, or what else it was). */
