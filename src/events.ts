@@ -543,7 +543,7 @@ export function toolCallEntry(e: unknown): ToolCallEntry | undefined {
     if (key.endsWith('ToolCall') && key.length > 'ToolCall'.length) {
       return { key, name: key.slice(0, -'ToolCall'.length), body: value, toolCall };
     }
-    if (fallback === undefined && key !== 'function' && (has(value, 'args') || has(value, 'result'))) fallback = key;
+    if (fallback === undefined && namesCallByKey(key, value)) fallback = key;
   }
   const fn = obj(toolCall, 'function');
   if (fn !== undefined) {
@@ -552,6 +552,11 @@ export function toolCallEntry(e: unknown): ToolCallEntry | undefined {
   }
   if (fallback !== undefined) return { key: fallback, name: fallback, body: toolCall[fallback] as JsonObject, toolCall };
   return flatCall(toolCall);
+}
+
+/** True when `key` of a `tool_call` object, holding `value`, names a tool by itself (`write_file: {args, result}`). */
+function namesCallByKey(key: string, value: JsonObject): boolean {
+  return key !== 'function' && (has(value, 'args') || has(value, 'result'));
 }
 
 /** A flat call, its tool named beside its arguments (`{name, args}`, `{name, arguments}`): read as a `function` call. */
@@ -586,7 +591,7 @@ export function otherToolEntries(entry: ToolCallEntry): readonly ToolCallEntry[]
       continue;
     }
     if (named) (out ??= []).push({ key, name: key.slice(0, -'ToolCall'.length), body: value, toolCall });
-    else if (key !== 'function' && !BESIDE_NAME.has(key) && (has(value, 'args') || has(value, 'result'))) (out ??= []).push({ key, name: key, body: value, toolCall });
+    else if (!BESIDE_NAME.has(key) && namesCallByKey(key, value)) (out ??= []).push({ key, name: key, body: value, toolCall });
     else if (key === 'function') {
       const name = str(value, 'name');
       (out ??= []).push({ key, name: name !== undefined && name !== '' ? name : 'function', body: value, toolCall });

@@ -28,7 +28,8 @@ function runCore(input: Buffer | string, options: ToolsOptions = {}, size = 0) {
   let out = '';
   const emit = (d: string | Buffer) => (out += d.toString());
   // Lines of types the core does not need are handed over unparsed, as in the tool.
-  const reader = new EventReader({ record: (r) => core.record(r, emit), problem: () => {} }, { needs: (type) => core.needs(type) });
+  // Lines that are not events go to the core, as in the tool (a tool call it cannot read fails the checks: core.passed).
+  const reader = new EventReader({ record: (r) => core.record(r, emit), problem: (p) => core.problem(p) }, { needs: (type) => core.needs(type) });
   reader.startSource('in');
   const buf = Buffer.isBuffer(input) ? input : Buffer.from(input);
   if (size <= 0) reader.write(buf);
@@ -1893,15 +1894,7 @@ t.test('review fixes: a tool call event cut before its tool, glued after one `--
   const init = JSON.stringify({ type: 'system', subtype: 'init', session_id: 's', cwd: '/r' });
   const read = JSON.stringify({ type: 'tool_call', subtype: 'completed', call_id: 'a', session_id: 's', tool_call: { readToolCall: { args: { path: 'README.md' }, result: { success: {} } } } });
   // Cut anywhere before its `tool_call` object opens: a call of no known kind, which no `--tool` leaves out.
-  const passes = (input: string): boolean => {
-    const core = new ToolsCore({ tools: ['write'], denyWrite: ['.github/**'] });
-    const reader = new EventReader({ record: (r) => core.record(r, () => {}), problem: (p) => core.problem(p) }, { needs: (type) => core.needs(type) });
-    reader.startSource('in');
-    reader.write(Buffer.from(input));
-    reader.endSource();
-    core.end(() => {});
-    return core.passed;
-  };
+  const passes = (input: string): boolean => runCore(input, { tools: ['write'], denyWrite: ['.github/**'] }).core.passed;
   for (const cut of ['"tool_call":', '"call_id":"b",', '"call_id":"b","timestamp_ms":17', '"call_id":"b"']) {
     t.notOk(passes(`${init}\n${read}{"type":"tool_call","subtype":"started",${cut}\n`), `cut after ${cut}`);
   }
@@ -2012,15 +2005,7 @@ t.test('review fixes: a move away named under `paths` or a file URL, a Windows r
   t.notOk(violates(glob('**/*.pem'), { denyRead: ['**/*.pem'] }), 'a server glob of **/*.pem lists, as the agent\'s own does');
   t.ok(violates(`${init('/repo')}\n${event({ grepToolCall: { args: { pattern: 'x', glob: '/repo/secrets/*' }, result: { success: {} } } })}\n`, { denyRead: ['secrets/**'] }), 'a grep of a glob from a root');
   // A tool call event cut in its type, glued after a call --tool leaves out.
-  const passes = (input: string): boolean => {
-    const core = new ToolsCore({ tools: ['write'], noWrites: true });
-    const reader = new EventReader({ record: (r) => core.record(r, () => {}), problem: (p) => core.problem(p) }, { needs: (type) => core.needs(type) });
-    reader.startSource('in');
-    reader.write(Buffer.from(input));
-    reader.endSource();
-    core.end(() => {});
-    return core.passed;
-  };
+  const passes = (input: string): boolean => runCore(input, { tools: ['write'], noWrites: true }).core.passed;
   const read = event({ readToolCall: { args: { path: 'a' }, result: { success: {} } } });
   for (const cut of ['"tool_cal', '"tool_', '"']) t.notOk(passes(`${init()}\n${read}{"type":${cut}\n`), `cut at {"type":${cut}`);
   t.ok(passes(`${init()}\n${read}{"type":"assis\n`), 'cut in another type');

@@ -353,12 +353,7 @@ function floatingDirectories(parts: readonly string[], options: MinimatchOptions
   const runs: NamedPart[][] = [];
   parts.forEach((part, at) => {
     if (part !== '**') return;
-    const run: NamedPart[] = [];
-    for (let k = at + 1; k < parts.length; k++) {
-      const named = namedPart(parts[k]!, options);
-      if (named === undefined) break;
-      run.push(named);
-    }
+    const run = namedRun(parts, at + 1, options);
     if (run.length > 0) runs.push(run);
   });
   return runs;
@@ -398,13 +393,19 @@ function names(named: NamedPart, name: string): boolean {
  * (see {@link leadingDirectory}).
  */
 function namedLead(parts: readonly string[], options: MinimatchOptions): NamedPart[][] {
-  const lead: NamedPart[] = [];
-  for (const part of parts) {
-    const named = namedPart(part, options);
-    if (named === undefined) break;
-    lead.push(named);
-  }
+  const lead = namedRun(parts, 0, options);
   return lead.some((part) => typeof part !== 'string') ? [lead] : [];
+}
+
+/** The parts of `parts` from `from` on, each as a NamedPart, up to the first that may name any directory. */
+function namedRun(parts: readonly string[], from: number, options: MinimatchOptions): NamedPart[] {
+  const run: NamedPart[] = [];
+  for (let k = from; k < parts.length; k++) {
+    const named = namedPart(parts[k]!, options);
+    if (named === undefined) break;
+    run.push(named);
+  }
+  return run;
 }
 
 /** The plain directories a glob's directory `parts` start with, up to the first with a glob character, lower case. */
