@@ -10,9 +10,9 @@
 
 import type { LineShape } from './io/shapes.js';
 import { braceExpand } from 'minimatch';
-import { firstValues } from './io/json-tokens.js';
+import { firstValues, writtenNumbers } from './io/json-tokens.js';
 import { bomLength, closingQuote, isJsonSpace, literalAt, parseNested } from './io/json-bytes.js';
-import { exactJsonText } from './json-text.js';
+import { exactJsonText, writtenJsonText } from './json-text.js';
 import { clipped } from './safe-text.js';
 
 /** Any JSON object read from the stream. */
@@ -424,15 +424,42 @@ export function thinkingText(e: unknown): string {
   return str(e, 'text') ?? '';
 }
 
+/** True when `value` is a number or holds one, at any depth. */
+function holdsNumber(value: unknown): boolean {
+  const stack = [value];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (typeof v === 'number') return true;
+    if (Array.isArray(v)) for (const e of v) stack.push(e);
+    else if (isObject(v)) for (const k in v) stack.push(v[k]);
+  }
+  return false;
+}
+
+/**
+ * The compact JSON text of `value`, the value at `steps` of the event whose
+ * bytes are `raw`, with its numbers as `raw` writes them (see
+ * writtenJsonText): `1.50`, `12345678901234567890`, `-0`, not `1.5`,
+ * `12345678901234567000`, `0`. The event is read again only for a value
+ * that holds a number; with no bytes (a record made without them), the text
+ * of exactJsonText.
+ */
+export function writtenValueText(value: unknown, raw: Buffer | undefined, steps: readonly PathStep[]): string {
+  if (raw === undefined || raw.length === 0 || !holdsNumber(value)) return exactJsonText(value);
+  const written = writtenNumbers(raw.toString('utf8'));
+  return writtenJsonText(value, written === undefined ? undefined : valueAt(written, steps));
+}
+
 /**
  * The `result` text of a result event, or undefined when it has none (no
  * `result`, or `null`). A value other than a string (`42`, an object) is its
- * compact JSON text, as `--field result` prints it.
+ * compact JSON text, as `--field result` prints it: its numbers as the
+ * event's bytes `raw` write them, when given (see writtenValueText).
  */
-export function resultText(e: unknown): string | undefined {
+export function resultText(e: unknown, raw?: Buffer): string | undefined {
   const value = isObject(e) ? e.result : undefined;
   if (value === undefined || value === null) return undefined;
-  return typeof value === 'string' ? value : exactJsonText(value);
+  return typeof value === 'string' ? value : writtenValueText(value, raw, ['result']);
 }
 
 /**

@@ -94,6 +94,49 @@ function iterative(root: unknown, mode: Mode): string {
   }
 }
 
+/**
+ * A number as the JSON text it was read from wrote it (`1.50`,
+ * `12345678901234567890`, `-0`, `1e400`): see {@link writtenJsonText}.
+ */
+export class WrittenNumber {
+  constructor(readonly text: string) {}
+}
+
+/** {@link writtenJsonText}, recursively. */
+function withWritten(value: unknown, written: unknown): string {
+  if (Array.isArray(value)) {
+    const w = Array.isArray(written) ? written : undefined;
+    return `[${value.map((v, i) => withWritten(v, w?.[i])).join(',')}]`;
+  }
+  if (isObject(value)) {
+    const w = isObject(written) && !(written instanceof WrittenNumber) ? written : undefined;
+    const members = Object.keys(value).map((k) => `${JSON.stringify(k)}:${withWritten(value[k], w !== undefined && Object.hasOwn(w, k) ? w[k] : undefined)}`);
+    return `{${members.join(',')}}`;
+  }
+  // A spelling is taken only where it reads as the very number parsed (`-0` as -0): never another value's.
+  if (typeof value === 'number' && written instanceof WrittenNumber && Object.is(Number(written.text), value)) return written.text;
+  return canonicalLeaf(value);
+}
+
+/**
+ * `value`'s JSON text as {@link exactJsonText} writes it, but each number as
+ * `written` spells it: `written` is the same value read again with each
+ * number a {@link WrittenNumber} (see writtenNumbers in io/json-tokens.ts).
+ * So `1.50`, `12345678901234567890` and `-0` are written as they were, not as
+ * the doubles `JSON.parse` made of them (`1.5`, `12345678901234567000`, `0`),
+ * as jq 1.7 writes a number it did not compute. A number whose spelling is not
+ * found there at the same place is written as exactJsonText writes it; so is
+ * all of a value nested too deep for recursion.
+ */
+export function writtenJsonText(value: unknown, written: unknown): string {
+  try {
+    return withWritten(value, written);
+  } catch (error) {
+    if (!isStackOverflow(error)) throw error;
+  }
+  return iterative(value, 'exact');
+}
+
 /** A value's JSON text, as `mode` says: recursion while the stack lasts, then the explicit stack. */
 function anyDepth(value: unknown, mode: Mode): string {
   try {

@@ -12,7 +12,8 @@ import { main as textMain } from '../src/cli/text.js';
 import { main as toolsMain } from '../src/cli/tools.js';
 import { EventReader } from '../src/io/input.js';
 import { MAX_DEPTH, nestedTooDeep, parseNested } from '../src/io/json-bytes.js';
-import { canonicalJsonText, exactJsonText, jsonText } from '../src/json-text.js';
+import { WrittenNumber, canonicalJsonText, exactJsonText, jsonText, writtenJsonText } from '../src/json-text.js';
+import { writtenNumbers } from '../src/io/json-tokens.js';
 import { runInProcess } from './fixtures/hostile/check.js';
 import { tools } from '../src/index.js';
 
@@ -122,11 +123,32 @@ t.test('a number too large for a double is no null in what the tools write of a 
   const line = '{"type":"result","subtype":"success","is_error":false,"result":"ok","session_id":"s","n":1e400,"u":{"big":-1e400}}\n';
   const fields = memoryIo(line);
   t.equal(await resultMain(['-f', 'n', '-f', 'u'], fields.io), 0);
-  t.equal(fields.stdout(), '1e999\n{"big":-1e999}\n', 'ndjson-result --field');
+  t.equal(fields.stdout(), '1e400\n{"big":-1e400}\n', 'ndjson-result --field, as written');
   // A value over several lines is written again as one, its numbers as they were written.
   const pretty = memoryIo('{"type":"result",\n"result":"ok","n":1e400}\n');
   await dedupeMain([], pretty.io);
   t.equal(pretty.stdout(), '{"type":"result","result":"ok","n":1e400}\n', 'ndjson-dedupe of a pretty-printed event');
+});
+
+t.test('a value written again keeps its numbers as written, and only where they read as the value parsed', async (t) => {
+  const again = (text: string): string => writtenJsonText(JSON.parse(text), writtenNumbers(text));
+  const text = '{"a":1.50,"b":[-0,12345678901234567890,1e400,-1E-400,"1.50"],"c":{"d":2.0e0,"e":null,"f":true}}';
+  t.equal(again(text), text, 'every number as written, at any depth');
+  t.equal(again('{ "a" : 1.50 ,\n "b" : [ 1.0 ] }'), '{"a":1.50,"b":[1.0]}', 'spaces left out');
+  t.equal(again('{"a":1.0,"a":2.50}'), '{"a":2.50}', 'a key given twice: the last, as JSON.parse keeps it');
+  t.equal(again('{"__proto__":1.50,"x":{"__proto__":[2.0]}}'), '{"__proto__":1.50,"x":{"__proto__":[2.0]}}', 'a member named __proto__, as any other');
+  t.equal(writtenJsonText(1.5, new WrittenNumber('2')), '1.5', 'a spelling of another number is not taken');
+  t.equal(writtenJsonText(0, new WrittenNumber('-0')), '0', 'nor -0 for 0');
+  t.equal(writtenJsonText([1.5, 2], [new WrittenNumber('1.50')]), '[1.50,2]', 'a number with no spelling at its place: as parsed');
+  t.equal(writtenJsonText({ a: 1.5 }, [new WrittenNumber('1.50')]), '{"a":1.5}', 'nor from a value of another shape');
+  t.equal(writtenJsonText(Infinity, undefined), '1e999', 'none at all: as exactJsonText writes it');
+  t.equal(writtenNumbers('{"a":'), undefined, 'a text cut short is no value');
+  t.equal(writtenNumbers('{"a":1}x'), undefined, 'nor one with more after it');
+  let deep = '[1.50]';
+  for (let i = 0; i < 50000; i++) deep = `[${deep}]`;
+  const written = writtenJsonText(JSON.parse(deep), writtenNumbers(deep));
+  t.equal(written.length, deep.length - 1, 'nested past the recursion: written whole');
+  t.ok(written.includes('[1.5]'), 'as exactJsonText writes it');
 });
 
 t.test('a value read over several lines is written as one line, its numbers and members as read', async (t) => {

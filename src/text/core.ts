@@ -41,7 +41,7 @@ import {
   ranSubagent,
   subagentCalls,
 } from '../events.js';
-import type { AgentEvent, JsonObject, ToolCallFacts, ToolCallResult, ToolResultStatus } from '../events.js';
+import type { JsonObject, ToolCallFacts, ToolCallResult, ToolResultStatus } from '../events.js';
 import { clipped, visible, visibleJson, visibleOneLine } from '../safe-text.js';
 import { flagOption } from '../option-values.js';
 import { UnnamedCalls, callGroup } from '../unnamed-calls.js';
@@ -996,7 +996,7 @@ export class TextCore implements ToolCore {
     if (s.final.length > 0) return s.final;
     // `--output-format json` is a lone result: its text is the answer.
     if (saidNothing(s) && s.result !== undefined && !s.failed) {
-      const text = this.loneResultText(s.result.event);
+      const text = this.loneResultText(s.result);
       if (text !== undefined && text.length > 0) return text;
     }
     return undefined;
@@ -1007,8 +1007,9 @@ export class TextCore implements ToolCore {
    * string is its compact JSON, made visible as JSON still reads it
    * (`\u009b`, not `\x9b`: see visibleJson), unless `raw`.
    */
-  private loneResultText(event: AgentEvent): string | undefined {
-    const text = resultText(event);
+  private loneResultText(rec: EventRecord): string | undefined {
+    const event = rec.event;
+    const text = resultText(event, rec.raw);
     return text === undefined || this.options.raw || typeof event.result === 'string' ? text : visibleJson(text);
   }
 
@@ -1092,7 +1093,7 @@ export class TextCore implements ToolCore {
   private endSession(s: SessionState, out: Transcript): void {
     this.unfinished(s, out);
     if (saidNothing(s) && !s.failed && s.result) {
-      const text = this.loneResultText(s.result.event);
+      const text = this.loneResultText(s.result);
       if (text) {
         s.written += text.length;
         out.text(s.session, text, false);
