@@ -243,6 +243,20 @@ t.test('main()', async (t) => {
       t.equal(m.stdout(), '');
     }
   });
+  t.test('--key that no event read has: said at the end, as nothing was dropped', async (t) => {
+    const lines = '{"type":"log","uuid":"u1"}\n{"type":"log","uuid":"u1"}\n';
+    const run = async (argv: string[], input: string): Promise<string> => {
+      const m = memoryIo(input);
+      t.equal(await main(argv, m.io), 0, argv.join(' '));
+      return m.stderr();
+    };
+    t.equal(await run(['--key', ' .uuid'], lines), "ndjson-dedupe: --key ' .uuid': no event read has it, so none was dropped\n");
+    t.equal(await run(['-k', 'uid', '-k', 'id'], lines), "ndjson-dedupe: --key 'uid', 'id': no event read has any of them, so none was dropped\n");
+    t.equal(await run(['--key', 'uuid'], lines), '', 'found: nothing said');
+    t.equal(await run(['-k', 'uid', '-k', 'uuid'], lines), '', 'one of them found: nothing said');
+    t.equal(await run(['--key', 'uid'], ''), '', 'no event read: nothing said');
+    t.equal(await run(['--key', 'uid', '-q'], 'x\n'), '', 'nor with only lines that are not events');
+  });
   t.test('--stats', async (t) => {
     const m = memoryIo(partial);
     t.equal(await main(['--stats'], m.io), 0);

@@ -113,6 +113,11 @@ export function formatStats(name: string, stats: DedupeStats, verify: boolean): 
   return out;
 }
 
+/** How many events were read, of every kind. */
+function eventsRead(stats: DedupeStats): number {
+  return Object.values(stats.kinds).reduce((n, c) => n + c.read, 0);
+}
+
 /** Runs ndjson-dedupe; returns its exit status. */
 export async function main(argv: string[], io: Io = processIo()): Promise<number> {
   const parsed = parseArgs<typeof dedupeOptions, DedupeArgs>(dedupeSpec, argv, io);
@@ -136,6 +141,12 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
   // Asked for, the counts of what was read are written when a signal ends the run too (not when the reader has gone,
   // nor when --strict stopped it: they are written only at the end).
   if (args.stats && run.strictStop !== true && (!run.closed || run.signalled === true)) io.stderr.write(formatStats(name, core.stats, args.verify));
+  // A key no event read has dropped nothing: a path misspelt (`--key uid`, `--key ' .uuid'`) is said to be, not silently a copy.
+  const keys = list(args.key);
+  if (keys !== undefined && keys.length > 0 && core.stats.keyed === 0 && eventsRead(core.stats) > 0 && run.strictStop !== true && !run.closed && run.signalled !== true) {
+    const named = keys.map((k) => `'${visibleOneLine(String(k))}'`).join(', ');
+    warn(io, name, `--key ${named}: no event read has ${keys.length === 1 ? 'it' : 'any of them'}, so none was dropped`);
+  }
   if (run.closed || run.code !== EXIT.OK) return run.code;
   // Under --verify a flush that disagrees with its deltas is a failed check too: the stream contradicts itself.
   if (args.verify && (core.stats.differed > 0 || mismatches > 0)) return EXIT.FAILED;

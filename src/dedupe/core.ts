@@ -66,6 +66,8 @@ export interface DedupeStats {
   uncheckedNoText: number;
   /** `--verify`: runs (from their init, or their first event of the agent at work) whose input ended, or whose session started again, before their result. */
   noResult: number;
+  /** With `keys`: events that had a value at one of the paths at least (the others are kept, whatever they hold). */
+  keyed: number;
 }
 
 /** A `result` whose text differs from the session's kept assistant text (`--verify`). */
@@ -170,7 +172,7 @@ function keyAt(event: unknown, paths: ReadonlyArray<readonly PathStep[] | undefi
 function emptyStats(): DedupeStats {
   const kinds = {} as Record<StatKind, KindCount>;
   for (const kind of STAT_KINDS) kinds[kind] = { read: 0, kept: 0, dropped: 0 };
-  return { kinds, notEvents: 0, verified: 0, differed: 0, uncheckedFailed: 0, uncheckedClaude: 0, uncheckedNoText: 0, noResult: 0 };
+  return { kinds, notEvents: 0, verified: 0, differed: 0, uncheckedFailed: 0, uncheckedClaude: 0, uncheckedNoText: 0, noResult: 0, keyed: 0 };
 }
 
 function statKind(type: string): StatKind {
@@ -405,6 +407,7 @@ export class DedupeCore implements ToolCore {
     const kind = type === 'assistant' ? (assistantKind(rec.event) === 'delta' ? 'assistant delta' : 'assistant flush') : statKind(type);
     const key = keyAt(rec.event, this.keySteps);
     if (key !== undefined) {
+      this.stats.keyed++;
       if (this.seen.has(key)) {
         this.drop(kind);
         return;
