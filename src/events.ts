@@ -829,7 +829,9 @@ export function toolCallResult(entry: ToolCallEntry): ToolCallResult | undefined
         refused ??= key;
         continue;
       }
-      return { status: key as ToolResultStatus, variant: key, body: value, result };
+      // An MCP tool's own failure comes as a `success` of the call whose body says so (its CallToolResult's `isError`).
+      const status = key === 'success' && isObject(value) && value.isError === true ? 'error' : (key as ToolResultStatus);
+      return { status, variant: key, body: value, result };
     }
     if (other === undefined && isObject(value)) other = key;
   }
@@ -1789,6 +1791,11 @@ function reasonOf(body: unknown): string | undefined {
       const inner = str(v, 'message') ?? str(v, 'error') ?? str(v, 'reason');
       if (inner) return inner;
     }
+  }
+  // An MCP tool's failure (`isError`): the text of its content, `{"text": "…"}` or, as Cursor writes it, `{"text": {"text": "…"}}`.
+  if (body.isError === true && Array.isArray(body.content)) {
+    const texts = body.content.map((c) => (isObject(c) ? (typeof c.text === 'string' ? c.text : str(c.text, 'text')) : undefined)).filter((t) => t !== undefined && t !== '');
+    if (texts.length > 0) return texts.join('\n');
   }
   return undefined;
 }

@@ -71,6 +71,17 @@ t.test('result variants, with siblings ignored', async (t) => {
   t.equal(fnResult!.status, 'error', 'a function call result beside the function');
 });
 
+t.test("an MCP tool's own failure (isError in the call's success) is an error, its reason the text of its content", async (t) => {
+  const mcp = (success: unknown) => ({ mcpToolCall: { args: { name: 'fs', toolName: 'write_file', args: { path: 'a.yml' } }, result: { success } } });
+  const res = (success: unknown) => toolCallResult(toolCallEntry(ev(mcp(success)))!)!;
+  t.match(res({ content: [{ text: { text: 'Error: EACCES' } }], isError: true }), { status: 'error', variant: 'success' });
+  t.equal(facts(mcp({ content: [{ text: { text: 'Error: EACCES' } }], isError: true })).reason, 'Error: EACCES', "Cursor's shape of its content");
+  t.equal(facts(mcp({ content: [{ type: 'text', text: 'no such file' }, { type: 'image' }, { type: 'text', text: 'try again' }], isError: true })).reason, 'no such file\ntry again', "MCP's shape of its content, every text");
+  t.equal(facts(mcp({ isError: true })).reason, undefined, 'no content: no reason');
+  for (const flag of [false, 'true', 1, null]) t.equal(res({ content: [], isError: flag }).status, 'success', `isError ${JSON.stringify(flag)}: a success`);
+  t.equal(facts(mcp({ content: [{ text: 'done' }], isError: false })).reason, undefined, 'a success has no reason');
+});
+
 t.test('facts per kind', async (t) => {
   t.match(facts({ readToolCall: { args: { path: 'README.md' }, result: { success: { content: 'x', totalLines: 54, totalChars: 1254 } } } }), {
     kind: 'read', access: 'read', path: 'README.md', linesRead: 54, charsRead: 1254,
