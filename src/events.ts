@@ -947,10 +947,12 @@ export type ToolKind = 'read' | 'write' | 'edit' | 'delete' | 'shell' | 'ls' | '
 
 const KIND_BY_NAME: ReadonlyMap<string, ToolKind> = new Map<string, ToolKind>([
   // Cursor's `readLints` reads the diagnostics of the files it names.
-  ...['read', 'readfile', 'view', 'viewfile', 'cat', 'readlints'].map((n) => [n, 'read'] as const),
+  // MCP's filesystem server reads with `read_text_file`, `read_media_file`, `read_multiple_files` too.
+  ...['read', 'readfile', 'view', 'viewfile', 'cat', 'readlints', 'readtextfile', 'readmediafile', 'readmultiplefiles'].map((n) => [n, 'read'] as const),
   // A move or rename changes both of its paths. (A copy reads one and writes the other: it stays of unknown kind, see COPY_NAMES.)
   ...['write', 'writefile', 'createfile', 'create', 'move', 'movefile', 'rename', 'renamefile', 'mv'].map((n) => [n, 'write'] as const),
-  ...['edit', 'editfile', 'editfiles', 'multiedit', 'strreplace', 'searchreplace', 'applypatch', 'patch', 'notebookedit', 'editnotebook'].map(
+  // (`edit_block`: Desktop Commander's, an MCP server's.)
+  ...['edit', 'editfile', 'editfiles', 'multiedit', 'strreplace', 'searchreplace', 'applypatch', 'patch', 'notebookedit', 'editnotebook', 'editblock'].map(
     (n) => [n, 'edit'] as const,
   ),
   // A directory's delete too: it deletes every file under it.
@@ -1606,8 +1608,10 @@ export interface ToolCallFacts {
   command?: string;
   /** A tool of kind `other` given a `command` (or `cmd`) argument: it may run one (see Policy). */
   mayRunCommand?: boolean;
-  /** The working directory a shell call ran in, when it names one. */
+  /** The working directory a shell call ran in, when it names one (an MCP server's shell too). */
   workingDirectory?: string;
+  /** The call's arguments ask only for a preview (`dryRun`, `dry_run`: true, as MCP's `edit_file` takes): it meets no `--require-write`. */
+  dryRun?: boolean;
   /** The exit code of a shell call. */
   exitCode?: number;
   /** The signal that ended a shell call, when it names one. */
@@ -1770,6 +1774,16 @@ function pushPathKeys(list: string[], o: JsonObject): void {
 
 const URI_KEYS = ['uri', 'url'];
 
+/** The directory a shell's arguments say it runs in: its `workingDirectory`, `cwd`, or, as some agents' shells name it, `directory` or `dir` (SHELL_DIRECTORY_KEYS). */
+function shellDirectory(args: JsonObject): string | undefined {
+  return str(args, 'workingDirectory') || str(args, 'cwd') || str(args, 'directory') || str(args, 'dir') || undefined;
+}
+
+/** True when a call's arguments ask only for a preview: `dryRun` or `dry_run` given `true`. */
+function previewOnly(args: JsonObject): boolean {
+  return args.dryRun === true || args.dry_run === true;
+}
+
 /** The keys under which some agents' shells name the directory they run in, beside `workingDirectory` and `cwd`. */
 const SHELL_DIRECTORY_KEYS: ReadonlySet<string> = new Set(['directory', 'dir']);
 
@@ -1902,6 +1916,7 @@ export function toolCallFacts(
       if (innerKey !== undefined && KIND_BY_NAME.get(innerKey) === 'shell') {
         facts.mayRunCommand = true;
         facts.command = commandOf(inner);
+        facts.workingDirectory ??= shellDirectory(inner);
       } else if (givesCommand(inner)) {
         facts.mayRunCommand = true;
       }
@@ -1909,10 +1924,9 @@ export function toolCallFacts(
     if (kind === 'edit') pushPatchKeys(facts, args);
     if (kind === 'shell') {
       facts.command = commandOf(args);
-      // Its `directory` or `dir` too (SHELL_DIRECTORY_KEYS), where some agents' shells name it.
-      const wd = str(args, 'workingDirectory') ?? str(args, 'cwd') ?? str(args, 'directory') ?? str(args, 'dir');
-      if (wd) facts.workingDirectory = wd;
+      facts.workingDirectory = shellDirectory(args);
     }
+    if (previewOnly(args) || inners.some(previewOnly)) facts.dryRun = true;
     if (kind === 'glob' || kind === 'grep') pushSearchScope(facts, kind, args, true, windows);
     // A server's glob or grep searches as the agent's own does (its pattern is not the call's own: the record names the
     // server's tool).
@@ -1976,6 +1990,7 @@ export function addOtherFacts(facts: ToolCallFacts, other: ToolCallFacts): void 
   if (other.copies) facts.copies = true;
   if (other.wholeWorkspace && facts.argPaths.length === 0) facts.wholeWorkspace = true;
   if (other.mayRunCommand) facts.mayRunCommand = true;
+  if (other.dryRun) facts.dryRun = true;
   if (other.searchFilters !== undefined) facts.searchFilters = [...new Set([...(facts.searchFilters ?? []), ...other.searchFilters])];
   if (other.searchFiltersCut) facts.searchFiltersCut = true;
   if (other.searchFiltersUnread) facts.searchFiltersUnread = true;

@@ -82,6 +82,18 @@ t.test("an MCP tool's own failure (isError in the call's success) is an error, i
   t.equal(facts(mcp({ content: [{ text: 'done' }], isError: false })).reason, undefined, 'a success has no reason');
 });
 
+t.test('MCP servers: a preview writes nothing, a server shell runs where it says, read and edit tools of their names', async (t) => {
+  const mcp = (toolName: string, args: unknown) => facts({ mcpToolCall: { args: { name: 'srv', toolName, args }, result: { success: { content: [] } } } });
+  t.equal(mcp('edit_file', { path: 'a.md', edits: [], dryRun: true }).dryRun, true, "MCP's edit_file, dryRun");
+  t.equal(facts({ editToolCall: { args: { path: 'a.md', dry_run: true }, result: { success: {} } } }).dryRun, true, "the agent's own tool, dry_run");
+  for (const flag of [false, 'true', 1]) t.equal(mcp('edit_file', { path: 'a.md', dryRun: flag }).dryRun, undefined, `dryRun ${JSON.stringify(flag)}: no preview`);
+  t.match(mcp('execute_command', { command: 'make', cwd: '/tmp' }), { command: 'make', workingDirectory: '/tmp' });
+  t.match(mcp('run_command', { command: 'make', workingDirectory: '', dir: 'sub' }), { workingDirectory: 'sub' }, 'an empty name names no directory');
+  t.equal(facts({ shellToolCall: { args: { command: 'make', workingDirectory: '', cwd: '/w' }, result: { success: {} } } }).workingDirectory, '/w', "the agent's own shell too");
+  for (const name of ['read_text_file', 'read_media_file', 'read_multiple_files']) t.equal(toolKind(name), 'read', name);
+  t.equal(toolKind('edit_block'), 'edit');
+});
+
 t.test('facts per kind', async (t) => {
   t.match(facts({ readToolCall: { args: { path: 'README.md' }, result: { success: { content: 'x', totalLines: 54, totalChars: 1254 } } } }), {
     kind: 'read', access: 'read', path: 'README.md', linesRead: 54, charsRead: 1254,

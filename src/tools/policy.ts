@@ -625,7 +625,8 @@ export class Policy {
     const field = call.facts.access === undefined ? undefined : FIELD_OF_ACCESS[call.facts.access];
     // An MCP call writes as the tool it calls on its server does (`write_file`), its paths `touched`.
     const writes = field !== undefined && (REQUIRED_FIELDS.has(field) || (call.kind === 'mcp' && field === 'touched' && REQUIRING_KINDS.has(servedKind(call))));
-    if (this.require.length > 0 && !asNamed && call.status === 'success' && writes) {
+    // A preview (`dryRun`) writes nothing.
+    if (this.require.length > 0 && !asNamed && call.status === 'success' && writes && call.facts.dryRun !== true) {
       for (const glob of this.require) {
         // A move writes where it puts the file, not where it takes it from.
         // (The same file however spelt: a result names it absolute where the patch named it relative.)

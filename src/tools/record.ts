@@ -55,6 +55,7 @@ export function auditRecord(call: AuditedCall, options: RecordOptions = {}): Jso
   }
   set('command', f.command);
   set('working_directory', f.workingDirectory);
+  set('dry_run', f.dryRun);
   set('exit_code', f.exitCode);
   set('signal', f.signal);
   set('lines_read', f.linesRead);
