@@ -1376,6 +1376,10 @@ const PATH_KEYS = [
   'directory',
   'dir',
   'filepath',
+  // A file's name where some tools write what they make (Playwright's MCP server saves a screenshot or a PDF so).
+  'filename',
+  'fileName',
+  'file_name',
   'notebook_path',
   'notebookPath',
   'oldPath',

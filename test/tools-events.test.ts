@@ -92,6 +92,8 @@ t.test('MCP servers: a preview writes nothing, a server shell runs where it says
   t.equal(facts({ shellToolCall: { args: { command: 'make', workingDirectory: '', cwd: '/w' }, result: { success: {} } } }).workingDirectory, '/w', "the agent's own shell too");
   for (const name of ['read_text_file', 'read_media_file', 'read_multiple_files']) t.equal(toolKind(name), 'read', name);
   t.equal(toolKind('edit_block'), 'edit');
+  t.same(mcp('browser_take_screenshot', { filename: '.github/shot.png' }).argPaths, ['.github/shot.png'], "Playwright's file name");
+  t.same(facts({ function: { name: 'save_pdf', arguments: '{"file_name":"a.pdf","fileName":"b.pdf"}' } }).argPaths, ['b.pdf', 'a.pdf'], 'every spelling');
 });
 
 t.test('facts per kind', async (t) => {

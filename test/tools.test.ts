@@ -1196,8 +1196,10 @@ t.test('a copy touches both its paths; the files of a list of changes are the ca
   // An MCP call to a server's write, delete or read that names no path the audit can read fails the checks of its kind.
   const served = (toolName: string, args: unknown) =>
     [init, JSON.stringify({ type: 'tool_call', subtype: 'completed', call_id: 'm', tool_call: { mcpToolCall: { args: { name: 'fs', toolName, args }, result: { success: {} } } }, session_id: 's' })].join('\n');
-  t.same(runCore(served('write_file', { filename: '.github/ci.yml' }), { denyWrite: ['.github/**'] }).violations.map((v) => [v.check, v.noPath]), [['--deny-write', true]]);
-  t.same(runCore(served('write_file', { filename: '.github/ci.yml' }), { noWrites: true }).violations.map((v) => [v.check, v.noPath]), [['--no-writes', true]]);
+  t.same(runCore(served('write_file', { location: '.github/ci.yml' }), { denyWrite: ['.github/**'] }).violations.map((v) => [v.check, v.noPath]), [['--deny-write', true]]);
+  t.same(runCore(served('write_file', { location: '.github/ci.yml' }), { noWrites: true }).violations.map((v) => [v.check, v.noPath]), [['--no-writes', true]]);
+  // A file's name (Playwright's screenshot) is a path the audit reads.
+  t.same(runCore(served('browser_take_screenshot', { filename: '.github/ci.yml' }), { denyWrite: ['.github/**'] }).violations.map((v) => [v.check, v.noPath]), [['--deny-write', undefined]]);
   t.same(runCore(served('delete_directory', { target: '.github' }), { denyWrite: ['.github/**'] }).violations.map((v) => v.check), ['--deny-write']);
   t.same(runCore(served('read_file', { filename: '.env' }), { denyRead: ['**/.env'] }).violations.map((v) => v.check), ['--deny-read']);
   t.same(runCore(served('get_weather', { city: 'Oslo' }), { denyRead: ['**/.env'], denyWrite: ['**'], noWrites: true }).violations, [], 'a tool of no known kind, no path: nothing');
