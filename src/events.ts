@@ -1438,12 +1438,30 @@ function pushGlobDirectory(facts: ToolCallFacts, pattern: string, windows: boole
   for (const dir of patternDirectories(facts, pattern, windows)) pushPath(facts.argPaths, dir);
 }
 
-/** The directories a glob call's `pattern` starts with (see globDirectories), its backslashes read in a Windows session as there. */
+/**
+ * The directories a glob call's `pattern` starts with (see globDirectories),
+ * in each directory it searches (one, or a list: the project when it names
+ * none), its backslashes read in a Windows session as there. Past
+ * {@link MAX_GLOB_ALTERNATIVES} of them, as for a grep's filters, the deny
+ * checks cannot clear the call (`searchFiltersCut`).
+ */
 function patternDirectories(facts: ToolCallFacts, pattern: string, windows: boolean): string[] {
-  const searched = facts.argPaths[0] ?? '.';
+  const searched = facts.argPaths.length > 0 ? [...facts.argPaths] : ['.'];
   // In a Windows session a backslash separates, as in its paths (`secrets\*`), or escapes, as minimatch reads it: both.
   const spellings = windows && pattern.includes('\\') ? [pattern, pattern.replace(/\\/g, '/')] : [pattern];
-  return [...new Set(spellings.flatMap((spelt) => globDirectories(facts, spelt, searched)))];
+  const dirs = new Set<string>();
+  for (const spelt of spellings) {
+    for (const one of searched) {
+      for (const dir of globDirectories(facts, spelt, one)) {
+        if (dirs.size === MAX_GLOB_ALTERNATIVES) {
+          facts.searchFiltersCut = true;
+          return [...dirs];
+        }
+        dirs.add(dir);
+      }
+    }
+  }
+  return [...dirs];
 }
 
 /**

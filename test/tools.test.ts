@@ -2063,3 +2063,18 @@ t.test('review fixes: arguments that are a list cannot clear the checks; a grep 
   const [v] = runCore(`${init()}\n${task}\n`, { denyWrite: ['.github'] }).violations;
   t.match(formatViolation(v!), /by the sub-agent of call t1/);
 });
+
+t.test('a glob call given several directories lists its pattern\'s directory in each', async (t) => {
+  const glob = (args: Record<string, unknown>) => callOf('globToolCall', { globPattern: 'secrets/*', ...args }, '/r');
+  for (const args of [{ target_directories: ['src', 'config'] }, { paths: ['src', 'config'] }, { path: ['src', 'config'] }]) {
+    t.ok(violates(glob(args), { denyRead: ['config/secrets/**'] }), `in the second of ${JSON.stringify(args)}`);
+    t.ok(violates(glob(args), { denyRead: ['src/secrets/**'] }), `in the first of ${JSON.stringify(args)}`);
+    t.notOk(violates(glob(args), { denyRead: ['lib/secrets/**'] }), `not in one not given: ${JSON.stringify(args)}`);
+  }
+  const served = callOf('mcpToolCall', { name: 'fs', toolName: 'glob', args: { pattern: 'secrets/*', paths: ['src', 'config'] } }, '/r');
+  t.ok(violates(served, { denyRead: ['config/secrets/**'] }), "a server's glob too");
+  // Past as many directories as a glob's alternatives are tried, what it lists is not all known: the deny checks fail.
+  const many = Array.from({ length: 1001 }, (_, i) => `d${i}`);
+  t.ok(violates(glob({ target_directories: many }), { denyRead: ['nowhere/**'] }), '1,001 directories');
+  t.notOk(violates(glob({ target_directories: many.slice(0, 1000) }), { denyRead: ['nowhere/**'] }), '1,000 directories');
+});
