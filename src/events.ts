@@ -669,24 +669,28 @@ export interface ToolCallArgs {
   given?: unknown;
 }
 
-// Keys whose string values are worth salvaging from broken `arguments` text: every key the audit reads a path, a command
-// or a URL under (made at the first use: PATH_KEYS and the others are defined below).
+// Keys whose values are worth salvaging from broken `arguments` text: every key the audit reads a path, a command or a
+// URL under, and the lists of paths (made at the first use: PATH_KEYS and the others are defined below).
 let salvageKeys: RegExp | undefined;
-// Keys of lists of paths, salvaged string by string.
-const SALVAGE_LIST = /"(paths|target_directories)"\s*:\s*\[/g;
+// The same keys given a list (of paths, or a command's words), salvaged string by string.
+let salvageLists: RegExp | undefined;
 const SALVAGE_ITEM = /\s*("(?:[^"\\]|\\.)*")\s*(,|\])?/y;
+
+/** The keys {@link salvageArguments} picks out, as alternatives of a regular expression. */
+function salvagedKeys(): string {
+  return [...new Set([...PATH_KEYS, ...URI_KEYS, ...MOVE_KEYS, 'new_name', 'newName', 'command', 'cmd', 'commandLine', 'script', 'paths', 'target_directories'])].join('|');
+}
 
 /**
  * The string values of the keys that name paths, commands and URLs that can
  * be picked out of `text`, arguments that are not a JSON object (cut short,
- * say), and the strings of its lists of paths (`paths`).
+ * say), and the strings of the lists such keys are given (`paths`, a path
+ * key given a list, a command given as its words).
  */
 function salvageArguments(text: string): JsonObject {
   const out: JsonObject = {};
-  salvageKeys ??= new RegExp(
-    `"(${[...new Set([...PATH_KEYS, ...URI_KEYS, ...MOVE_KEYS, 'new_name', 'newName', 'command', 'cmd', 'commandLine', 'script'])].join('|')})"\\s*:\\s*("(?:[^"\\\\]|\\\\.)*")`,
-    'g',
-  );
+  salvageKeys ??= new RegExp(`"(${salvagedKeys()})"\\s*:\\s*("(?:[^"\\\\]|\\\\.)*")`, 'g');
+  const lists = (salvageLists ??= new RegExp(`"(${salvagedKeys()})"\\s*:\\s*\\[`, 'g'));
   salvageKeys.lastIndex = 0;
   for (let m = salvageKeys.exec(text); m !== null; m = salvageKeys.exec(text)) {
     try {
@@ -697,10 +701,10 @@ function salvageArguments(text: string): JsonObject {
       // an escape the regex let through but JSON does not: skip this field
     }
   }
-  SALVAGE_LIST.lastIndex = 0;
-  for (let m = SALVAGE_LIST.exec(text); m !== null; m = SALVAGE_LIST.exec(text)) {
+  lists.lastIndex = 0;
+  for (let m = lists.exec(text); m !== null; m = lists.exec(text)) {
     const list: string[] = [];
-    SALVAGE_ITEM.lastIndex = SALVAGE_LIST.lastIndex;
+    SALVAGE_ITEM.lastIndex = lists.lastIndex;
     for (let item = SALVAGE_ITEM.exec(text); item !== null; item = SALVAGE_ITEM.exec(text)) {
       try {
         const value = JSON.parse(item[1]!) as unknown;

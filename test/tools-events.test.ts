@@ -57,6 +57,12 @@ t.test('function arguments: parsed, broken, salvaged', async (t) => {
   t.same(args(undefined), { args: undefined });
   t.same(args('{"target_file": "se\\"cret/.env", "x": tru'), { args: { target_file: 'se"cret/.env' }, error: 'not JSON', given: '{"target_file": "se\\"cret/.env", "x": tru' });
   t.same(args('garbage'), { args: {}, error: 'not JSON', given: 'garbage' });
+  // A list given to any key read: a command's words, a path key's list, cut short after its last whole string.
+  t.same(args('{"command": ["rm", "-rf", "/"], "timeout": tru').args, { command: ['rm', '-rf', '/'] }, "a command's words");
+  t.same(args('{"path": [".github/ci.yml", "b"], "content": "x').args, { path: ['.github/ci.yml', 'b'] }, "a path key's list");
+  t.same(args('{"file_path": ["a", "b').args, { file_path: ['a'] }, 'a list cut short');
+  t.same(args('{"paths": "one", "x": tru').args, { paths: 'one' }, '`paths` given one');
+  t.same(args('{"path": "a", "path": ["b"], "x').args, { path: 'a' }, 'a key given a string and a list: the string');
   t.same(toolCallArgs(toolCallEntry(ev({ writeToolCall: { result: {} } }))!), { args: undefined });
 });
 

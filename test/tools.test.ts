@@ -2078,3 +2078,13 @@ t.test('a glob call given several directories lists its pattern\'s directory in 
   t.ok(violates(glob({ target_directories: many }), { denyRead: ['nowhere/**'] }), '1,001 directories');
   t.notOk(violates(glob({ target_directories: many.slice(0, 1000) }), { denyRead: ['nowhere/**'] }), '1,000 directories');
 });
+
+t.test('arguments cut short: a list given to a key read (a command\'s words, a path list) still counts', async (t) => {
+  const call = (name: string, text: string) =>
+    [{ type: 'system', subtype: 'init', session_id: 's', cwd: '/r' }, { type: 'tool_call', subtype: 'completed', call_id: 'c', session_id: 's', tool_call: { function: { name, arguments: text }, result: { success: {} } } }]
+      .map((e) => JSON.stringify(e))
+      .join('\n') + '\n';
+  t.ok(violates(call('developer__shell', '{"command": ["rm", "-rf", "/"], "timeout": tru'), { denyTool: ['shell'] }), 'a command given as its words');
+  t.ok(violates(call('write_to_file', '{"path": [".github/ci.yml"], "content": "x'), { denyWrite: ['.github/'] }), 'a path list');
+  t.notOk(violates(call('write_to_file', '{"path": ["docs/a.md"], "content": "x'), { denyWrite: ['.github/'] }), 'a path list elsewhere');
+});
