@@ -951,14 +951,38 @@ export type ToolKind = 'read' | 'write' | 'edit' | 'delete' | 'shell' | 'ls' | '
 
 const KIND_BY_NAME: ReadonlyMap<string, ToolKind> = new Map<string, ToolKind>([
   // Cursor's `readLints` reads the diagnostics of the files it names.
-  // MCP's filesystem server reads with `read_text_file`, `read_media_file`, `read_multiple_files` too.
-  ...['read', 'readfile', 'view', 'viewfile', 'cat', 'readlints', 'readtextfile', 'readmediafile', 'readmultiplefiles'].map((n) => [n, 'read'] as const),
-  // A move or rename changes both of its paths. (A copy reads one and writes the other: it stays of unknown kind, see COPY_NAMES.)
-  ...['write', 'writefile', 'createfile', 'create', 'move', 'movefile', 'rename', 'renamefile', 'mv'].map((n) => [n, 'write'] as const),
-  // (`edit_block`: Desktop Commander's, an MCP server's.)
-  ...['edit', 'editfile', 'editfiles', 'multiedit', 'strreplace', 'searchreplace', 'applypatch', 'patch', 'notebookedit', 'editnotebook', 'editblock'].map(
-    (n) => [n, 'edit'] as const,
+  // MCP's filesystem server reads with `read_text_file`, `read_media_file`, `read_multiple_files` too; Gemini CLI with
+  // `read_many_files`.
+  ...['read', 'readfile', 'view', 'viewfile', 'cat', 'readlints', 'readtextfile', 'readmediafile', 'readmultiplefiles', 'readmanyfiles'].map(
+    (n) => [n, 'read'] as const,
   ),
+  // A move or rename changes both of its paths. (A copy reads one and writes the other: it stays of unknown kind, see COPY_NAMES.)
+  // (`write_to_file`: Cline's and Windsurf's; `create_new_file`: Continue's.)
+  ...['write', 'writefile', 'createfile', 'create', 'move', 'movefile', 'rename', 'renamefile', 'mv', 'writetofile', 'createnewfile'].map(
+    (n) => [n, 'write'] as const,
+  ),
+  // (`edit_block`: Desktop Commander's, an MCP server's; `replace`: Gemini CLI's; `replace_in_file`: Cline's; `apply_diff`,
+  // `insert_content`, `search_and_replace`: Roo Code's; `edit_existing_file`, `single_find_and_replace`: Continue's.)
+  ...[
+    'edit',
+    'editfile',
+    'editfiles',
+    'multiedit',
+    'strreplace',
+    'searchreplace',
+    'applypatch',
+    'patch',
+    'notebookedit',
+    'editnotebook',
+    'editblock',
+    'replace',
+    'replaceinfile',
+    'applydiff',
+    'insertcontent',
+    'searchandreplace',
+    'editexistingfile',
+    'singlefindandreplace',
+  ].map((n) => [n, 'edit'] as const),
   // A directory's delete too: it deletes every file under it.
   ...['delete', 'deletefile', 'remove', 'removefile', 'rm', 'rmdir', 'deletedirectory', 'deletedir', 'removedirectory', 'removedir', 'deletefolder', 'removefolder'].map(
     (n) => [n, 'delete'] as const,
@@ -994,9 +1018,11 @@ const KIND_BY_NAME: ReadonlyMap<string, ToolKind> = new Map<string, ToolKind>([
   ].map(
     (n) => [n, 'shell'] as const,
   ),
-  ...['ls', 'list', 'listdir', 'listdirectory'].map((n) => [n, 'ls'] as const),
-  ...['glob', 'filesearch', 'globfilesearch', 'find', 'findfiles'].map((n) => [n, 'glob'] as const),
-  ...['grep', 'grepsearch', 'search', 'ripgrep', 'rg', 'codebasesearch'].map((n) => [n, 'grep'] as const),
+  // (`list_files`: Cline's; `find_by_name`: Windsurf's; `file_glob_search`: Continue's; `search_file_content`: Gemini CLI's;
+  // `search_files`: Cline's, its filter `file_pattern`.)
+  ...['ls', 'list', 'listdir', 'listdirectory', 'listfiles'].map((n) => [n, 'ls'] as const),
+  ...['glob', 'filesearch', 'globfilesearch', 'find', 'findfiles', 'findbyname', 'fileglobsearch'].map((n) => [n, 'glob'] as const),
+  ...['grep', 'grepsearch', 'search', 'ripgrep', 'rg', 'codebasesearch', 'searchfilecontent', 'searchfiles'].map((n) => [n, 'grep'] as const),
   ...['mcp', 'callmcptool'].map((n) => [n, 'mcp'] as const),
 ]);
 
@@ -1380,6 +1406,18 @@ const PATH_KEYS = [
   'directory',
   'dir',
   'filepath',
+  // Gemini CLI's (`absolute_path`, `dir_path`), Continue's (`dirPath`), Windsurf's (`TargetFile`, `AbsolutePath`,
+  // `SearchPath`, `DirectoryPath`, `SearchDirectory`).
+  'absolute_path',
+  'absolutePath',
+  'AbsolutePath',
+  'dir_path',
+  'dirPath',
+  'TargetFile',
+  'FilePath',
+  'SearchPath',
+  'DirectoryPath',
+  'SearchDirectory',
   // A file's name where some tools write what they make (Playwright's MCP server saves a screenshot or a PDF so).
   'filename',
   'fileName',
@@ -1802,7 +1840,8 @@ const URI_KEYS = ['uri', 'url'];
 
 /** The directory a shell's arguments say it runs in: its `workingDirectory`, `cwd`, or, as some agents' shells name it, `directory` or `dir` (SHELL_DIRECTORY_KEYS). */
 function shellDirectory(args: JsonObject): string | undefined {
-  return str(args, 'workingDirectory') || str(args, 'cwd') || str(args, 'directory') || str(args, 'dir') || undefined;
+  // (`workdir`: Codex's; `Cwd`: Windsurf's.)
+  return str(args, 'workingDirectory') || str(args, 'cwd') || str(args, 'workdir') || str(args, 'Cwd') || str(args, 'directory') || str(args, 'dir') || undefined;
 }
 
 /** True when a call's arguments ask only for a preview: `dryRun` or `dry_run` given `true`. */
@@ -1869,7 +1908,7 @@ function pushSearchScope(facts: ToolCallFacts, kind: 'glob' | 'grep', args: Json
     return;
   }
   // A grep's own globs, each a filter under each directory searched.
-  const globs = ['glob', 'include', 'include_pattern'].flatMap((key) => stringsOf(args[key]));
+  const globs = ['glob', 'include', 'include_pattern', 'file_pattern', 'filePattern', 'Includes'].flatMap((key) => stringsOf(args[key]));
   // Each directory or file searched (one, or a list), the project when it names none.
   const dirs = facts.argPaths.length > 0 ? [...facts.argPaths] : ['.'];
   const filters = new Set<string>(facts.searchFilters);

@@ -2085,6 +2085,44 @@ t.test('arguments cut short: a list given to a key read (a command\'s words, a p
       .map((e) => JSON.stringify(e))
       .join('\n') + '\n';
   t.ok(violates(call('developer__shell', '{"command": ["rm", "-rf", "/"], "timeout": tru'), { denyTool: ['shell'] }), 'a command given as its words');
-  t.ok(violates(call('write_to_file', '{"path": [".github/ci.yml"], "content": "x'), { denyWrite: ['.github/'] }), 'a path list');
-  t.notOk(violates(call('write_to_file', '{"path": ["docs/a.md"], "content": "x'), { denyWrite: ['.github/'] }), 'a path list elsewhere');
+  t.ok(violates(call('put_file', '{"path": [".github/ci.yml"], "content": "x'), { denyWrite: ['.github/'] }), 'a path list');
+  t.notOk(violates(call('put_file', '{"path": ["docs/a.md"], "content": "x'), { denyWrite: ['.github/'] }), 'a path list elsewhere');
+});
+
+t.test("other agents' tools by their names and keys: Gemini CLI, Cline and Roo Code, Continue, Windsurf, Codex", async (t) => {
+  const fn = (name: string, args: Record<string, unknown>) => callOf('function', args, '/r', name);
+  // Writes and edits: they fail --deny-write and meet --require-write as the agent's own.
+  for (const [name, args] of [
+    ['write_to_file', { path: '.github/ci.yml', content: 'x' }],
+    ['write_to_file', { TargetFile: '.github/ci.yml', CodeContent: 'x' }],
+    ['replace', { file_path: '.github/ci.yml', old_string: 'a', new_string: 'b' }],
+    ['replace_in_file', { path: '.github/ci.yml', diff: 'x' }],
+    ['apply_diff', { path: '.github/ci.yml', diff: 'x' }],
+    ['insert_content', { path: '.github/ci.yml', line: 1, content: 'x' }],
+    ['search_and_replace', { path: '.github/ci.yml', search: 'a', replace: 'b' }],
+    ['create_new_file', { filepath: '.github/ci.yml', contents: 'x' }],
+    ['edit_existing_file', { filepath: '.github/ci.yml', changes: 'x' }],
+    ['single_find_and_replace', { filepath: '.github/ci.yml', old_string: 'a', new_string: 'b' }],
+  ] as const) {
+    t.ok(violates(fn(name, args), { denyWrite: ['.github/**'] }), `${name} ${Object.keys(args)[0]}: --deny-write`);
+    t.notOk(violates(fn(name, args), { requireWrite: ['.github/ci.yml'] }), `${name}: meets --require-write`);
+  }
+  // Reads and searches, by the keys they name paths and filters with.
+  t.ok(violates(fn('read_file', { absolute_path: '/r/.env' }), { denyRead: ['**/.env'] }), "Gemini's absolute_path");
+  t.ok(violates(fn('view_file', { AbsolutePath: '/r/.env' }), { denyRead: ['**/.env'] }), "Windsurf's AbsolutePath");
+  t.ok(violates(fn('read_many_files', { paths: ['.env'] }), { denyRead: ['**/.env'] }), 'read_many_files');
+  t.ok(violates(fn('list_directory', { dir_path: 'secrets' }), { denyRead: ['secrets/**'] }), "Gemini's dir_path");
+  t.ok(violates(fn('ls', { dirPath: 'secrets' }), { denyRead: ['secrets/**'] }), "Continue's dirPath");
+  t.ok(violates(fn('list_dir', { DirectoryPath: 'secrets' }), { denyRead: ['secrets/**'] }), "Windsurf's DirectoryPath");
+  t.ok(violates(fn('grep_search', { Query: 'key', SearchPath: 'secrets' }), { denyRead: ['secrets/**'] }), "Windsurf's SearchPath");
+  t.ok(violates(fn('find_by_name', { Pattern: '*', SearchDirectory: 'secrets' }), { denyRead: ['secrets/**'] }), "Windsurf's SearchDirectory");
+  t.ok(violates(fn('search_files', { path: '.', regex: 'key', file_pattern: '*.env' }), { denyRead: ['**/.env'] }), "Cline's file_pattern");
+  t.ok(violates(fn('search_file_content', { pattern: 'key', include: '**/*.pem' }), { denyRead: ['**/*.pem'] }), "Gemini's include");
+  t.ok(violates(fn('grep_search', { Query: 'key', SearchPath: '.', Includes: ['*.env'] }), { denyRead: ['**/.env'] }), "Windsurf's Includes");
+  t.notOk(violates(fn('search_files', { path: '.', regex: 'key', file_pattern: '*.ts' }), { noWrites: true }), 'a search writes nothing');
+  t.ok(violates(fn('list_files', { path: 'secrets' }), { denyRead: ['secrets/**'] }), "Cline's list_files");
+  // Where a shell runs.
+  const shell = (args: Record<string, unknown>) => records(runCore(fn('shell', args)).out)[0];
+  t.match(shell({ command: ['make'], workdir: '/tmp' }), { command: 'make', working_directory: '/tmp' }, "Codex's workdir");
+  t.match(shell({ CommandLine: 'make', Cwd: '/tmp' }), { command: 'make', working_directory: '/tmp' }, "Windsurf's Cwd");
 });
