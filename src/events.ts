@@ -10,9 +10,9 @@
 
 import type { LineShape } from './io/shapes.js';
 import { braceExpand } from 'minimatch';
-import { firstValues, writtenNumbers } from './io/json-tokens.js';
+import { firstValues } from './io/json-tokens.js';
 import { bomLength, closingQuote, isJsonSpace, literalAt, parseNested } from './io/json-bytes.js';
-import { exactJsonText, writtenJsonText } from './json-text.js';
+import { exactJsonText, writtenJsonText, writtenNumbers } from './json-text.js';
 import { clipped } from './safe-text.js';
 
 /** Any JSON object read from the stream. */
@@ -437,17 +437,35 @@ function holdsNumber(value: unknown): boolean {
 }
 
 /**
- * The compact JSON text of `value`, the value at `steps` of the event whose
- * bytes are `raw`, with its numbers as `raw` writes them (see
- * writtenJsonText): `1.50`, `12345678901234567890`, `-0`, not `1.5`,
- * `12345678901234567000`, `0`. The event is read again only for a value
- * that holds a number; with no bytes (a record made without them), the text
- * of exactJsonText.
+ * The event whose bytes are `raw` read again with each number the string of
+ * its text as written (see writtenNumbers), for {@link writtenValueText}:
+ * read at the first call, once for all the values printed of one event;
+ * undefined for no bytes (a record made without them) or bytes that are not
+ * JSON.
  */
-export function writtenValueText(value: unknown, raw: Buffer | undefined, steps: readonly PathStep[]): string {
-  if (raw === undefined || raw.length === 0 || !holdsNumber(value)) return exactJsonText(value);
-  const written = writtenNumbers(raw.toString('utf8'));
-  return writtenJsonText(value, written === undefined ? undefined : valueAt(written, steps));
+export function writtenEvent(raw: Buffer): () => unknown {
+  let written: unknown;
+  let read = false;
+  return () => {
+    if (!read) {
+      read = true;
+      written = raw.length === 0 ? undefined : writtenNumbers(raw.toString('utf8'));
+    }
+    return written;
+  };
+}
+
+/**
+ * The compact JSON text of `value`, the value at `steps` of an event, with its
+ * numbers as the event's bytes write them (see writtenJsonText): `1.50`,
+ * `12345678901234567890`, `-0`, not `1.5`, `12345678901234567000`, `0`.
+ * `written`: that event read again (see {@link writtenEvent}), asked for only
+ * when the value holds a number; without it, the text of exactJsonText.
+ */
+export function writtenValueText(value: unknown, written: (() => unknown) | undefined, steps: readonly PathStep[]): string {
+  if (written === undefined || !holdsNumber(value)) return exactJsonText(value);
+  const tree = written();
+  return writtenJsonText(value, tree === undefined ? undefined : valueAt(tree, steps));
 }
 
 /**
@@ -459,7 +477,7 @@ export function writtenValueText(value: unknown, raw: Buffer | undefined, steps:
 export function resultText(e: unknown, raw?: Buffer): string | undefined {
   const value = isObject(e) ? e.result : undefined;
   if (value === undefined || value === null) return undefined;
-  return typeof value === 'string' ? value : writtenValueText(value, raw, ['result']);
+  return typeof value === 'string' ? value : writtenValueText(value, raw === undefined ? undefined : writtenEvent(raw), ['result']);
 }
 
 /**

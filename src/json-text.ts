@@ -94,12 +94,52 @@ function iterative(root: unknown, mode: Mode): string {
   }
 }
 
+/** True for the characters a JSON number is written with after its first: digits, `.`, `e`, `E`, `+`, `-`. */
+function inNumber(c: number): boolean {
+  return (c >= 0x30 && c <= 0x39) || c === 0x2e || c === 0x65 || c === 0x45 || c === 0x2b || c === 0x2d;
+}
+
 /**
- * A number as the JSON text it was read from wrote it (`1.50`,
- * `12345678901234567890`, `-0`, `1e400`): see {@link writtenJsonText}.
+ * `text`, one JSON value, read as JSON.parse reads it but with each number
+ * the string of its text as written (`1.50` is `"1.50"`), for
+ * {@link writtenJsonText}; undefined when `text` is not JSON. One pass over
+ * the text (its strings stepped over with indexOf), then JSON.parse: the
+ * cost of reading the value again.
  */
-export class WrittenNumber {
-  constructor(readonly text: string) {}
+export function writtenNumbers(text: string): unknown {
+  const parts: string[] = [];
+  const n = text.length;
+  let from = 0;
+  let i = 0;
+  while (i < n) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) {
+      // A string: to the quote that closes it, one not escaped by an odd run of backslashes.
+      let end = i + 1;
+      for (;;) {
+        end = text.indexOf('"', end);
+        if (end === -1) return undefined;
+        let slashes = 0;
+        while (text.charCodeAt(end - 1 - slashes) === 0x5c) slashes++;
+        if (slashes % 2 === 0) break;
+        end++;
+      }
+      i = end + 1;
+    } else if (c === 0x2d || (c >= 0x30 && c <= 0x39)) {
+      let end = i + 1;
+      while (end < n && inNumber(text.charCodeAt(end))) end++;
+      parts.push(text.slice(from, i), '"', text.slice(i, end), '"');
+      from = i = end;
+    } else {
+      i++;
+    }
+  }
+  parts.push(text.slice(from));
+  try {
+    return JSON.parse(parts.join(''));
+  } catch {
+    return undefined;
+  }
 }
 
 /** {@link writtenJsonText}, recursively. */
@@ -109,22 +149,22 @@ function withWritten(value: unknown, written: unknown): string {
     return `[${value.map((v, i) => withWritten(v, w?.[i])).join(',')}]`;
   }
   if (isObject(value)) {
-    const w = isObject(written) && !(written instanceof WrittenNumber) ? written : undefined;
+    const w = isObject(written) ? written : undefined;
     const members = Object.keys(value).map((k) => `${JSON.stringify(k)}:${withWritten(value[k], w !== undefined && Object.hasOwn(w, k) ? w[k] : undefined)}`);
     return `{${members.join(',')}}`;
   }
   // A spelling is taken only where it reads as the very number parsed (`-0` as -0): never another value's.
-  if (typeof value === 'number' && written instanceof WrittenNumber && Object.is(Number(written.text), value)) return written.text;
+  if (typeof value === 'number' && typeof written === 'string' && Object.is(Number(written), value)) return written;
   return canonicalLeaf(value);
 }
 
 /**
  * `value`'s JSON text as {@link exactJsonText} writes it, but each number as
- * `written` spells it: `written` is the same value read again with each
- * number a {@link WrittenNumber} (see writtenNumbers in io/json-tokens.ts).
- * So `1.50`, `12345678901234567890` and `-0` are written as they were, not as
- * the doubles `JSON.parse` made of them (`1.5`, `12345678901234567000`, `0`),
- * as jq 1.7 writes a number it did not compute. A number whose spelling is not
+ * `written` spells it: `written` is the same value read again by
+ * {@link writtenNumbers}, each number the string of its text. So `1.50`,
+ * `12345678901234567890` and `-0` are written as they were, not as the
+ * doubles `JSON.parse` made of them (`1.5`, `12345678901234567000`, `0`), as
+ * jq 1.7 writes a number it did not compute. A number whose spelling is not
  * found there at the same place is written as exactJsonText writes it; so is
  * all of a value nested too deep for recursion.
  */

@@ -12,8 +12,7 @@ import { main as textMain } from '../src/cli/text.js';
 import { main as toolsMain } from '../src/cli/tools.js';
 import { EventReader } from '../src/io/input.js';
 import { MAX_DEPTH, nestedTooDeep, parseNested } from '../src/io/json-bytes.js';
-import { WrittenNumber, canonicalJsonText, exactJsonText, jsonText, writtenJsonText } from '../src/json-text.js';
-import { writtenNumbers } from '../src/io/json-tokens.js';
+import { canonicalJsonText, exactJsonText, jsonText, writtenJsonText, writtenNumbers } from '../src/json-text.js';
 import { runInProcess } from './fixtures/hostile/check.js';
 import { tools } from '../src/index.js';
 
@@ -137,12 +136,14 @@ t.test('a value written again keeps its numbers as written, and only where they 
   t.equal(again('{ "a" : 1.50 ,\n "b" : [ 1.0 ] }'), '{"a":1.50,"b":[1.0]}', 'spaces left out');
   t.equal(again('{"a":1.0,"a":2.50}'), '{"a":2.50}', 'a key given twice: the last, as JSON.parse keeps it');
   t.equal(again('{"__proto__":1.50,"x":{"__proto__":[2.0]}}'), '{"__proto__":1.50,"x":{"__proto__":[2.0]}}', 'a member named __proto__, as any other');
-  t.equal(writtenJsonText(1.5, new WrittenNumber('2')), '1.5', 'a spelling of another number is not taken');
-  t.equal(writtenJsonText(0, new WrittenNumber('-0')), '0', 'nor -0 for 0');
-  t.equal(writtenJsonText([1.5, 2], [new WrittenNumber('1.50')]), '[1.50,2]', 'a number with no spelling at its place: as parsed');
-  t.equal(writtenJsonText({ a: 1.5 }, [new WrittenNumber('1.50')]), '{"a":1.5}', 'nor from a value of another shape');
+  t.equal(writtenJsonText(1.5, '2'), '1.5', 'a spelling of another number is not taken');
+  t.equal(writtenJsonText(0, '-0'), '0', 'nor -0 for 0');
+  t.equal(writtenJsonText([1.5, 2], ['1.50']), '[1.50,2]', 'a number with no spelling at its place: as parsed');
+  t.equal(writtenJsonText({ a: 1.5 }, ['1.50']), '{"a":1.5}', 'nor from a value of another shape');
   t.equal(writtenJsonText(Infinity, undefined), '1e999', 'none at all: as exactJsonText writes it');
+  t.same(writtenNumbers('{"a\\"1":[1.50,"2.0\\\\",-0,{"b":1e400}],"c":"x\\"y"}'), { 'a"1': ['1.50', '2.0\\', '-0', { b: '1e400' }], c: 'x"y' }, 'numbers as their text; strings and their escapes as they are');
   t.equal(writtenNumbers('{"a":'), undefined, 'a text cut short is no value');
+  t.equal(writtenNumbers('{"a":"b}'), undefined, 'nor one with a string not closed');
   t.equal(writtenNumbers('{"a":1}x'), undefined, 'nor one with more after it');
   let deep = '[1.50]';
   for (let i = 0; i < 50000; i++) deep = `[${deep}]`;

@@ -7,7 +7,6 @@
 import { jsonParser } from 'stream-json/parser.js';
 import Assembler from 'stream-json/assembler.js';
 import { isJsonSpace, parseNested } from './json-bytes.js';
-import { WrittenNumber } from '../json-text.js';
 
 /** What ends the tokenizer's input: the value it holds is read to its end. */
 export const NONE = Symbol.for('object-stream.none');
@@ -79,28 +78,6 @@ export function firstValues(text: string): unknown {
   tokenizeInSlices(tokenize, text, consume);
   consume(tokensOf(tokenize(NONE)));
   return repeated ? (assembler.current as unknown) : undefined;
-}
-
-/**
- * `text`, one JSON value, read as JSON.parse reads it but with each number a
- * {@link WrittenNumber} holding its text as written (see writtenJsonText);
- * undefined when `text` is not JSON.
- */
-export function writtenNumbers(text: string): unknown {
-  const assembler = new Assembler();
-  const saving = assembler as unknown as { numberValue(text: string): void; _saveValue(value: unknown): void };
-  saving.numberValue = (written: string): void => saving._saveValue(new WrittenNumber(written));
-  const tokenize = tokenizer();
-  const consume = (tokens: Token[]): void => {
-    for (const token of tokens) assembler.consume(token as never);
-  };
-  try {
-    tokenizeInSlices(tokenize, text, consume);
-    consume(tokensOf(tokenize(NONE)));
-  } catch {
-    return undefined;
-  }
-  return assembler.done ? (assembler.current as unknown) : undefined;
 }
 
 /**

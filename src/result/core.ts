@@ -6,7 +6,7 @@ import type { EventRecord, InputProblem } from '../io/input.js';
 import type { SessionEnd } from '../session.js';
 import { Settled, sessionState } from '../session.js';
 import type { ToolCore, Emit } from '../io/tool-stream.js';
-import { isObject, isRunActivity, isSystemInit, opensSession, pathSteps, resultFailed, valueAt, writtenValueText } from '../events.js';
+import { isObject, isRunActivity, isSystemInit, opensSession, pathSteps, resultFailed, valueAt, writtenEvent, writtenValueText } from '../events.js';
 import type { PathStep } from '../events.js';
 import { placeOf, placeRecord, recordBroken, recordSessionField, recordSound, recordType, retainRecord, tornSession } from '../io/input.js';
 import { visible, visibleJson } from '../safe-text.js';
@@ -65,10 +65,10 @@ export const HELD_RESULTS = 64;
  * reads it (`\u009b`, not `\x9b`: see visibleJson); nothing for none. `tsv`:
  * as a cell, its backslashes, tabs and line ends escaped first.
  */
-function fieldText(value: unknown, escape: boolean | undefined, tsv: boolean, raw: Buffer, steps: readonly PathStep[]): string {
+function fieldText(value: unknown, escape: boolean | undefined, tsv: boolean, written: () => unknown, steps: readonly PathStep[]): string {
   if (value === undefined) return '';
   const json = typeof value !== 'string';
-  let text = json ? writtenValueText(value, raw, steps) : value;
+  let text = json ? writtenValueText(value, written, steps) : value;
   if (tsv) text = tsvCell(text);
   return !escape ? text : json ? visibleJson(text) : visible(text);
 }
@@ -82,17 +82,19 @@ export function formatVerdict(verdict: SessionVerdict, options: ResultOptions): 
   const rec = verdict.result;
   if (rec === undefined || verdict.dropped) return undefined;
   if (options.json) return options.escape ? `${visibleJson(rec.raw.toString('utf8'))}\n` : Buffer.concat([rec.raw, Buffer.from('\n')]);
+  // The event read again for its numbers as written, once for all its fields, when one holds a number.
+  const written = writtenEvent(rec.raw);
   if (options.fields && options.fields.length > 0) {
     const texts = options.fields.map((path) => {
       // A path naming no field (`.`) prints nothing, as a missing field.
       const steps = pathSteps(path);
-      return steps === undefined ? '' : fieldText(valueAt(rec.event, steps), options.escape, options.tsv === true, rec.raw, steps);
+      return steps === undefined ? '' : fieldText(valueAt(rec.event, steps), options.escape, options.tsv === true, written, steps);
     });
     return options.tsv ? `${texts.join('\t')}\n` : texts.map((t) => `${t}\n`).join('');
   }
   if (verdict.failed) return undefined;
   const result = isObject(rec.event) ? rec.event.result : undefined;
-  return `${fieldText(result === null ? undefined : result, options.escape, false, rec.raw, ['result'])}\n`;
+  return `${fieldText(result === null ? undefined : result, options.escape, false, written, ['result'])}\n`;
 }
 
 /**
