@@ -61,7 +61,9 @@ export const HELD_RESULTS = 64;
 
 /**
  * A field's value as printed: a string as it is, made visible when `escape`
- * (see visible); any other value as compact JSON, made visible as JSON still
+ * (see visible); any other value as compact JSON, its numbers as the event
+ * writes them (`written`, the event read again, and `steps`, where the value
+ * is in it: see writtenValueText), made visible as JSON still
  * reads it (`\u009b`, not `\x9b`: see visibleJson); nothing for none. `tsv`:
  * as a cell, its backslashes, tabs and line ends escaped first.
  */
