@@ -7,6 +7,7 @@
  * crash.
  */
 import { isObject } from './events.js';
+import { closingQuoteOf } from './io/json-bytes.js';
 
 function isStackOverflow(error: unknown): boolean {
   return error instanceof RangeError && /call stack/i.test(error.message);
@@ -114,16 +115,9 @@ export function writtenNumbers(text: string): unknown {
   while (i < n) {
     const c = text.charCodeAt(i);
     if (c === 0x22) {
-      // A string: to the quote that closes it, one not escaped by an odd run of backslashes.
-      let end = i + 1;
-      for (;;) {
-        end = text.indexOf('"', end);
-        if (end === -1) return undefined;
-        let slashes = 0;
-        while (text.charCodeAt(end - 1 - slashes) === 0x5c) slashes++;
-        if (slashes % 2 === 0) break;
-        end++;
-      }
+      // A string: to the quote that closes it.
+      const end = closingQuoteOf(text, i);
+      if (end === -1) return undefined;
       i = end + 1;
     } else if (c === 0x2d || (c >= 0x30 && c <= 0x39)) {
       let end = i + 1;

@@ -101,6 +101,23 @@ export function closingQuote(raw: Buffer, text: number, from: number): number {
 }
 
 /**
+ * {@link closingQuote} of JSON text held as a string: where the string opened
+ * by the quote at `open` closes, the first quote after it that an even run of
+ * backslashes comes before; -1 when `text` ends first.
+ */
+export function closingQuoteOf(text: string, open: number): number {
+  let end = open + 1;
+  for (;;) {
+    end = text.indexOf('"', end);
+    if (end === -1) return -1;
+    let slashes = 0;
+    while (text.charCodeAt(end - 1 - slashes) === 0x5c) slashes++;
+    if (slashes % 2 === 0) return end;
+    end++;
+  }
+}
+
+/**
  * How deep arrays and objects may nest in a value a tool reads: deeper, the
  * line is reported (`nested too deep`) and not read. Each level read costs
  * about 60 bytes of V8's heap, with no closing bracket needed to cost it:

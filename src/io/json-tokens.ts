@@ -6,7 +6,7 @@
  */
 import { jsonParser } from 'stream-json/parser.js';
 import Assembler from 'stream-json/assembler.js';
-import { isJsonSpace, parseNested } from './json-bytes.js';
+import { closingQuoteOf, isJsonSpace, parseNested } from './json-bytes.js';
 
 /** What ends the tokenizer's input: the value it holds is read to its end. */
 export const NONE = Symbol.for('object-stream.none');
@@ -92,15 +92,8 @@ function mayRepeatKey(text: string): boolean {
   let at = text.indexOf('"');
   while (at !== -1) {
     // The string's closing quote: one not escaped by an odd run of backslashes.
-    let end = at + 1;
-    for (;;) {
-      end = text.indexOf('"', end);
-      if (end === -1) return false;
-      let slashes = 0;
-      while (text.charCodeAt(end - 1 - slashes) === 0x5c) slashes++;
-      if (slashes % 2 === 0) break;
-      end++;
-    }
+    const end = closingQuoteOf(text, at);
+    if (end === -1) return false;
     let next = end + 1;
     while (next < n && isJsonSpace(text.charCodeAt(next))) next++;
     if (text.charCodeAt(next) === 0x3a) {
