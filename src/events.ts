@@ -1499,7 +1499,7 @@ function pushGlobDirectory(facts: ToolCallFacts, pattern: string, windows: boole
 }
 
 /**
- * The directories a glob call's `pattern` starts with (see globDirectories),
+ * The directories a glob call's `pattern` starts with (see globLeads),
  * in each directory it searches (one, or a list: the project when it names
  * none), its backslashes read in a Windows session as there. Past
  * {@link MAX_GLOB_ALTERNATIVES} of them, as for a grep's filters, the deny
@@ -1511,13 +1511,15 @@ function patternDirectories(facts: ToolCallFacts, pattern: string, windows: bool
   const spellings = windows && pattern.includes('\\') ? [pattern, pattern.replace(/\\/g, '/')] : [pattern];
   const dirs = new Set<string>();
   for (const spelt of spellings) {
+    // The pattern's directories read once, then put in each directory searched.
+    const leads = globLeads(facts, spelt);
     for (const one of searched) {
-      for (const dir of globDirectories(facts, spelt, one)) {
+      for (const [dir, rooted] of leads) {
         if (dirs.size === MAX_GLOB_ALTERNATIVES) {
           facts.searchFiltersCut = true;
           return [...dirs];
         }
-        dirs.add(dir);
+        dirs.add(rooted ? dir : `${one}/${dir}`);
       }
     }
   }
@@ -1526,26 +1528,28 @@ function patternDirectories(facts: ToolCallFacts, pattern: string, windows: bool
 
 /**
  * The directories a glob call's `pattern` starts with (see pushGlobDirectory),
- * under `searched`: of each alternative of its braces (`{secrets,docs}/*`:
+ * each with whether it is from a root (where it says) or not (under the
+ * directory searched): of each alternative of its braces (`{secrets,docs}/*`:
  * `secrets` and `docs`), and with each `**` part of it standing for no
  * directory, as a grep's glob is read (`**` then `/secrets/*` lists what
  * `secrets/*` does). Where they are not all known (too many alternatives,
  * or `**` parts), `facts` says so (see globAlternatives).
  */
-function globDirectories(facts: ToolCallFacts, pattern: string, searched: string): string[] {
-  const dirs: string[] = [];
+function globLeads(facts: ToolCallFacts, pattern: string): Array<[string, boolean]> {
+  const leads = new Map<string, boolean>();
   for (const one of globAlternatives(facts, pattern)) {
     const slash = one.lastIndexOf('/');
     const forms = noDirectoryForms(one.slice(0, slash + 1));
     // More `**` parts than are each read as no directory: the directories it lists are not all known.
     if (forms === undefined) facts.searchStarsCut = true;
+    const rooted = ROOTED_GLOB.test(one);
     for (const form of forms ?? [one.slice(0, slash + 1)]) {
       const dir = plainLead(form.split('/').slice(0, -1));
       if (dir === '' || dir === '.') continue;
-      pushPath(dirs, ROOTED_GLOB.test(one) ? dir : `${searched}/${dir}`);
+      leads.set(dir, rooted);
     }
   }
-  return dirs;
+  return [...leads];
 }
 
 /** How many of a glob's `**` parts are each also read as no directory (see noDirectoryForms). */
