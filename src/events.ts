@@ -398,6 +398,84 @@ function hasBlock(e: unknown, type: string): boolean {
 }
 
 /**
+ * One step of a tool call in Claude Code's dialect, as a content block of a
+ * message gives it: a `tool_use` block of an `assistant` message (the call,
+ * started) or a `tool_result` block of a `user` message (its answer, the
+ * call completed).
+ */
+export interface ClaudeToolStep {
+  phase: 'started' | 'completed';
+  /** The block's `id` (`tool_use`) or `tool_use_id` (`tool_result`); undefined when it has none. */
+  callId: string | undefined;
+  /**
+   * For `started`: the tool, its arguments its `input`, read as a call named
+   * beside its arguments (`{name, arguments}`); undefined when the block
+   * names no tool.
+   */
+  entry?: ToolCallEntry;
+  /** For `completed`: `error` (the text of its content the reason) when the block says `is_error`, else `success`. */
+  result?: ToolCallResult;
+  /** The call that runs the sub-agent whose message holds the block (its `parent_tool_use_id`). */
+  parentCallId?: string;
+}
+
+/**
+ * The tool call steps of an event in Claude Code's dialect, in the order of
+ * its blocks: those of an `assistant` message's `tool_use` blocks and of a
+ * `user` message's `tool_result` blocks (see {@link ClaudeToolStep}). None
+ * for other events.
+ */
+export function claudeToolSteps(e: unknown): ClaudeToolStep[] {
+  const type = eventType(e);
+  const wanted = type === 'assistant' ? 'tool_use' : type === 'user' ? 'tool_result' : undefined;
+  const content = wanted === undefined ? undefined : obj(e, 'message')?.content;
+  if (!Array.isArray(content)) return [];
+  const parent = nonEmpty(str(e, 'parent_tool_use_id'));
+  const steps: ClaudeToolStep[] = [];
+  for (const block of content) {
+    if (!isObject(block) || block.type !== wanted) continue;
+    const step: ClaudeToolStep =
+      wanted === 'tool_use'
+        ? { phase: 'started', callId: blockId(block, 'id'), entry: toolUseEntry(block) }
+        : { phase: 'completed', callId: blockId(block, 'tool_use_id'), result: toolResultOf(block) };
+    if (parent !== undefined) step.parentCallId = parent;
+    steps.push(step);
+  }
+  return steps;
+}
+
+/** The id under `key` of a block: a string (an empty one is none), or a number as its text. */
+function blockId(block: JsonObject, key: string): string | undefined {
+  const id = block[key];
+  if (typeof id === 'number' && Number.isFinite(id)) return String(id);
+  return typeof id === 'string' && id !== '' ? id : undefined;
+}
+
+/** The tool a `tool_use` block calls, its `input` as a function call's `arguments` (an object, or JSON text); undefined when it names none. */
+function toolUseEntry(block: JsonObject): ToolCallEntry | undefined {
+  const name = str(block, 'name');
+  if (name === undefined || name === '') return undefined;
+  const body: JsonObject = { name, arguments: block.input };
+  return { key: 'function', name, body, toolCall: body };
+}
+
+/** The result a `tool_result` block gives its call (see {@link ClaudeToolStep.result}); the block itself is the whole result. */
+function toolResultOf(block: JsonObject): ToolCallResult {
+  if (!isErrorFlag(block.is_error)) return { status: 'success', variant: 'success', body: {}, result: block };
+  const text = blockText(block.content);
+  return { status: 'error', variant: 'error', body: text === '' ? {} : { error: text }, result: block };
+}
+
+/** The text of a `tool_result` block's content: a string, or the texts of its `text` blocks, a line each. */
+function blockText(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  const texts: string[] = [];
+  for (const block of content) if (isObject(block) && typeof block.text === 'string' && block.text !== '') texts.push(block.text);
+  return texts.join('\n');
+}
+
+/**
  * True for a message of a sub-agent in Claude Code's dialect: an event whose
  * `parent_tool_use_id` names the call (`Task`) that runs it. Its text is the
  * sub-agent's, handed back to the agent as that call's result, not the
@@ -1971,7 +2049,10 @@ export function toolCallFacts(
   windows = false,
 ): ToolCallFacts {
   const nameKey = toolNameKey(name);
-  const kind = KIND_BY_NAME.get(nameKey) ?? 'other';
+  const known = KIND_BY_NAME.get(nameKey);
+  // A server's tool named with its server (`mcp__github__create_issue`): an MCP call, its arguments the tool's own.
+  const served = known === undefined ? servedName(name) : undefined;
+  const kind = known ?? (served !== undefined ? 'mcp' : 'other');
   const facts: ToolCallFacts = { kind, argPaths: [], resultPaths: [] };
   // A tool of a name not known that is given a command may run it: `--deny-tool shell` counts it (its paths are still checked).
   if (kind === 'other' && args !== undefined && givesCommand(args)) facts.mayRunCommand = true;
@@ -1989,8 +2070,8 @@ export function toolCallFacts(
     if (kind === 'grep' || kind === 'glob' || kind === 'ls') pushPaths(facts.argPaths, args.target_directories);
     if (WORKSPACE_READS.has(nameKey) && isObject(args) && namesNothing(args)) facts.wholeWorkspace = true;
     // An MCP call's own arguments are one level down.
-    const inners = kind === 'mcp' ? mcpArguments(args, facts) : [];
-    const innerName = str(args, 'toolName') ?? str(args, 'tool');
+    const inners = kind !== 'mcp' ? [] : served !== undefined ? [args] : mcpArguments(args, facts);
+    const innerName = served !== undefined ? served.tool : (str(args, 'toolName') ?? str(args, 'tool'));
     const innerKey = innerName === undefined ? undefined : toolNameKey(innerName);
     for (const inner of inners) {
       pushPathKeys(facts.argPaths, inner);
@@ -2020,10 +2101,14 @@ export function toolCallFacts(
     const innerKind = innerKey === undefined ? undefined : KIND_BY_NAME.get(innerKey);
     if (innerKind === 'glob' || innerKind === 'grep') for (const inner of inners) pushSearchScope(facts, innerKind, inner, false, windows);
     facts.url = str(args, 'url');
-    if (kind === 'mcp') {
+    if (kind === 'mcp' && served === undefined) {
       facts.mcpServer = str(args, 'providerIdentifier') ?? str(args, 'name') ?? str(args, 'server');
       facts.mcpTool = str(args, 'toolName') ?? str(args, 'tool');
     }
+  }
+  if (served !== undefined) {
+    facts.mcpServer = served.server;
+    facts.mcpTool = served.tool;
   }
   const body = result?.body;
   if (result !== undefined && isObject(body)) {
@@ -2051,6 +2136,18 @@ export function toolCallFacts(
   facts.path = facts.argPaths[0] ?? facts.resultPaths[0];
   return facts;
 }
+
+/**
+ * The server and tool of an MCP tool named with its server, as Claude Code
+ * names them: `mcp__github__create_issue` is `create_issue` of `github`;
+ * undefined for other names.
+ */
+function servedName(name: string): { server: string; tool: string } | undefined {
+  const m = SERVED_NAME.exec(name);
+  return m === null ? undefined : { server: m[1]!, tool: m[2]! };
+}
+
+const SERVED_NAME = /^mcp__(.+?)__(.+)$/s;
 
 /**
  * Adds to `facts` the argument paths `more` (of another event of the same

@@ -85,7 +85,7 @@ const CORES: Record<string, () => Made> = {
   },
   'tools --summary --deny-read': () => {
     const seen: unknown[] = [];
-    const core = new ToolsCore({ summary: true, denyRead: ['**/.env'], onViolation: (v) => seen.push(v), onForeignCalls: (source, line) => seen.push({ source, line }) });
+    const core = new ToolsCore({ summary: true, denyRead: ['**/.env'], onViolation: (v) => seen.push(v) });
     // What the command makes of an input of results alone (see sawStream) too.
     return { core, state: () => ({ seen, sawEvents: core.sawEvents, sawStream: core.sawStream }) };
   },

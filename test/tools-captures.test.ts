@@ -26,10 +26,36 @@ if (!fs.existsSync(DIR)) {
       const records = run.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, any>);
       if (claudeToolUse) {
         t.equal(run.code, 0);
-        t.equal(records.length, 0, 'Claude Code tool_use blocks are not audited');
-        t.match(run.stderr, /:\d+: tool calls in Claude Code's dialect \(tool_use blocks\) are not audited\n$/);
-        const checked = await runBin('ndjson-tools', ['--no-pending', full]);
-        t.equal(checked.code, 3, 'and a check cannot pass on them');
+        t.equal(run.stderr, '');
+        // The oracle: each tool_use block a call, completed by the tool_result block that names it, in that order.
+        const uses = new Map<string, { name: string; parent: string | null; input: any }>();
+        const results: Array<{ id: string; error: boolean }> = [];
+        for (const e of events) {
+          for (const b of Array.isArray(e.message?.content) ? e.message.content : []) {
+            if (e.type === 'assistant' && b?.type === 'tool_use') uses.set(b.id, { name: b.name, parent: e.parent_tool_use_id ?? null, input: b.input });
+            if (e.type === 'user' && b?.type === 'tool_result') results.push({ id: b.tool_use_id, error: b.is_error === true });
+          }
+        }
+        const answered = new Set(results.map((r) => r.id));
+        t.same(
+          records.map((r) => r.call_id),
+          [...results.map((r) => r.id), ...[...uses.keys()].filter((id) => !answered.has(id))],
+          'one record per call, in the order of their answers, unanswered ones last',
+        );
+        for (const r of records) {
+          const use = uses.get(r.call_id)!;
+          const answer = results.find((a) => a.id === r.call_id);
+          t.equal(r.tool, use.name, `${r.call_id}: its tool`);
+          t.equal(r.status, answer === undefined ? 'pending' : answer.error ? 'error' : 'success', `${r.call_id}: its status`);
+          t.equal(r.parent_call_id, use.parent ?? undefined, `${r.call_id}: the call whose sub-agent made it`);
+          if (use.input.file_path !== undefined) t.same(r.read, [use.input.file_path], `${r.call_id}: the file it read`);
+          if (use.input.command !== undefined) t.equal(r.command, use.input.command, `${r.call_id}: its command`);
+        }
+        const checked = await runBin('ndjson-tools', ['--no-pending', '--deny-write', '**', full]);
+        t.equal(checked.code, 0, 'and the checks pass on them: nothing was written, nothing is pending');
+        const denied = await runBin('ndjson-tools', ['--deny-read', '**/main.go', full]);
+        t.equal(denied.code, 3, 'a read of a file denied fails');
+        t.equal(denied.stderr.split('\n').filter(Boolean).length, [...uses.values()].filter((u) => String(u.input.file_path).endsWith('/main.go')).length, 'once for each call that read it');
         return;
       }
       t.equal(run.code, 0);

@@ -994,8 +994,9 @@ t.test('a tool call that names its tool beside its arguments is audited; one tha
   t.match(unchecked.stderr(), /names no tool the audit can find is audited as kind other, with no paths\n$/);
 });
 
-t.test('tool_use blocks are noticed however their name is written', async (t) => {
-  const line = (type: string) => JSON.stringify({ type: 'assistant', message: { content: [{ type: 'text', text: 'x' }] }, session_id: 's' }).replace('"text","text"', `${type},"text"`);
+t.test('tool_use blocks are audited however their name is written', async (t) => {
+  const block = { type: 'text', id: 't1', name: 'Read', input: { file_path: '.env' } };
+  const line = (type: string) => JSON.stringify({ type: 'assistant', message: { content: [block] }, session_id: 's' }).replace('"type":"text"', `"type":${type}`);
   for (const [name, spelled, noticed] of [
     ['plainly', '"tool_use"', true],
     ['with an escape', '"tool\\u005fuse"', true],
@@ -1005,11 +1006,16 @@ t.test('tool_use blocks are noticed however their name is written', async (t) =>
   ] as const) {
     const input = line(spelled);
     t.equal((JSON.parse(input) as { message: { content: Array<{ type: string }> } }).message.content[0]!.type === 'tool_use', noticed, `${name}: JSON.parse's reading`);
-    const seen: number[] = [];
-    runCore(input, { onForeignCalls: (_source, at) => seen.push(at) });
-    t.same(seen, noticed ? [1] : [], `${name}: ${noticed ? 'noticed' : 'not noticed'}`);
+    const { out, violations } = runCore(input, { denyRead: ['.env'] });
+    const records = out.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+    t.same(
+      records.map((r) => [r.call_id, r.tool, r.status, r.read]),
+      noticed ? [['t1', 'Read', 'pending', ['.env']]] : [],
+      `${name}: ${noticed ? 'audited' : 'no call'}`,
+    );
+    t.equal(violations.length, noticed ? 1 : 0, `${name}: ${noticed ? 'checked' : 'nothing to check'}`);
     // Cut short, the message is one the checks cannot clear when it may hold one (any escape may spell it).
-    const cut = Buffer.from(input.slice(0, input.indexOf(',"text"') + 8));
+    const cut = Buffer.from(input.slice(0, input.indexOf('"id"')));
     const unread = new ToolsCore({ denyWrite: ['**'] }).unreadCall({ source: 'in', line: 1, reason: 'truncated', excerpt: '', raw: cut });
     t.equal(unread, spelled !== '"text"', `${name}, cut short: ${spelled !== '"text"' ? 'fails' : 'passes'} the checks`);
   }
@@ -2125,4 +2131,88 @@ t.test("other agents' tools by their names and keys: Gemini CLI, Cline and Roo C
   const shell = (args: Record<string, unknown>) => records(runCore(fn('shell', args)).out)[0];
   t.match(shell({ command: ['make'], workdir: '/tmp' }), { command: 'make', working_directory: '/tmp' }, "Codex's workdir");
   t.match(shell({ CommandLine: 'make', Cwd: '/tmp' }), { command: 'make', working_directory: '/tmp' }, "Windsurf's Cwd");
+});
+
+t.test("Claude Code's tool calls: tool_use blocks started, tool_result blocks completed", async (t) => {
+  const sid = 'c1';
+  const assistant = (blocks: unknown[], more: Record<string, unknown> = {}) => JSON.stringify({ type: 'assistant', message: { role: 'assistant', content: blocks }, session_id: sid, ...more });
+  const user = (blocks: unknown[], more: Record<string, unknown> = {}) => JSON.stringify({ type: 'user', message: { role: 'user', content: blocks }, session_id: sid, ...more });
+  const use = (id: unknown, name: unknown, input: unknown) => ({ type: 'tool_use', id, name, input });
+  const answer = (id: unknown, content: unknown, isError?: unknown) => ({ type: 'tool_result', tool_use_id: id, content, ...(isError === undefined ? {} : { is_error: isError }) });
+  const input = [
+    JSON.stringify({ type: 'system', subtype: 'init', cwd: '/home/u/p', session_id: sid }),
+    assistant([{ type: 'text', text: 'On it.' }, use('w1', 'Write', { file_path: '/home/u/p/.github/ci.yml', content: 'on: push' }), use('e1', 'Edit', { file_path: 'src/a.ts', old_string: 'a', new_string: 'b' })]),
+    user([answer('e1', [{ type: 'text', text: 'String to replace not found' }, { type: 'text', text: 'in src/a.ts' }], true), answer('w1', 'File created')]),
+    assistant([use('m1', 'mcp__filesystem__write_file', { path: 'docs/x.md', content: 'x' })]),
+    user([answer('m1', [{ type: 'text', text: 'ok' }])]),
+    assistant([use('b1', 'Bash', { command: 'rm -rf build', description: 'clean' })], { parent_tool_use_id: 'task1' }),
+    user([answer('b1', 'Exit code 1', 1)], { parent_tool_use_id: 'task1' }),
+    assistant([use(7, 'Read', '{"file_path": "notes.txt"}')]),
+    user([answer(7, 'x')]),
+    user([answer('ghost', 'done')]),
+    assistant([use('p1', 'Glob', { pattern: 'src/**/*.ts' })]),
+  ].join('\n');
+  const records = (out: string) => out.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+  const { out, core } = runCore(input);
+  const got = records(out);
+  t.same(
+    got.map((r) => [r.call_id, r.tool, r.kind, r.status, r.line]),
+    [
+      ['e1', 'Edit', 'edit', 'error', 2],
+      ['w1', 'Write', 'write', 'success', 2],
+      ['m1', 'mcp__filesystem__write_file', 'mcp', 'success', 4],
+      ['b1', 'Bash', 'shell', 'error', 6],
+      ['7', 'Read', 'read', 'success', 8],
+      ['ghost', null, 'other', 'unknown', 10],
+      ['p1', 'Glob', 'glob', 'pending', 11],
+    ].map(([id, tool, kind, status, line]) => [id, tool, kind, status === 'unknown' ? 'success' : status, line]),
+    'each call once, as its answer comes, pending ones last',
+  );
+  const byId = new Map(got.map((r) => [r.call_id, r]));
+  t.same(byId.get('e1')!.edited, ['src/a.ts']);
+  t.equal(byId.get('e1')!.reason, 'String to replace not found\nin src/a.ts', 'the reason: the text of its answer');
+  t.same(byId.get('w1')!.written, ['/home/u/p/.github/ci.yml']);
+  t.equal(byId.get('w1')!.events, 2);
+  t.same([byId.get('m1')!.mcp_server, byId.get('m1')!.mcp_tool, byId.get('m1')!.touched], ['filesystem', 'write_file', ['docs/x.md']], "an MCP server's tool, named with its server");
+  t.same([byId.get('b1')!.command, byId.get('b1')!.parent_call_id, byId.get('b1')!.reason], ['rm -rf build', 'task1', 'Exit code 1'], "a sub-agent's call");
+  t.same(byId.get('7')!.read, ['notes.txt'], 'its input given as JSON text, its id as a number');
+  t.same([byId.get('ghost')!.started, byId.get('ghost')!.events], [false, 1], 'an answer to a call never seen');
+  t.ok(core.unknownCalls, 'which names no tool');
+  t.same(byId.get('p1')!.searched, ['./src']);
+  // Every size of chunk reads it the same.
+  for (const size of [1, 7, 64]) t.equal(runCore(input, {}, size).out, out, `in chunks of ${size}`);
+
+  // The checks: a failed edit may have acted, a write under .github is one, an MCP write meets --require-write.
+  const checked = runCore(input, { denyWrite: ['.github', 'src/**'], requireWrite: ['docs/**'], denyTool: ['write_file', 'shell'] });
+  t.same(
+    checked.violations.map((v) => formatViolation(v)).sort(),
+    [
+      "in:2: --deny-tool 'write_file': Write /home/u/p/.github/ci.yml (call w1, success)",
+      "in:2: --deny-write '.github': Write /home/u/p/.github/ci.yml (call w1, success)",
+      "in:2: --deny-write 'src/**': Edit src/a.ts (call e1, error)",
+      "in:4: --deny-tool 'write_file': mcp__filesystem__write_file docs/x.md (call m1, success)",
+      "in:6: --deny-tool 'shell': Bash rm -rf build (call b1, by the sub-agent of call task1, error)",
+    ],
+    "a failed edit may have acted; write_file, a name of the audit's, is every write, the server's too",
+  );
+  t.equal(checked.core.passed, false);
+  const required = runCore(input, { requireWrite: ['docs/**', '.github/**'] });
+  t.same(required.violations, [], 'a write of each kind meets --require-write');
+  t.equal(required.core.passed, false, 'but the answer to a call never seen is a call no check can clear');
+  t.same(runCore(input, { denyTool: ['mcp__filesystem__write_file'] }).violations.length, 1, 'the tool denied by the name it is called by');
+});
+
+t.test('a tool named with its MCP server is an MCP call of that server, in either dialect', async (t) => {
+  const line = JSON.stringify({
+    type: 'tool_call',
+    subtype: 'completed',
+    call_id: 'f1',
+    session_id: 's',
+    tool_call: { function: { name: 'mcp__box__run_command', arguments: JSON.stringify({ command: 'make deploy', name: 'not the server' }) }, result: { success: {} } },
+  });
+  const { out, violations } = runCore(line, { denyTool: ['shell'] });
+  const [rec] = out.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+  t.same([rec!.kind, rec!.mcp_server, rec!.mcp_tool, rec!.command], ['mcp', 'box', 'run_command', 'make deploy']);
+  t.equal(violations.length, 1, "--deny-tool shell counts a server's shell");
+  t.equal(JSON.parse(runCore(line.replace('mcp__box__run_command', 'mcp__box')).out).kind, 'other', 'a name with no tool after its server is no such name');
 });

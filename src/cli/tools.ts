@@ -175,9 +175,6 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     noWrites: args.writes === false,
     noPending: args.pending === false,
     onViolation: (v) => warn(io, name, formatViolation(v)),
-    onForeignCalls: (source, line) => {
-      warn(io, name, `${visibleOneLine(source)}:${line}: tool calls in Claude Code's dialect (tool_use blocks) are not audited${consequence()}`);
-    },
     onUnknownCalls: (source, line) => {
       warn(io, name, `${visibleOneLine(source)}:${line}: a tool call that names no tool the audit can find is audited as kind other, with no paths${consequence()}`);
     },

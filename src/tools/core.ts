@@ -12,8 +12,7 @@ import { ESCAPE_U, holdsBytes, recordSessionField, recordSound, recordType } fro
 import type { ToolCore, Emit } from '../io/tool-stream.js';
 import {
   addOtherFacts,
-  hasToolResultBlock,
-  hasToolUseBlock,
+  claudeToolSteps,
   nearToolName,
   isRunEvent,
   isObject,
@@ -68,11 +67,6 @@ export interface ToolsOptions extends PolicyOptions {
   statuses?: readonly CallStatus[];
   /** Called for each broken check, in order. */
   onViolation?: (v: Violation) => void;
-  /**
-   * Called once, at the first tool call written in another dialect (Claude
-   * Code's `tool_use` content blocks): such calls are not audited.
-   */
-  onForeignCalls?: (source: string, line: number) => void;
   /**
    * Called once, at the first call none of whose `tool_call` events names a
    * tool the audit can find (see toolCallEntry): such a call is audited with
@@ -140,6 +134,8 @@ interface PendingState {
   argsError: string | undefined;
   /** With `--full`: the arguments as the stream gave them (see {@link fullArgs}). */
   args: unknown;
+  /** The call that runs the sub-agent that made this one, as its events say (Claude Code's `parent_tool_use_id`). */
+  parentCallId?: string;
   /** Other tools the call's events named before (`writeToolCall` started, `readToolCall` started again), with their facts. */
   earlier?: CallView[];
   /** A result its start carried that lists a sub-agent's steps, and where that start was: audited unless its completion lists some. */
@@ -263,8 +259,6 @@ export class ToolsCore implements ToolCore {
   private readonly pathSet: PathSet | undefined;
   /** Calls kept by the filters. */
   calls = 0;
-  /** A tool call of another dialect was seen (and not audited). */
-  foreignCalls = false;
   /** A call none of whose events named a tool the audit can find was audited. */
   unknownCalls = false;
   /** A sub-agent was nested too deep to follow (see MAX_SUBAGENT_DEPTH). */
@@ -275,8 +269,7 @@ export class ToolsCore implements ToolCore {
   violations = 0;
   /**
    * With checks asked for, what kept the audit from seeing every call, which
-   * the checks then cannot pass: calls of another dialect, of no tool it can
-   * find, of sub-agents nested too deep, starts past MAX_STARTS, lines of calls it cannot read, or
+   * the checks then cannot pass: calls of no tool it can find, of sub-agents nested too deep, starts past MAX_STARTS, lines of calls it cannot read, or
    * an input with no events of a run (see passed).
    */
   unaudited = 0;
@@ -373,15 +366,10 @@ export class ToolsCore implements ToolCore {
       // A line handed over unparsed that would open a session: an event only if it parses. One cut short is reported, as
       // the full read reports it (one with a run's first event glued on is not handed over so: see RUN_START in input.ts).
       if (this.opens(rec) && !recordSound(rec)) return;
-      // A call's `tool_use` block, or the `tool_result` that answers one (seen even where the call's message was cut short).
-      const foreign =
-        (type === 'assistant' && mayHold(rec.raw, TOOL_USE, TOOL_USE_PIVOT) && hasToolUseBlock(rec.event)) ||
-        (type === 'user' && mayHold(rec.raw, TOOL_RESULT, TOOL_RESULT_PIVOT) && hasToolResultBlock(rec.event));
-      if (foreign && !this.foreignCalls) {
-        this.foreignCalls = true;
-        if (this.checking) this.unaudited++;
-        this.options.onForeignCalls?.(rec.source, rec.line);
-      }
+      // Claude Code's dialect: a call's `tool_use` blocks, or the `tool_result` blocks that answer them, in a message.
+      const blocks =
+        (type === 'assistant' && mayHold(rec.raw, TOOL_USE, TOOL_USE_PIVOT)) || (type === 'user' && mayHold(rec.raw, TOOL_RESULT, TOOL_RESULT_PIVOT));
+      if (blocks) this.claudeSteps(rec, emit);
       return;
     }
     const event = rec.event;
@@ -411,6 +399,25 @@ export class ToolsCore implements ToolCore {
     // An event of another subtype (or none) completes the call when it carries a result, else starts it.
     if (phase === 'completed' || (phase === 'other' && result !== undefined)) this.complete(rec, callId, entry, result, others, emit);
     else this.start(rec, callId, entry, result, others);
+  }
+
+  /**
+   * The tool calls of a message in Claude Code's dialect (see
+   * claudeToolSteps): each `tool_use` block starts one, each `tool_result`
+   * block completes the one it answers, as `tool_call` events would.
+   */
+  private claudeSteps(rec: EventRecord, emit: Emit): void {
+    const steps = claudeToolSteps(rec.event);
+    if (steps.length === 0) return;
+    const sid = rec.event.session_id;
+    if (typeof sid === 'string') {
+      this.session = sid;
+      this.seen.add(sid);
+    }
+    for (const step of steps) {
+      if (step.phase === 'started') this.start(rec, step.callId, step.entry, undefined, NO_ENTRIES, step.parentCallId);
+      else this.complete(rec, step.callId, undefined, step.result, NO_ENTRIES, emit, step.parentCallId);
+    }
   }
 
   /** True when `rec`, of a type the core does not read, names a session no event named before: it opens it. */
@@ -550,6 +557,7 @@ export class ToolsCore implements ToolCore {
     entry: ReturnType<typeof toolCallEntry>,
     result: ToolCallResult | undefined,
     others: readonly ToolCallEntry[],
+    parentCallId?: string,
   ): void {
     const read = argsOf(entry);
     const { args, error } = read;
@@ -606,6 +614,7 @@ export class ToolsCore implements ToolCore {
       args: this.options.full ? fullArgs(read) : undefined,
       ...(others.length > 0 ? { earlier: viewsOf(others, false, this.windows()) } : {}),
       ...(startSteps !== undefined ? { startSteps } : {}),
+      ...(parentCallId !== undefined ? { parentCallId } : {}),
     });
   }
 
@@ -616,6 +625,7 @@ export class ToolsCore implements ToolCore {
     result: ToolCallResult | undefined,
     others: readonly ToolCallEntry[],
     emit: Emit,
+    parentCallId?: string,
   ): void {
     const own = argsOf(entry);
     const key = callId === undefined ? this.anonymousKey(entry?.name, own.args, result) : `${this.session}\u0000${callId}`;
@@ -633,6 +643,7 @@ export class ToolsCore implements ToolCore {
     const startMs = toolClock ? startedAtMs : state?.startEventMs;
     const endMs = toolClock ? times.completedAtMs : times.eventMs;
     const base: PendingState = state ?? this.eventless(rec, callId, tool, facts);
+    if (state === undefined && parentCallId !== undefined) base.parentCallId = parentCallId;
     const call = this.callOf(
       { ...base, tool, events: base.events + 1, argsError: own.args !== undefined ? own.error : base.argsError },
       result === undefined ? 'unknown' : result.status,
@@ -786,6 +797,7 @@ export class ToolsCore implements ToolCore {
       paths,
       allPaths: all,
     };
+    if (state.parentCallId !== undefined) call.parentCallId = state.parentCallId;
     if (durationMs !== undefined) call.durationMs = durationMs;
     if (state.argsError !== undefined) call.argsError = state.argsError;
     if (result?.status === 'unknown' && result.variant !== undefined) call.variant = result.variant;
