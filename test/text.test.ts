@@ -102,19 +102,25 @@ t.test('Claude Code: a tool_use block ends the text before it', async (t) => {
     ok('It says x.'),
   );
   t.equal(await through(input), 'It says x.\n');
-  t.equal(await through(input, { all: true, user: true }), 'Reading.\n\nIt says x.\n', 'tool results are not prompts');
-  // Its tool calls are not shown: --all says so once, on stderr, where it would show tool lines.
-  const twice = lines(
-    claude([{ type: 'text', text: 'Reading.' }, { type: 'tool_use', id: 'tu1', name: 'Read', input: {} }]),
-    claude([{ type: 'tool_use', id: 'tu2', name: 'Bash', input: { command: 'ls' } }]),
+  t.equal(await through(input, { all: true, user: true }), 'Reading.\n→ Read\n\nIt says x.\n', 'tool results are not prompts: each is its call\'s line');
+  t.equal(await through(input, { all: true, user: true, tools: false }), 'Reading.\n\nIt says x.\n', 'no line with tools: false');
+  // Its tool calls: each a line once answered, in the order of the answers; those never answered at the end of the run.
+  const calls = lines(
+    claude([{ type: 'text', text: 'Reading.' }, { type: 'tool_use', id: 'tu1', name: 'Read', input: { file_path: 'a.ts' } }, { type: 'tool_use', id: 'tu2', name: 'Bash', input: { command: 'npm test' } }]),
+    J({ type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'tu2', content: [{ type: 'text', text: 'Exit code 1' }], is_error: true }, { type: 'tool_result', tool_use_id: 'tu1', content: 'x' }] }, session_id: S }),
+    claude([{ type: 'tool_use', id: 'tu3', name: 'mcp__github__create_issue', input: { title: 't' } }]),
+    J({ type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'tu9', content: 'y' }] }, session_id: S }),
     claude([{ type: 'text', text: 'Done.' }]),
     ok('Done.'),
   );
-  let r = await run(['--all'], twice);
-  t.same([r.code, r.stdout, r.stderr], [EXIT.OK, 'Reading.\n\nDone.\n', "ndjson-text: stdin:1: tool calls in Claude Code's dialect (tool_use blocks) are not shown\n"]);
-  r = await run(['--all', '--no-tools'], twice);
-  t.equal(r.stderr, '', 'not where tool lines are not asked for');
-  r = await run([], twice);
+  let r = await run(['--all'], calls);
+  t.same(
+    [r.code, r.stdout, r.stderr],
+    [EXIT.OK, 'Reading.\n✗ Bash npm test error: Exit code 1\n→ Read a.ts\n→ tool\n\nDone.\n→ mcp__github__create_issue github/create_issue (not completed)\n', ''],
+  );
+  r = await run(['--all', '--no-tools'], calls);
+  t.same([r.stdout, r.stderr], ['Reading.\n\nDone.\n', ''], 'none with --no-tools');
+  r = await run([], calls);
   t.same([r.stdout, r.stderr], ['Done.\n', ''], 'nor by default: the final message is the text after them');
 });
 
@@ -138,8 +144,13 @@ t.test('lines read by type and session alone give the output of lines parsed in 
   );
   t.same(
     ['tool_call', 'user', 'thinking'].map((type) => new TextCore({ all: true, tools: true, user: false, thinking: true }).needs(type)),
-    [true, false, true],
-    '--all: what the transcript shows',
+    [true, true, true],
+    "--all: what the transcript shows (prompts for the tool_result blocks that answer Claude Code's calls)",
+  );
+  t.same(
+    ['tool_call', 'user', 'thinking'].map((type) => new TextCore({ all: true, tools: false, user: false, thinking: false }).needs(type)),
+    [false, false, false],
+    '--all --no-tools --no-user: neither calls nor prompts',
   );
   for (const file of exampleStreams) {
     const input = fs.readFileSync(path.join(STREAMS, file), 'utf8');

@@ -9,7 +9,6 @@ import type { CommandSpec, Io } from './common.js';
 import { describeSessionEnd, judgeSessions, runJudged } from './verdict.js';
 import { TextCore, noFinalMessage } from '../text/core.js';
 import { describeFlushMismatch } from './notes.js';
-import { visibleOneLine } from '../safe-text.js';
 
 /** ndjson-text's own options (with the common ones, the whole of its `--help`). */
 export const textOptions = {
@@ -127,7 +126,6 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     raw: args.raw,
     // The deltas are the text, as ndjson-dedupe has it; a flush that says otherwise is worth a note.
     onFlushMismatch: (m) => warn(io, name, describeFlushMismatch(m, 'not shown', false)),
-    onForeignCalls: (source, line) => warn(io, name, `${visibleOneLine(source)}:${line}: tool calls in Claude Code's dialect (tool_use blocks) are not shown`),
   });
   return runJudged(name, core, args, parsed.rest, io, (run) => {
     return judgeSessions(name, core.sessions, args, run, io, {

@@ -19,6 +19,7 @@ import type { ToolCore, Emit } from '../io/tool-stream.js';
 import { TextTracker, flushMismatch } from '../assistant-text.js';
 import type { FlushMismatch } from '../assistant-text.js';
 import {
+  claudeToolSteps,
   eventSubtype,
   hasToolUseBlock,
   isSubagentMessage,
@@ -62,8 +63,6 @@ export interface TextOptions {
   raw?: boolean;
   /** Called for each flush whose text differs from the deltas before it: not shown, the deltas are the text. */
   onFlushMismatch?: (mismatch: FlushMismatch) => void;
-  /** With `all` and `tools`: called once, at the first message holding tool calls in Claude Code's dialect (`tool_use` blocks), which are not shown. */
-  onForeignCalls?: (source: string, line: number) => void;
 }
 
 /** What the core learnt about one session, for the exit status and the notes on stderr. */
@@ -636,8 +635,6 @@ export class TextCore implements ToolCore {
   private printedAny = false;
   /** Default mode: a session ran again (see {@link runsApart}): every run is printed under a label. */
   private resumed = false;
-  /** A message holding `tool_use` blocks was read (see TextOptions.onForeignCalls). */
-  private foreignCalls = false;
   /** Calls started without an id so far (see toolEvent). */
   private anonymous = 0;
   private readonly safe: (s: string) => string;
@@ -682,7 +679,8 @@ export class TextCore implements ToolCore {
       case 'tool_call':
         return this.options.all === true && this.options.tools === true;
       case 'user':
-        return this.options.all === true && this.options.user === true;
+        // A prompt, or the answers to Claude Code's tool calls (`tool_result` blocks).
+        return this.options.all === true && (this.options.user === true || this.options.tools === true);
       case 'thinking':
         return this.options.all === true && this.options.thinking === true;
       default:
@@ -754,10 +752,8 @@ export class TextCore implements ToolCore {
         // A flush ends the stretch, and a complete message stands alone: the next text is a new block.
         if (verdict !== 'delta') out?.close(id);
         if (hasToolUseBlock(event)) {
-          if (out && this.options.tools && !this.foreignCalls) {
-            this.foreignCalls = true;
-            this.options.onForeignCalls?.(rec.source, rec.line);
-          }
+          // Claude Code's calls: each `tool_use` block a call started, its line written when its `tool_result` comes.
+          if (out && this.options.tools) for (const step of claudeToolSteps(event)) this.callStarted(s, step.callId, step.entry?.name ?? '', step.entry && toolCallArgs(step.entry).args);
           // A sub-agent's call (Claude Code's) is a step of the call that runs it: the agent's own answer so far stands.
           this.toolCallSeen(s, field, out, out !== null || !isSubagentMessage(event));
         }
@@ -777,6 +773,10 @@ export class TextCore implements ToolCore {
         return;
       case 'user':
         if (out && this.options.user) out.user(id, messageText(rec.event));
+        // The answers to Claude Code's calls: a line for each.
+        if (out && this.options.tools) {
+          for (const step of claudeToolSteps(rec.event)) if (step.phase === 'completed') this.callCompleted(s, step.callId, undefined, undefined, step.result, out);
+        }
         return;
       case 'result': {
         const event = rec.event;
@@ -1039,18 +1039,28 @@ export class TextCore implements ToolCore {
     const id = toolCallId(event, entry);
     const phase = toolCallPhase(event);
     const args = toolCallArgs(entry).args;
-    if (phase === 'started') {
-      // Calls without an id are told apart in the order they started, and paired as ndjson-tools pairs them.
-      const started = startedCall(entry.name, args);
-      const key = id === undefined ? `${ANONYMOUS}${this.anonymous++}` : `${WITH_ID}${id}`;
-      (s.pending ??= new Map()).set(key, started);
-      if (id === undefined) (s.unnamed ??= new UnnamedCalls()).add(key, callGroup(s.session, entry.name), started.facts);
-      return;
-    }
-    if (phase !== 'completed') return;
+    if (phase === 'started') this.callStarted(s, id, entry.name, args);
+    else if (phase === 'completed') this.callCompleted(s, id, entry.name, args, toolCallResult(entry), out);
+  }
+
+  /** A call started (`name` its tool, '' when it names none): remembered until it completes. */
+  private callStarted(s: SessionState, id: string | undefined, name: string, args: JsonObject | undefined): void {
+    // Calls without an id are told apart in the order they started, and paired as ndjson-tools pairs them.
+    const started = startedCall(name, args);
+    const key = id === undefined ? `${ANONYMOUS}${this.anonymous++}` : `${WITH_ID}${id}`;
+    (s.pending ??= new Map()).set(key, started);
+    if (id === undefined) (s.unnamed ??= new UnnamedCalls()).add(key, callGroup(s.session, name), started.facts);
+  }
+
+  /**
+   * A call completed: its line. `name`: the tool its completion names;
+   * undefined when it names none (Claude Code's `tool_result`), the tool its
+   * start named.
+   */
+  private callCompleted(s: SessionState, id: string | undefined, name: string | undefined, args: JsonObject | undefined, result: ToolCallResult | undefined, out: Transcript): void {
     const key =
       id === undefined
-        ? s.unnamed?.find(callGroup(s.session, entry.name), args === undefined ? undefined : toolCallFacts(entry.name, args, undefined))
+        ? s.unnamed?.find(callGroup(s.session, name), args === undefined ? undefined : toolCallFacts(name ?? '', args, undefined))
         : `${WITH_ID}${id}`;
     const started = key === undefined ? undefined : s.pending?.get(key);
     if (key !== undefined) {
@@ -1058,8 +1068,7 @@ export class TextCore implements ToolCore {
       s.unnamed?.delete(key);
     }
     // A completed event may carry the result without the args: the started event had them.
-    const result = toolCallResult(entry);
-    const line = toolCallLine(entry.name, args, result, started);
+    const line = toolCallLine(name ?? started?.name ?? '', args, result, started);
     out.tool(s.session, formatToolLine(line, this.safeLine), toolLineFailed(line));
     if (ranSubagent(result)) this.subagentLines(s, result, out, 1);
   }
