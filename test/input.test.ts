@@ -1382,3 +1382,26 @@ t.test('a long line on which a value starts is tokenized a piece at a time, and 
     if (label.startsWith('over two lines')) t.equal((whole.events[0]!.event as { s: string }).s, `${'x'.repeat(S - 1 - 25)}\u{1F600}z`);
   }
 });
+
+t.test('an event written over a spinner line (a carriage return, an erase-line sequence) is read; what it overwrote is reported', async (t) => {
+  const event = '{"type":"result","subtype":"success","result":"ok\\r\\n","session_id":"s"}';
+  const cases: Array<[string, string, string | undefined]> = [
+    ['a spinner, then CR and ESC[K', `\r⠋ Working…\r\x1b[K${event}`, 'in.ndjson:1: not JSON: ⠋ Working…\\x0d\\x1b[K'],
+    ['a carriage return alone', `Thinking…\r${event}`, 'in.ndjson:1: not JSON: Thinking…'],
+    ['ESC[2K, then the cursor shown again', `⠙ 3s\x1b[2K\x1b[?25h${event}`, 'in.ndjson:1: not JSON: ⠙ 3s\\x1b[2K\\x1b[?25h'],
+    ['erased, then ESC[1G and a colour reset', `⠹\x1b[2K\x1b[1G\x1b[0m${event}`, 'in.ndjson:1: not JSON: ⠹\\x1b[2K\\x1b[1G\\x1b[0m'],
+  ];
+  for (const [name, line, problem] of cases) {
+    for (const size of [0, 1, 5, 17]) {
+      const seen = read(`${line}\n`, size);
+      t.same(seen.events.map((e) => [e.line, e.raw]), [[1, event]], `${name}, in chunks of ${size}: the event, as written`);
+      t.same(seen.problems, [problem], `${name}, in chunks of ${size}: what it overwrote`);
+    }
+  }
+  // Not where the terminal would show something else: noise after the event, or no overwrite at all.
+  for (const line of [`⠋\r${event} done`, `Update available: 1.2.3${event}`, `⠋\r{"type":"result"`, `⠋\r[${event}]`, `⠋\r42`]) {
+    const seen = read(`${line}\n`);
+    t.same(seen.events, [], `${JSON.stringify(line)}: no event`);
+    t.equal(seen.problems.length, 1, `${JSON.stringify(line)}: one line reported`);
+  }
+});

@@ -655,6 +655,36 @@ function gluedRunStart(raw: Buffer): number {
     return -1;
   }
 }
+/**
+ * Where what a terminal shows of the line `raw`, which is not JSON, starts,
+ * when that is one JSON object: after the line's last carriage return or
+ * erase-line sequence (`ESC[K`, `ESC[1K`, `ESC[2K`), and the control
+ * sequences right after it (`ESC[?25h`, colours): an event written over
+ * the spinner or progress line before it, `\r⠋ Working…\r\x1b[K{"type":…}`,
+ * which a terminal shows as the event alone. -1 when there is none.
+ */
+function overwrittenBy(raw: Buffer): number {
+  if (raw.indexOf(0x0d) === -1 && raw.indexOf(0x1b) === -1) return -1;
+  const text = raw.toString('latin1');
+  let at = -1;
+  OVERWRITE.lastIndex = 0;
+  for (let m = OVERWRITE.exec(text); m !== null; m = OVERWRITE.exec(text)) at = m.index + m[0].length;
+  if (at === -1) return -1;
+  CONTROLS.lastIndex = at;
+  if (CONTROLS.exec(text) !== null) at = CONTROLS.lastIndex;
+  if (raw[at] !== 0x7b) return -1;
+  try {
+    return isObject(JSON.parse(raw.toString('utf8', at))) ? at : -1;
+  } catch {
+    return -1;
+  }
+}
+
+/** A carriage return, or a sequence that erases the line (see overwrittenBy). */
+const OVERWRITE = /\r|\x1b\[[0-2]?K/g;
+/** Control sequences (CSI), carriage returns and erasures after it, from where it ends. */
+const CONTROLS = /(?:\r|\x1b\[[0-9;?]*[@-~])+/y;
+
 // The types of the stream, as strings made once: a known name costs no allocation.
 const KNOWN_TYPES = EVENT_TYPES.map((name) => ({
   name,
@@ -1979,7 +2009,8 @@ export class EventReader {
    * when not the part reported.
    */
   private problemThenRun(raw: Buffer, no: number, unterminated: boolean | undefined, reason: (head: Buffer) => ProblemReason, shown?: Buffer): void {
-    const glued = gluedRunStart(raw);
+    let glued = gluedRunStart(raw);
+    if (glued <= 0) glued = overwrittenBy(raw);
     const head = glued > 0 ? raw.subarray(0, glued) : raw;
     this.problem(reason(head), head, no, shown);
     if (glued > 0) this.line(raw.subarray(glued), no, unterminated);
