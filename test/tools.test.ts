@@ -2216,3 +2216,36 @@ t.test('a tool named with its MCP server is an MCP call of that server, in eithe
   t.equal(violations.length, 1, "--deny-tool shell counts a server's shell");
   t.equal(JSON.parse(runCore(line.replace('mcp__box__run_command', 'mcp__box')).out).kind, 'other', 'a name with no tool after its server is no such name');
 });
+
+t.test("Claude Code's calls the audit cannot read fail the checks; its tools' names as its permission rules write them", async (t) => {
+  const init = JSON.stringify({ type: 'system', subtype: 'init', cwd: '/p', session_id: 's' });
+  const write = '{"type":"assistant","message":{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Write","input":{"file_path":"/p/.env","content":"SEC';
+  for (const [name, input] of [
+    ['cut, glued after a line of 4,100 bytes', `${init}\n${JSON.stringify({ type: 'user', message: { role: 'user', content: 'x'.repeat(4100) }, session_id: 's' })}${write}\n`],
+    ['cut, glued after a line of 100,000 bytes', `${init}\n${JSON.stringify({ type: 'user', message: { role: 'user', content: 'x'.repeat(100_000) }, session_id: 's' })}${write}\n`],
+    ['written over several lines, cut after its type', `${init}\n{\n  "type": "assistant",\n  "message": {\n    "content": [\n      {\n        "type": "tool_use",\n        "id": "t1",\n`],
+  ] as const) {
+    const { core } = runCore(input, { denyWrite: ['.env'] });
+    t.equal(core.passed, false, `${name}: the checks cannot pass`);
+  }
+  const cutText = `${init}\n${JSON.stringify({ type: 'user', message: { role: 'user', content: 'x'.repeat(4100) }, session_id: 's' })}{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"Wri\n`;
+  t.equal(runCore(cutText, { denyWrite: ['.env'] }).core.passed, true, 'a message cut in its text, with no tool_use block, is no call');
+
+  const calls = `${init}\n${JSON.stringify({
+    type: 'assistant',
+    message: {
+      role: 'assistant',
+      content: [
+        { type: 'tool_use', id: 'k1', name: 'Skill', input: { command: 'pdf' } },
+        { type: 'tool_use', id: 'k2', name: 'SlashCommand', input: { command: '/deploy' } },
+        { type: 'tool_use', id: 'k3', name: 'mcp__github__create_issue', input: { title: 'x' } },
+      ],
+    },
+    session_id: 's',
+  })}\n`;
+  const denied = (names: string[]) => runCore(calls, { denyTool: names }).violations.map((v) => formatViolation(v));
+  t.same(denied(['Bash']), ["in:2: --deny-tool 'Bash': SlashCommand (call k2, pending)"], "a skill's name is no command; a slash command may run its file's shell lines");
+  t.same(denied(['mcp__github']), ["in:2: --deny-tool 'mcp__github': mcp__github__create_issue (call k3, pending)"], 'a whole server');
+  t.same(denied(['mcp__github__*']), ["in:2: --deny-tool 'mcp__github__*': mcp__github__create_issue (call k3, pending)"], 'every tool of a server');
+  t.same(denied(['mcp__gitlab', 'mcp__git']), [], 'another server');
+});

@@ -98,10 +98,8 @@ const TOOL_USE = Buffer.from('"tool_use"');
 // Its `_`: rare in assistant lines, so each is a cheap place to look.
 const TOOL_USE_PIVOT = 5;
 
-// The start of an `assistant` event's line.
-const ASSISTANT_LINE = /"type"\s*:\s*"assistant"/;
-// How much of a line is searched for that start.
-const ASSISTANT_HEAD = 4096;
+// The type of an `assistant` event (and the role of its message), wherever the line holds it: glued after another event too.
+const ASSISTANT = Buffer.from('"assistant"');
 
 const TOOL_RESULT = Buffer.from('"tool_result"');
 // Its `_`, as in TOOL_USE.
@@ -450,9 +448,10 @@ export class ToolsCore implements ToolCore {
         calls = calls === undefined ? ascii : { keys: [...new Set([...calls.keys, ...ascii.keys])], names: [...new Set([...calls.names, ...ascii.names])] };
       }
     }
-    // Or a message of Claude Code's dialect whose `tool_use` block can no longer be read: its call is not seen either, and
-    // no key of the other dialect it shows (in a string, spelt with escapes) leaves it out.
-    if (ASSISTANT_LINE.test(raw.toString('latin1', 0, ASSISTANT_HEAD)) && mayHold(raw, TOOL_USE, TOOL_USE_PIVOT)) return true;
+    // Or a message of Claude Code's dialect whose `tool_use` block can no longer be read (anywhere on the line, or on a
+    // line of one written over several): its call is not seen either, and no key of the other dialect it shows (in a
+    // string, spelt with escapes) leaves it out. An assistant message with an escape may spell the block's type with it.
+    if (holdsBytes(raw, TOOL_USE, TOOL_USE_PIVOT) || (raw.includes(ASSISTANT) && holdsBytes(raw, ESCAPE_U, 0))) return true;
     if (calls === undefined) return false;
     // Only a key naming its tool leaves a call out: a name read otherwise (a function's, one beside the arguments) may
     // be one of the call's values, and is one more tool to clear, not the call's.
