@@ -1390,6 +1390,8 @@ t.test('an event written over a spinner line (a carriage return, an erase-line s
     ['a carriage return alone', `Thinking…\r${event}`, 'in.ndjson:1: not JSON: Thinking…'],
     ['ESC[2K, then the cursor shown again', `⠙ 3s\x1b[2K\x1b[?25h${event}`, 'in.ndjson:1: not JSON: ⠙ 3s\\x1b[2K\\x1b[?25h'],
     ['erased, then ESC[1G and a colour reset', `⠹\x1b[2K\x1b[1G\x1b[0m${event}`, 'in.ndjson:1: not JSON: ⠹\\x1b[2K\\x1b[1G\\x1b[0m'],
+    ["tput sgr0's reset after the return", `x\r\x1b[K\x1b(B\x1b[m${event}`, 'in.ndjson:1: not JSON: x\\x0d\\x1b[K\\x1b(B\\x1b[m'],
+    ['carriage returns after the event too', `x\r${event}\r\r`, 'in.ndjson:1: not JSON: x'],
   ];
   for (const [name, line, problem] of cases) {
     for (const size of [0, 1, 5, 17]) {
@@ -1399,7 +1401,17 @@ t.test('an event written over a spinner line (a carriage return, an erase-line s
     }
   }
   // Not where the terminal would show something else: noise after the event, or no overwrite at all.
-  for (const line of [`⠋\r${event} done`, `Update available: 1.2.3${event}`, `⠋\r{"type":"result"`, `⠋\r[${event}]`, `⠋\r42`]) {
+  // Nor on a line that starts as an event, broken or cut short: it is judged as one, by every tool alike.
+  for (const line of [
+    `⠋\r${event} done`,
+    `Update available: 1.2.3${event}`,
+    `Update available: 1.2.3\x1b[K${event}`,
+    `⠋\r{"type":"result"`,
+    `⠋\r[${event}]`,
+    `⠋\r42`,
+    `{"type":"user","x":"abc\r${event}`,
+    `{"type":"result","is_error":true,\r${event}`,
+  ]) {
     const seen = read(`${line}\n`);
     t.same(seen.events, [], `${JSON.stringify(line)}: no event`);
     t.equal(seen.problems.length, 1, `${JSON.stringify(line)}: one line reported`);

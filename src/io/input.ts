@@ -657,21 +657,35 @@ function gluedRunStart(raw: Buffer): number {
 }
 /**
  * Where what a terminal shows of the line `raw`, which is not JSON, starts,
- * when that is one JSON object: after the line's last carriage return or
- * erase-line sequence (`ESC[K`, `ESC[1K`, `ESC[2K`), and the control
- * sequences right after it (`ESC[?25h`, colours): an event written over
- * the spinner or progress line before it, `\r⠋ Working…\r\x1b[K{"type":…}`,
- * which a terminal shows as the event alone. -1 when there is none.
+ * when that is one JSON object: after the line's last return to its start
+ * (a carriage return, `ESC[G` or `ESC[1G`, or an erasure of the line up to
+ * the cursor or whole, `ESC[1K`, `ESC[2K`), and the control sequences right
+ * after it (`ESC[K`, `ESC[?25h`, colours, `ESC(B`): an event written over
+ * the spinner or progress line before it, `⠋ Working…\r\x1b[K{"type":…}`,
+ * which a terminal shows as the event alone. Only on a line that does not
+ * start as a JSON value: one that does is an event broken or cut short, and
+ * is judged as one (tools that read a line of its type by its first key
+ * alone do not look inside it). -1 when there is none.
  */
 function overwrittenBy(raw: Buffer): number {
-  if (raw.indexOf(0x0d) === -1 && raw.indexOf(0x1b) === -1) return -1;
-  const text = raw.toString('latin1');
+  const first = spaceEnd(raw, bomLength(raw, raw.length));
+  if (first === raw.length || raw[first] === 0x7b || raw[first] === 0x5b) return -1;
+  // The white space a line may end with (`\r\r`) is no return: the event comes before it.
+  let end = raw.length;
+  while (end > first && isJsonSpace(raw[end - 1]!)) end--;
+  if (raw[end - 1] !== 0x7d) return -1;
+  // Only the text after the last carriage return can hold the last return.
+  const cr = raw.lastIndexOf(0x0d, end - 1);
+  const from = cr === -1 ? 0 : cr;
+  if (cr === -1 && raw.indexOf(0x1b) === -1) return -1;
+  const text = raw.toString('latin1', from, end);
   let at = -1;
-  OVERWRITE.lastIndex = 0;
-  for (let m = OVERWRITE.exec(text); m !== null; m = OVERWRITE.exec(text)) at = m.index + m[0].length;
+  RETURN.lastIndex = 0;
+  for (let m = RETURN.exec(text); m !== null; m = RETURN.exec(text)) at = m.index + m[0].length;
   if (at === -1) return -1;
   CONTROLS.lastIndex = at;
   if (CONTROLS.exec(text) !== null) at = CONTROLS.lastIndex;
+  at += from;
   if (raw[at] !== 0x7b) return -1;
   try {
     return isObject(JSON.parse(raw.toString('utf8', at))) ? at : -1;
@@ -680,10 +694,10 @@ function overwrittenBy(raw: Buffer): number {
   }
 }
 
-/** A carriage return, or a sequence that erases the line (see overwrittenBy). */
-const OVERWRITE = /\r|\x1b\[[0-2]?K/g;
-/** Control sequences (CSI), carriage returns and erasures after it, from where it ends. */
-const CONTROLS = /(?:\r|\x1b\[[0-9;?]*[@-~])+/y;
+/** A return to the line's start (see overwrittenBy). */
+const RETURN = /\r|\x1b\[[01]?G|\x1b\[[12]K/g;
+/** Control sequences right after it: CSI sequences, a character set chosen (`ESC(B`), the cursor saved or restored, returns. */
+const CONTROLS = /(?:\r|\x1b\[[0-?]*[ -/]*[@-~]|\x1b[()*+][ -~]|\x1b[78=>])+/y;
 
 // The types of the stream, as strings made once: a known name costs no allocation.
 const KNOWN_TYPES = EVENT_TYPES.map((name) => ({
