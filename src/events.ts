@@ -462,9 +462,17 @@ function toolUseEntry(block: JsonObject): ToolCallEntry | undefined {
 /** The result a `tool_result` block gives its call (see {@link ClaudeToolStep.result}); the block itself is the whole result. */
 function toolResultOf(block: JsonObject): ToolCallResult {
   if (!isErrorFlag(block.is_error)) return { status: 'success', variant: 'success', body: {}, result: block };
-  const text = blockText(block.content);
+  const text = withoutErrorTag(blockText(block.content));
   return { status: 'error', variant: 'error', body: text === '' ? {} : { error: text }, result: block };
 }
+
+/** `text` without the `<tool_use_error>` tags Claude Code wraps a tool's own error in, when they wrap it whole. */
+function withoutErrorTag(text: string): string {
+  const m = ERROR_TAG.exec(text);
+  return m === null ? text : m[1]!.trim();
+}
+
+const ERROR_TAG = /^\s*<tool_use_error>([\s\S]*)<\/tool_use_error>\s*$/;
 
 /** The text of a `tool_result` block's content: a string, or the texts of its `text` blocks, a line each. */
 function blockText(content: unknown): string {

@@ -124,6 +124,44 @@ t.test('Claude Code: a tool_use block ends the text before it', async (t) => {
   t.same([r.stdout, r.stderr], ['Done.\n', ''], 'nor by default: the final message is the text after them');
 });
 
+t.test("Claude Code: a sub-agent's calls indented, a task by its description, an error by its first line", async (t) => {
+  const msg = (type: string, content: unknown[], parent: string | null = null) => J({ type, message: { role: type, content }, parent_tool_use_id: parent, session_id: S });
+  const input = lines(
+    msg('assistant', [{ type: 'text', text: "I'll hand this to a sub-agent." }, { type: 'tool_use', id: 'T', name: 'Task', input: { subagent_type: 'Explore', description: 'Find the links', prompt: 'Find broken links' } }]),
+    msg('assistant', [{ type: 'tool_use', id: 'g', name: 'Grep', input: { pattern: 'http', path: 'docs' } }, { type: 'tool_use', id: 'r', name: 'Read', input: { file_path: 'docs/gone.md' } }], 'T'),
+    msg('user', [{ type: 'tool_result', tool_use_id: 'g', content: 'docs/a.md' }], 'T'),
+    msg('user', [{ type: 'tool_result', tool_use_id: 'r', content: '<tool_use_error>File does not exist.</tool_use_error>', is_error: true }], 'T'),
+    msg('assistant', [{ type: 'tool_use', id: 'b', name: 'Bash', input: { command: 'npm test' } }], 'T'),
+    msg('assistant', [{ type: 'text', text: 'One broken link.' }], 'T'),
+    msg('user', [{ type: 'tool_result', tool_use_id: 'T', content: 'One broken link.' }]),
+    msg('assistant', [{ type: 'tool_use', id: 'b2', name: 'Bash', input: { command: 'npm test' } }]),
+    msg('user', [{ type: 'tool_result', tool_use_id: 'b2', content: '\n  \nExit code 1\n> vitest run\n\nFAIL src/cart.test.ts', is_error: true }]),
+    msg('assistant', [{ type: 'text', text: 'Done.' }]),
+    ok('Done.'),
+  );
+  const r = await run(['--all', '--no-user'], input);
+  t.same(
+    [r.code, r.stdout, r.stderr],
+    [
+      EXIT.OK,
+      [
+        "I'll hand this to a sub-agent.",
+        '  → Grep http',
+        '  ✗ Read docs/gone.md error: File does not exist.',
+        '',
+        'One broken link.',
+        '→ Task Find the links',
+        '✗ Bash npm test error: Exit code 1 …',
+        '',
+        'Done.',
+        '  → Bash npm test (not completed)',
+        '',
+      ].join('\n'),
+      '',
+    ],
+  );
+});
+
 t.test('every example stream reads the same whatever the chunk boundaries', async (t) => {
   for (const file of exampleStreams) {
     const input = fs.readFileSync(path.join(STREAMS, file));

@@ -2249,3 +2249,16 @@ t.test("Claude Code's calls the audit cannot read fail the checks; its tools' na
   t.same(denied(['mcp__github__*']), ["in:2: --deny-tool 'mcp__github__*': mcp__github__create_issue (call k3, pending)"], 'every tool of a server');
   t.same(denied(['mcp__gitlab', 'mcp__git']), [], 'another server');
 });
+
+t.test("Claude Code's own error tags are left out of a call's reason", async (t) => {
+  const answer = (content: unknown) =>
+    [
+      JSON.stringify({ type: 'assistant', message: { content: [{ type: 'tool_use', id: 'r', name: 'Read', input: { file_path: 'a.ts' } }] }, session_id: 's' }),
+      JSON.stringify({ type: 'user', message: { content: [{ type: 'tool_result', tool_use_id: 'r', content, is_error: true }] }, session_id: 's' }),
+    ].join('\n');
+  const reason = (content: unknown) => (JSON.parse(runCore(answer(content)).out) as { reason?: string }).reason;
+  t.equal(reason('<tool_use_error>File does not exist.</tool_use_error>'), 'File does not exist.');
+  t.equal(reason([{ type: 'text', text: ' <tool_use_error>Error: a\nb</tool_use_error>\n' }]), 'Error: a\nb', 'over several lines, in a text block');
+  t.equal(reason('<tool_use_error>a</tool_use_error> and more'), '<tool_use_error>a</tool_use_error> and more', 'not where they wrap only part of it');
+  t.equal(reason([{ type: 'image', source: {} }]), undefined, 'no text, no reason');
+});

@@ -38,11 +38,12 @@ import {
   toolCallId,
   toolCallPhase,
   toolCallResult,
+  toolNameKey,
   MAX_SUBAGENT_DEPTH,
   ranSubagent,
   subagentCalls,
 } from '../events.js';
-import type { JsonObject, ToolCallFacts, ToolCallResult, ToolResultStatus } from '../events.js';
+import type { ClaudeToolStep, JsonObject, ToolCallFacts, ToolCallResult, ToolResultStatus } from '../events.js';
 import { clipped, visible, visibleJson, visibleOneLine } from '../safe-text.js';
 import { flagOption } from '../option-values.js';
 import { UnnamedCalls, callGroup } from '../unnamed-calls.js';
@@ -174,9 +175,14 @@ function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? '' : 's'}`;
 }
 
-/** The first string argument, for tools of unknown kind (a function's `query`, say). */
-function firstStringArg(args: JsonObject | undefined): string {
+/**
+ * The first string argument, for tools of unknown kind (a function's `query`,
+ * say); a task's `description` (Claude Code's `Task` names its sub-agent's
+ * kind first).
+ */
+function firstStringArg(name: string, args: JsonObject | undefined): string {
   if (args === undefined) return '';
+  if (typeof args.description === 'string' && args.description !== '' && toolNameKey(name) === 'task') return args.description;
   for (const key in args) {
     const v = args[key];
     if (typeof v === 'string' && v !== '' && key !== 'toolCallId') return v;
@@ -192,6 +198,8 @@ export interface StartedCall {
   facts: ToolCallFacts;
   /** Its first string argument, when those facts name no target ('' otherwise). */
   firstArg: string;
+  /** What its line is indented with: two spaces for a call of a sub-agent (Claude Code's), else none. */
+  indent?: string;
 }
 
 /** The target a call's facts name: its command, pattern, path, URL or MCP tool. */
@@ -208,7 +216,12 @@ function factsTarget(facts: ToolCallFacts): string | undefined {
 export function startedCall(name: string, args: JsonObject | undefined): StartedCall {
   const facts = toolCallFacts(name, args, undefined);
   // Facts that name a target still name it once the result is added: the first string argument is never read then.
-  return { name, facts, firstArg: factsTarget(facts) === undefined ? firstStringArg(args) : '' };
+  return { name, facts, firstArg: factsTarget(facts) === undefined ? firstStringArg(name, args) : '' };
+}
+
+/** What the line of a call of Claude Code's dialect is indented with (see StartedCall.indent). */
+function indentOf(step: ClaudeToolStep): string {
+  return step.parentCallId !== undefined ? '  ' : '';
 }
 
 /** A session's run is over: no call of it is waiting any more. */
@@ -229,7 +242,7 @@ const ANONYMOUS = 'a';
 export function toolCallLine(name: string, args: JsonObject | undefined, result: ToolCallResult | undefined, started?: StartedCall): ToolCallLine {
   const fromStart = args === undefined ? started : undefined;
   const facts = toolCallFacts(name, args, result, fromStart?.facts);
-  const target = factsTarget(facts) ?? (fromStart !== undefined ? fromStart.firstArg : firstStringArg(args));
+  const target = factsTarget(facts) ?? (fromStart !== undefined ? fromStart.firstArg : firstStringArg(name, args));
   const line: ToolCallLine = { name, target, status: result?.status };
   if (result === undefined) return line;
   if (FAILED_WORD[result.status] !== undefined) {
@@ -262,13 +275,27 @@ export function formatToolLine(line: ToolCallLine, safeLine: (s: string) => stri
   if (line.target) out += ` ${safeLine(clipped(line.target, MAX_FIELD))}`;
   if (failed !== undefined) {
     out += ` ${failed}`;
-    if (line.detail) out += `: ${safeLine(clipped(line.detail, MAX_FIELD))}`;
+    const detail = line.detail === undefined ? '' : firstLine(line.detail);
+    if (detail) out += `: ${safeLine(clipped(detail, MAX_FIELD))}`;
   } else if (line.status === 'not completed') {
     out += ' (not completed)';
   } else if (line.detail) {
     out += ` (${safeLine(line.detail)})`;
   }
   return out;
+}
+
+/**
+ * The first line of `text` that is not blank, trimmed, and ` …` after it
+ * when more follows (an error's whole output, as Claude Code answers a
+ * command that failed): a tool line is one line.
+ */
+function firstLine(text: string): string {
+  const lines = text.split(/\r\n|\r|\n/);
+  const at = lines.findIndex((l) => l.trim() !== '');
+  if (at === -1) return '';
+  const more = lines.slice(at + 1).some((l) => l.trim() !== '');
+  return `${lines[at]!.trim()}${more ? ' …' : ''}`;
 }
 
 /** True when a tool line reports a call that did not do its work. */
@@ -753,7 +780,10 @@ export class TextCore implements ToolCore {
         if (verdict !== 'delta') out?.close(id);
         if (hasToolUseBlock(event)) {
           // Claude Code's calls: each `tool_use` block a call started, its line written when its `tool_result` comes.
-          if (out && this.options.tools) for (const step of claudeToolSteps(event)) this.callStarted(s, step.callId, step.entry?.name ?? '', step.entry && toolCallArgs(step.entry).args);
+          // A sub-agent's calls are indented under the text (the line of the call that runs it comes once that ends).
+          if (out && this.options.tools) {
+            for (const step of claudeToolSteps(event)) this.callStarted(s, step.callId, step.entry?.name ?? '', step.entry && toolCallArgs(step.entry).args, indentOf(step));
+          }
           // A sub-agent's call (Claude Code's) is a step of the call that runs it: the agent's own answer so far stands.
           this.toolCallSeen(s, field, out, out !== null || !isSubagentMessage(event));
         }
@@ -775,7 +805,7 @@ export class TextCore implements ToolCore {
         if (out && this.options.user) out.user(id, messageText(rec.event));
         // The answers to Claude Code's calls: a line for each.
         if (out && this.options.tools) {
-          for (const step of claudeToolSteps(rec.event)) if (step.phase === 'completed') this.callCompleted(s, step.callId, undefined, undefined, step.result, out);
+          for (const step of claudeToolSteps(rec.event)) if (step.phase === 'completed') this.callCompleted(s, step.callId, undefined, undefined, step.result, out, indentOf(step));
         }
         return;
       case 'result': {
@@ -1043,10 +1073,11 @@ export class TextCore implements ToolCore {
     else if (phase === 'completed') this.callCompleted(s, id, entry.name, args, toolCallResult(entry), out);
   }
 
-  /** A call started (`name` its tool, '' when it names none): remembered until it completes. */
-  private callStarted(s: SessionState, id: string | undefined, name: string, args: JsonObject | undefined): void {
+  /** A call started (`name` its tool, '' when it names none; `indent`, see StartedCall): remembered until it completes. */
+  private callStarted(s: SessionState, id: string | undefined, name: string, args: JsonObject | undefined, indent = ''): void {
     // Calls without an id are told apart in the order they started, and paired as ndjson-tools pairs them.
     const started = startedCall(name, args);
+    if (indent !== '') started.indent = indent;
     const key = id === undefined ? `${ANONYMOUS}${this.anonymous++}` : `${WITH_ID}${id}`;
     (s.pending ??= new Map()).set(key, started);
     if (id === undefined) (s.unnamed ??= new UnnamedCalls()).add(key, callGroup(s.session, name), started.facts);
@@ -1055,9 +1086,17 @@ export class TextCore implements ToolCore {
   /**
    * A call completed: its line. `name`: the tool its completion names;
    * undefined when it names none (Claude Code's `tool_result`), the tool its
-   * start named.
+   * start named. `indent`: that of its start, else this.
    */
-  private callCompleted(s: SessionState, id: string | undefined, name: string | undefined, args: JsonObject | undefined, result: ToolCallResult | undefined, out: Transcript): void {
+  private callCompleted(
+    s: SessionState,
+    id: string | undefined,
+    name: string | undefined,
+    args: JsonObject | undefined,
+    result: ToolCallResult | undefined,
+    out: Transcript,
+    indent = '',
+  ): void {
     const key =
       id === undefined
         ? s.unnamed?.find(callGroup(s.session, name), args === undefined ? undefined : toolCallFacts(name ?? '', args, undefined))
@@ -1069,7 +1108,7 @@ export class TextCore implements ToolCore {
     }
     // A completed event may carry the result without the args: the started event had them.
     const line = toolCallLine(name ?? started?.name ?? '', args, result, started);
-    out.tool(s.session, formatToolLine(line, this.safeLine), toolLineFailed(line));
+    out.tool(s.session, `${started?.indent ?? indent}${formatToolLine(line, this.safeLine)}`, toolLineFailed(line));
     if (ranSubagent(result)) this.subagentLines(s, result, out, 1);
   }
 
@@ -1117,7 +1156,7 @@ export class TextCore implements ToolCore {
     if (!this.options.tools || s.pending === undefined) return;
     for (const call of s.pending.values()) {
       const line: ToolCallLine = { ...toolCallLine(call.name, undefined, undefined, call), status: 'not completed' };
-      out.tool(s.session, formatToolLine(line, this.safeLine), false);
+      out.tool(s.session, `${call.indent ?? ''}${formatToolLine(line, this.safeLine)}`, false);
     }
     forgetCalls(s);
   }
