@@ -655,6 +655,7 @@ function gluedRunStart(raw: Buffer): number {
     return -1;
   }
 }
+
 /**
  * Where what a terminal shows of the line `raw`, which is not JSON, starts,
  * when that is one JSON object: after the line's last return to its start
