@@ -2248,6 +2248,12 @@ t.test("Claude Code's calls the audit cannot read fail the checks; its tools' na
   t.same(denied(['mcp__github']), ["in:2: --deny-tool 'mcp__github': mcp__github__create_issue (call k3, pending)"], 'a whole server');
   t.same(denied(['mcp__github__*']), ["in:2: --deny-tool 'mcp__github__*': mcp__github__create_issue (call k3, pending)"], 'every tool of a server');
   t.same(denied(['mcp__gitlab', 'mcp__git']), [], 'another server');
+  // Only Claude Code's Skill, so spelt: a tool of another agent named otherwise may run its command.
+  const skill = (name: string) =>
+    runCore(JSON.stringify({ type: 'tool_call', subtype: 'completed', call_id: 'f', session_id: 's', tool_call: { function: { name, arguments: '{"command":"make deploy"}' }, result: { success: {} } } }), {
+      denyTool: ['shell'],
+    }).violations.length;
+  t.same([skill('Skill'), skill('skill'), skill('SKILL')], [0, 1, 1]);
 });
 
 t.test("Claude Code's own error tags are left out of a call's reason", async (t) => {
