@@ -444,6 +444,21 @@ export function claudeToolSteps(e: unknown): ClaudeToolStep[] {
   return steps;
 }
 
+/**
+ * The calls a `result` of Claude Code's dialect says were refused
+ * permission: the `tool_use_id` of each of its `permission_denials`.
+ */
+export function permissionDenials(e: unknown): Set<string> {
+  const ids = new Set<string>();
+  const denials = isObject(e) ? e.permission_denials : undefined;
+  if (!Array.isArray(denials)) return ids;
+  for (const denial of denials) {
+    const id = isObject(denial) ? blockId(denial, 'tool_use_id') : undefined;
+    if (id !== undefined) ids.add(id);
+  }
+  return ids;
+}
+
 /** The id under `key` of a block: a string (an empty one is none), or a number as its text. */
 function blockId(block: JsonObject, key: string): string | undefined {
   const id = block[key];

@@ -28,14 +28,21 @@ if (!fs.existsSync(DIR)) {
         t.equal(run.code, 0);
         t.equal(run.stderr, '');
         // The oracle: each tool_use block a call, completed by the tool_result block that names it, in that order.
+        // (A call answered with an error waits for its run's result, which says whether it was refused permission.)
         const uses = new Map<string, { name: string; parent: string | null; input: any }>();
         const results: Array<{ id: string; error: boolean }> = [];
+        let failed: Array<{ id: string; error: boolean }> = [];
         for (const e of events) {
           for (const b of Array.isArray(e.message?.content) ? e.message.content : []) {
             if (e.type === 'assistant' && b?.type === 'tool_use') uses.set(b.id, { name: b.name, parent: e.parent_tool_use_id ?? null, input: b.input });
-            if (e.type === 'user' && b?.type === 'tool_result') results.push({ id: b.tool_use_id, error: b.is_error === true });
+            if (e.type === 'user' && b?.type === 'tool_result') (b.is_error === true ? failed : results).push({ id: b.tool_use_id, error: b.is_error === true });
+          }
+          if (e.type === 'result') {
+            results.push(...failed);
+            failed = [];
           }
         }
+        results.push(...failed);
         const answered = new Set(results.map((r) => r.id));
         t.same(
           records.map((r) => r.call_id),

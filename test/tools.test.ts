@@ -2158,15 +2158,15 @@ t.test("Claude Code's tool calls: tool_use blocks started, tool_result blocks co
   t.same(
     got.map((r) => [r.call_id, r.tool, r.kind, r.status, r.line]),
     [
-      ['e1', 'Edit', 'edit', 'error', 2],
       ['w1', 'Write', 'write', 'success', 2],
       ['m1', 'mcp__filesystem__write_file', 'mcp', 'success', 4],
-      ['b1', 'Bash', 'shell', 'error', 6],
       ['7', 'Read', 'read', 'success', 8],
-      ['ghost', null, 'other', 'unknown', 10],
+      ['ghost', null, 'other', 'success', 10],
+      ['e1', 'Edit', 'edit', 'error', 2],
+      ['b1', 'Bash', 'shell', 'error', 6],
       ['p1', 'Glob', 'glob', 'pending', 11],
-    ].map(([id, tool, kind, status, line]) => [id, tool, kind, status === 'unknown' ? 'success' : status, line]),
-    'each call once, as its answer comes, pending ones last',
+    ],
+    "each call once, as its answer comes, those answered with an error at its run's result (here none: the end), pending ones last",
   );
   const byId = new Map(got.map((r) => [r.call_id, r]));
   t.same(byId.get('e1')!.edited, ['src/a.ts']);
@@ -2267,4 +2267,51 @@ t.test("Claude Code's own error tags are left out of a call's reason", async (t)
   t.equal(reason([{ type: 'text', text: ' <tool_use_error>Error: a\nb</tool_use_error>\n' }]), 'Error: a\nb', 'over several lines, in a text block');
   t.equal(reason('<tool_use_error>a</tool_use_error> and more'), '<tool_use_error>a</tool_use_error> and more', 'not where they wrap only part of it');
   t.equal(reason([{ type: 'image', source: {} }]), undefined, 'no text, no reason');
+});
+
+t.test("Claude Code's calls refused permission, as its run's result lists them, are rejected", async (t) => {
+  const msg = (type: string, content: unknown[], session = 's') => JSON.stringify({ type, message: { role: type, content }, session_id: session });
+  const use = (id: string, name: string, input: unknown) => ({ type: 'tool_use', id, name, input });
+  const answer = (id: string, text: string, isError = true) => ({ type: 'tool_result', tool_use_id: id, content: text, is_error: isError });
+  const result = (denied: unknown, session = 's') => JSON.stringify({ type: 'result', subtype: 'success', is_error: false, result: 'ok', session_id: session, permission_denials: denied });
+  const run = (denied: unknown, more: string[] = []) =>
+    [
+      JSON.stringify({ type: 'system', subtype: 'init', cwd: '/p', session_id: 's' }),
+      msg('assistant', [use('w', 'Write', { file_path: '.github/ci.yml', content: 'x' }), use('b', 'Bash', { command: 'rm -rf .github' }), use('r', 'Read', { file_path: 'a.ts' })]),
+      msg('user', [answer('w', "Claude requested permissions to write to /p/.github/ci.yml, but you haven't granted it yet."), answer('b', 'Exit code 1'), answer('r', 'x', false)]),
+      ...more,
+      result(denied),
+    ].join('\n');
+  const records = (out: string) => out.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+  let got = runCore(run([{ tool_name: 'Write', tool_use_id: 'w', tool_input: { file_path: '.github/ci.yml' } }]), { denyWrite: ['.github'], denyTool: ['bash'] });
+  t.same(
+    records(got.out).map((r) => [r.call_id, r.status]),
+    [
+      ['r', 'success'],
+      ['w', 'rejected'],
+      ['b', 'error'],
+    ],
+    'at the result, in the order they were answered',
+  );
+  t.same(got.violations.map((v) => formatViolation(v)), ["in:2: --deny-tool 'bash': Bash rm -rf .github (call b, error)"], 'a call refused did not act: no check fails on it');
+  t.same(records(got.out)[1]!.reason, "Claude requested permissions to write to /p/.github/ci.yml, but you haven't granted it yet.");
+  for (const [name, denied] of [
+    ['none listed', []],
+    ['no list', undefined],
+    ['a list of another shape', { w: true }],
+    ['another id', [{ tool_use_id: 'x' }]],
+  ] as const) {
+    got = runCore(run(denied), { denyWrite: ['.github'], denyTool: ['bash'] });
+    t.same(
+      records(got.out).map((r) => r.status),
+      ['success', 'error', 'error'],
+      `${name}: as answered`,
+    );
+    t.equal(got.violations.length, 2, `${name}: both fail their checks`);
+  }
+  // Another session's result says nothing of this one's; a new run of the session, or the end, hands them over as answered.
+  got = runCore(run([{ tool_use_id: 'w' }], [result([{ tool_use_id: 'w' }], 'other')]).replace(/\n[^\n]*$/, ''));
+  t.same(records(got.out).map((r) => [r.call_id, r.status]), [['r', 'success'], ['w', 'error'], ['b', 'error']], "no result of its own: as answered, at the end");
+  got = runCore(`${run([], [JSON.stringify({ type: 'system', subtype: 'init', cwd: '/p', session_id: 's' })])}`);
+  t.same(records(got.out).map((r) => [r.call_id, r.status]), [['r', 'success'], ['w', 'error'], ['b', 'error']], 'a new run of the session: as answered, before it');
 });

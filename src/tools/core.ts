@@ -13,6 +13,7 @@ import type { ToolCore, Emit } from '../io/tool-stream.js';
 import {
   addOtherFacts,
   claudeToolSteps,
+  permissionDenials,
   nearToolName,
   isRunEvent,
   isObject,
@@ -185,6 +186,7 @@ function argsFacts(tool: string | undefined, read: ToolCallArgs, result: ToolCal
 }
 
 const NO_ENTRIES: readonly ToolCallEntry[] = [];
+const NO_DENIALS: ReadonlySet<string> = new Set();
 const NO_STEPS: readonly JsonObject[] = [];
 
 /** Milliseconds from `start` to `end`, when both are known and `end` is not before `start`. */
@@ -243,6 +245,12 @@ export class ToolsCore implements ToolCore {
   private readonly callLines = new Set<string>();
   private session = '';
   private readonly pending = new Map<string, PendingState>();
+  /**
+   * Calls of Claude Code's dialect answered with an error, by session,
+   * waiting for their run's result: each with what hands it over (see
+   * complete, settleRefusals).
+   */
+  private readonly refusals = new Map<string, Array<{ call: AuditedCall; settle: () => void }>>();
   /** The keys of {@link pending} by session, in the order their calls started. */
   private readonly sessionCalls = new KeySets();
   /** The calls of {@link pending} started without an id, as completions find them. */
@@ -364,6 +372,8 @@ export class ToolsCore implements ToolCore {
       // A line handed over unparsed that would open a session: an event only if it parses. One cut short is reported, as
       // the full read reports it (one with a run's first event glued on is not handed over so: see RUN_START in input.ts).
       if (this.opens(rec) && !recordSound(rec)) return;
+      // A run's result says which of its calls Claude Code refused permission to.
+      if (type === 'result' && this.refusals.size > 0) this.settleRefusals(recordSessionField(rec) ?? this.session, permissionDenials(rec.event));
       // Claude Code's dialect: a call's `tool_use` blocks, or the `tool_result` blocks that answer them, in a message.
       const blocks =
         (type === 'assistant' && mayHold(rec.raw, TOOL_USE, TOOL_USE_PIVOT)) || (type === 'user' && mayHold(rec.raw, TOOL_RESULT, TOOL_RESULT_PIVOT));
@@ -414,7 +424,7 @@ export class ToolsCore implements ToolCore {
     }
     for (const step of steps) {
       if (step.phase === 'started') this.start(rec, step.callId, step.entry, undefined, NO_ENTRIES, step.parentCallId);
-      else this.complete(rec, step.callId, undefined, step.result, NO_ENTRIES, emit, step.parentCallId);
+      else this.complete(rec, step.callId, undefined, step.result, NO_ENTRIES, emit, step.parentCallId, true);
     }
   }
 
@@ -474,6 +484,7 @@ export class ToolsCore implements ToolCore {
     // Nothing audited is not a pass: no events (an agent that wrote nothing, a log in UTF-16), or none of a run (results
     // alone, as `--output-format json` writes them, list no calls).
     if (this.checking && !this.sawStream) this.unaudited++;
+    for (const session of [...this.refusals.keys()]) this.settleRefusals(session, NO_DENIALS);
     for (const state of this.pending.values()) this.finishPending(state, emit);
     this.pending.clear();
     this.sessionCalls.clear();
@@ -512,6 +523,8 @@ export class ToolsCore implements ToolCore {
   }
 
   private endRun(session: string, emit: Emit): void {
+    // Its calls answered with an error that no result said were refused are as they were answered.
+    this.settleRefusals(session, NO_DENIALS);
     for (const key of [...this.sessionCalls.keys(session)]) {
       const state = this.pending.get(key)!;
       this.dropPending(key, state);
@@ -625,6 +638,7 @@ export class ToolsCore implements ToolCore {
     others: readonly ToolCallEntry[],
     emit: Emit,
     parentCallId?: string,
+    refusable = false,
   ): void {
     const own = argsOf(entry);
     const key = callId === undefined ? this.anonymousKey(entry?.name, own.args, result) : `${this.session}\u0000${callId}`;
@@ -657,15 +671,40 @@ export class ToolsCore implements ToolCore {
     const steps = ranSubagent(result) ? subagentCalls(result) : NO_STEPS;
     if (steps.length > 0) this.subagent(rec, this.session, callId, steps, emit, 1);
     else if (state?.startSteps !== undefined) this.subagent(state.startSteps.at, this.session, callId, subagentCalls(state.startSteps.result), emit, 1);
-    this.finish(call, emit);
     // Completed as another tool than it was started as: the checks see it as each (a write started, a read completed; an
     // MCP call's `delete_directory` started, `read_file` completed); so do they a call its event names as two tools.
     const asStarted =
       state !== undefined && (state.earlier !== undefined || otherTool(state.tool, tool) || otherTool(state.facts.mcpTool, facts.mcpTool));
-    if (asStarted || others.length > 0) {
-      const views: CallView[] = asStarted ? [...(state.earlier ?? []), { tool: state.tool, facts: state.facts }] : [];
-      if (others.length > 0) views.push(...viewsOf(others, true, this.windows()));
-      this.checkViews(base, views, call, emit);
+    const views: CallView[] = asStarted ? [...(state.earlier ?? []), { tool: state.tool, facts: state.facts }] : [];
+    if (others.length > 0) views.push(...viewsOf(others, true, this.windows()));
+    const settle = (): void => {
+      this.finish(call, emit);
+      if (views.length > 0) this.checkViews(base, views, call, emit);
+    };
+    // Claude Code answers a call it refused permission to as it answers one that failed: which it was, its run's result
+    // says (see settleRefusals).
+    if (refusable && call.status === 'error') {
+      let held = this.refusals.get(this.session);
+      if (held === undefined) this.refusals.set(this.session, (held = []));
+      held.push({ call, settle });
+    } else {
+      settle();
+    }
+  }
+
+  /**
+   * Hands over the calls of Claude Code's dialect `session` answered with an
+   * error (see complete): those `denied` lists (the `tool_use_id`s of its
+   * result's `permission_denials`) as `rejected`, refused permission, the
+   * others as they were answered, in the order they were.
+   */
+  private settleRefusals(session: string, denied: ReadonlySet<string>): void {
+    const held = this.refusals.get(session);
+    if (held === undefined) return;
+    this.refusals.delete(session);
+    for (const { call, settle } of held) {
+      if (call.callId !== undefined && denied.has(call.callId)) call.status = 'rejected';
+      settle();
     }
   }
 
