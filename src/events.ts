@@ -2078,7 +2078,7 @@ export function toolCallFacts(
   const kind = known ?? (served !== undefined ? 'mcp' : 'other');
   const facts: ToolCallFacts = { kind, argPaths: [], resultPaths: [] };
   // A tool of a name not known that is given a command may run it: `--deny-tool shell` counts it (its paths are still checked).
-  if (kind === 'other' && args !== undefined && givesCommand(args) && !NAMED_NOT_RUN.has(name)) facts.mayRunCommand = true;
+  if (kind === 'other' && ((args !== undefined && givesCommand(args)) || LOADS_COMMANDS.has(nameKey))) facts.mayRunCommand = true;
   // No args of its own: those its start named.
   if (args === undefined && fromStart !== undefined) addOtherFacts(facts, fromStart);
   if (args !== undefined) {
@@ -2161,13 +2161,12 @@ export function toolCallFacts(
 }
 
 /**
- * Tools whose `command` names no command they run, by their names exactly as
- * their agent spells them (a tool of another agent so named, in another
- * case, may run its command): Claude Code's `Skill` (the skill to load; what
- * it runs, it runs with the agent's shell, a call of its own). (Its
- * `SlashCommand` may run the shell lines of the command's file: it counts.)
+ * Tools that may run commands whatever they are given: Claude Code's `Skill`
+ * and `SlashCommand` load a file (a skill, a command) whose shell lines
+ * (`!` and a command in backquotes) run as it loads, no call of the agent's
+ * shell in the stream.
  */
-const NAMED_NOT_RUN: ReadonlySet<string> = new Set(['Skill']);
+const LOADS_COMMANDS: ReadonlySet<string> = new Set(['skill', 'slashcommand']);
 
 /**
  * The server and tool of an MCP tool named with its server, as Claude Code

@@ -12,7 +12,7 @@ import { helpText, shortValues } from '../src/cli/common.js';
 import { fileUrlPaths, isRoot, matchForms, normalizePath, normalizedForm, resolvePath, samePath, insidePath, shortForm } from '../src/tools/paths.js';
 import { Policy, formatViolation } from '../src/tools/policy.js';
 import type { PolicyOptions, Violation } from '../src/tools/policy.js';
-import { MAX_STARTS, ToolsCore } from '../src/tools/core.js';
+import { MAX_REFUSALS, MAX_STARTS, ToolsCore } from '../src/tools/core.js';
 import type { ToolsOptions } from '../src/tools/core.js';
 import { tools } from '../src/tools/stream.js';
 import { EventReader } from '../src/io/input.js';
@@ -2236,7 +2236,7 @@ t.test("Claude Code's calls the audit cannot read fail the checks; its tools' na
     message: {
       role: 'assistant',
       content: [
-        { type: 'tool_use', id: 'k1', name: 'Skill', input: { command: 'pdf' } },
+        { type: 'tool_use', id: 'k1', name: 'Skill', input: { skill: 'pdf' } },
         { type: 'tool_use', id: 'k2', name: 'SlashCommand', input: { command: '/deploy' } },
         { type: 'tool_use', id: 'k3', name: 'mcp__github__create_issue', input: { title: 'x' } },
       ],
@@ -2244,16 +2244,20 @@ t.test("Claude Code's calls the audit cannot read fail the checks; its tools' na
     session_id: 's',
   })}\n`;
   const denied = (names: string[]) => runCore(calls, { denyTool: names }).violations.map((v) => formatViolation(v));
-  t.same(denied(['Bash']), ["in:2: --deny-tool 'Bash': SlashCommand (call k2, pending)"], "a skill's name is no command; a slash command may run its file's shell lines");
+  t.same(
+    denied(['Bash']),
+    ["in:2: --deny-tool 'Bash': Skill (call k1, pending)", "in:2: --deny-tool 'Bash': SlashCommand (call k2, pending)"],
+    "a skill or a slash command may run its file's shell lines as it loads",
+  );
   t.same(denied(['mcp__github']), ["in:2: --deny-tool 'mcp__github': mcp__github__create_issue (call k3, pending)"], 'a whole server');
   t.same(denied(['mcp__github__*']), ["in:2: --deny-tool 'mcp__github__*': mcp__github__create_issue (call k3, pending)"], 'every tool of a server');
   t.same(denied(['mcp__gitlab', 'mcp__git']), [], 'another server');
-  // Only Claude Code's Skill, so spelt: a tool of another agent named otherwise may run its command.
-  const skill = (name: string) =>
-    runCore(JSON.stringify({ type: 'tool_call', subtype: 'completed', call_id: 'f', session_id: 's', tool_call: { function: { name, arguments: '{"command":"make deploy"}' }, result: { success: {} } } }), {
+  // However spelt, given a command or not.
+  const skill = (name: string, args: string) =>
+    runCore(JSON.stringify({ type: 'tool_call', subtype: 'completed', call_id: 'f', session_id: 's', tool_call: { function: { name, arguments: args }, result: { success: {} } } }), {
       denyTool: ['shell'],
     }).violations.length;
-  t.same([skill('Skill'), skill('skill'), skill('SKILL')], [0, 1, 1]);
+  t.same([skill('Skill', '{"command":"make deploy"}'), skill('skill', '{}'), skill('slash_command', '{"name":"x"}'), skill('Skills', '{}')], [1, 1, 1, 0]);
 });
 
 t.test("Claude Code's own error tags are left out of a call's reason", async (t) => {
@@ -2314,4 +2318,30 @@ t.test("Claude Code's calls refused permission, as its run's result lists them, 
   t.same(records(got.out).map((r) => [r.call_id, r.status]), [['r', 'success'], ['w', 'error'], ['b', 'error']], "no result of its own: as answered, at the end");
   got = runCore(`${run([], [JSON.stringify({ type: 'system', subtype: 'init', cwd: '/p', session_id: 's' })])}`);
   t.same(records(got.out).map((r) => [r.call_id, r.status]), [['r', 'success'], ['w', 'error'], ['b', 'error']], 'a new run of the session: as answered, before it');
+});
+
+t.test("Claude Code's calls answered with an error, held for their run's result, hold little and at most MAX_REFUSALS", async (t) => {
+  const lines = [JSON.stringify({ type: 'system', subtype: 'init', cwd: '/p', session_id: 's' })];
+  const n = MAX_REFUSALS + 5;
+  for (let i = 0; i < n; i++) {
+    lines.push(JSON.stringify({ type: 'assistant', message: { content: [{ type: 'tool_use', id: `b${i}`, name: 'Bash', input: { command: `make ${i}` } }] }, session_id: 's' }));
+    lines.push(JSON.stringify({ type: 'user', message: { content: [{ type: 'tool_result', tool_use_id: `b${i}`, content: 'x'.repeat(5000), is_error: true }] }, session_id: 's' }));
+  }
+  const written: string[] = [];
+  const core = new ToolsCore({});
+  const reader = new EventReader({ record: (r) => core.record(r, (d) => written.push(d.toString())), problem: () => {} }, { needs: (type) => core.needs(type) });
+  reader.startSource('in');
+  reader.write(Buffer.from(`${lines.join('\n')}\n`));
+  const before = written.join('').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { call_id: string; reason: string });
+  t.same(before.map((r) => r.call_id), ['b0', 'b1', 'b2', 'b3', 'b4'], `past ${MAX_REFUSALS} held, the oldest are written at once`);
+  t.equal(before[0]!.reason.length, 1001, 'its reason cut as its record shows it');
+  // The denial of one written already changes nothing: it failed its checks as an error.
+  reader.write(Buffer.from(`${JSON.stringify({ type: 'result', subtype: 'success', result: 'ok', session_id: 's', permission_denials: [{ tool_use_id: 'b0' }, { tool_use_id: 'b9' }] })}\n`));
+  reader.endSource();
+  core.end((d) => written.push(d.toString()));
+  const all = written.join('').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { call_id: string; status: string });
+  t.equal(all.length, n);
+  t.same(all.filter((r) => r.status === 'rejected').map((r) => r.call_id), ['b9']);
+  const full = runCore(lines.slice(0, 3).join('\n'), { full: true }).out;
+  t.equal((JSON.parse(full) as { reason: string }).reason.length, 5000, 'with --full, the whole reason');
 });

@@ -43,10 +43,10 @@ import { isWindowsCwd, resolvePath, samePath } from './paths.js';
 import { Policy } from './policy.js';
 import type { PolicyOptions, Violation } from './policy.js';
 import { formatViolation } from './policy.js';
-import { auditRecord, safeJsonLine } from './record.js';
+import { REASON_MAX, auditRecord, safeJsonLine } from './record.js';
 import { PATHS_CHOICES, PathSet, Summary, listedPaths } from './summary.js';
 import type { PathsChoice } from './summary.js';
-import { visibleOneLine } from '../safe-text.js';
+import { clipped, visibleOneLine } from '../safe-text.js';
 import { KeySets, UnnamedCalls, callGroup } from '../unnamed-calls.js';
 import { jsonText } from '../json-text.js';
 
@@ -114,6 +114,14 @@ const TOOL_RESULT_PIVOT = 5;
 function mayHold(raw: Buffer, name: Buffer, pivot: number): boolean {
   return holdsBytes(raw, name, pivot) || holdsBytes(raw, ESCAPE_U, 0);
 }
+
+/**
+ * How many calls of Claude Code's dialect answered with an error a session
+ * holds until its run's result says which were refused permission (see
+ * ToolsCore.complete): a run with more of them (a loop of failing commands
+ * that never ends) does not grow memory with them.
+ */
+export const MAX_REFUSALS = 1000;
 
 /** How many times a call is read as started again (see ToolsCore.start); no agent retries a call so often. */
 export const MAX_STARTS = 100;
@@ -686,7 +694,11 @@ export class ToolsCore implements ToolCore {
     if (refusable && call.status === 'error') {
       let held = this.refusals.get(this.session);
       if (held === undefined) this.refusals.set(this.session, (held = []));
+      // Held, it keeps no more of its answer than its record shows; past MAX_REFUSALS, the oldest is handed over as it
+      // was answered (an error fails the checks a refusal would not: never the other way round).
+      if (!this.options.full && call.facts.reason !== undefined) call.facts.reason = clipped(call.facts.reason, REASON_MAX);
       held.push({ call, settle });
+      if (held.length > MAX_REFUSALS) held.shift()!.settle();
     } else {
       settle();
     }
