@@ -357,7 +357,8 @@ export class ToolsCore implements ToolCore {
    * which each of them sets. Results and lines of other types (a wrapper's)
    * set less, so they pass in no run with them: a run with them at its ends
    * would hide the agent at work between. Messages and prompts are searched
-   * for foreign tool calls and their answers (see passesPlain).
+   * for tool calls of Claude Code's dialect and their answers (see
+   * passesPlain).
    */
   passes(type: string): boolean {
     return !this.needs(type) && type !== 'assistant' && type !== 'user' && type !== 'result' && isRunEvent(type);
