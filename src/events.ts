@@ -477,7 +477,7 @@ function toolUseEntry(block: JsonObject): ToolCallEntry | undefined {
 /** The result a `tool_result` block gives its call (see {@link ClaudeToolStep.result}); the block itself is the whole result. */
 function toolResultOf(block: JsonObject): ToolCallResult {
   if (!isErrorFlag(block.is_error)) return { status: 'success', variant: 'success', body: {}, result: block };
-  const text = withoutErrorTag(blockText(block.content));
+  const text = withoutErrorTag(contentText(block.content));
   return { status: 'error', variant: 'error', body: text === '' ? {} : { error: text }, result: block };
 }
 
@@ -489,12 +489,20 @@ function withoutErrorTag(text: string): string {
 
 const ERROR_TAG = /^\s*<tool_use_error>([\s\S]*)<\/tool_use_error>\s*$/;
 
-/** The text of a `tool_result` block's content: a string, or the texts of its `text` blocks, a line each. */
-function blockText(content: unknown): string {
+/**
+ * The text of a tool's answer, its `content`: a string, or the texts of its
+ * blocks, a line each: `{"text": "…"}` or, as Cursor writes an MCP tool's,
+ * `{"text": {"text": "…"}}` (a Claude Code `tool_result` block's, an MCP
+ * tool's failure). '' when it holds none.
+ */
+function contentText(content: unknown): string {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return '';
   const texts: string[] = [];
-  for (const block of content) if (isObject(block) && typeof block.text === 'string' && block.text !== '') texts.push(block.text);
+  for (const block of content) {
+    const text = isObject(block) ? (typeof block.text === 'string' ? block.text : str(block.text, 'text')) : undefined;
+    if (text !== undefined && text !== '') texts.push(text);
+  }
   return texts.join('\n');
 }
 
@@ -808,8 +816,12 @@ function salvagedKeys(): string {
  */
 function salvageArguments(text: string): JsonObject {
   const out: JsonObject = {};
-  salvageKeys ??= new RegExp(`"(${salvagedKeys()})"\\s*:\\s*("(?:[^"\\\\]|\\\\.)*")`, 'g');
-  const lists = (salvageLists ??= new RegExp(`"(${salvagedKeys()})"\\s*:\\s*\\[`, 'g'));
+  if (salvageKeys === undefined || salvageLists === undefined) {
+    const keys = salvagedKeys();
+    salvageKeys = new RegExp(`"(${keys})"\\s*:\\s*("(?:[^"\\\\]|\\\\.)*")`, 'g');
+    salvageLists = new RegExp(`"(${keys})"\\s*:\\s*\\[`, 'g');
+  }
+  const lists = salvageLists;
   salvageKeys.lastIndex = 0;
   for (let m = salvageKeys.exec(text); m !== null; m = salvageKeys.exec(text)) {
     try {
@@ -1996,8 +2008,8 @@ function reasonOf(body: unknown): string | undefined {
   }
   // An MCP tool's failure (`isError`): the text of its content, `{"text": "…"}` or, as Cursor writes it, `{"text": {"text": "…"}}`.
   if (body.isError === true && Array.isArray(body.content)) {
-    const texts = body.content.map((c) => (isObject(c) ? (typeof c.text === 'string' ? c.text : str(c.text, 'text')) : undefined)).filter((t) => t !== undefined && t !== '');
-    if (texts.length > 0) return texts.join('\n');
+    const text = contentText(body.content);
+    if (text !== '') return text;
   }
   return undefined;
 }
