@@ -684,25 +684,36 @@ export class ToolsCore implements ToolCore {
     // MCP call's `delete_directory` started, `read_file` completed); so do they a call its event names as two tools.
     const asStarted =
       state !== undefined && (state.earlier !== undefined || otherTool(state.tool, tool) || otherTool(state.facts.mcpTool, facts.mcpTool));
-    const views: CallView[] = asStarted ? [...(state.earlier ?? []), { tool: state.tool, facts: state.facts }] : [];
-    if (others.length > 0) views.push(...viewsOf(others, true, this.windows()));
-    const settle = (): void => {
-      this.finish(call, emit);
-      if (views.length > 0) this.checkViews(base, views, call, emit);
-    };
+    let views: CallView[] | undefined;
+    if (asStarted || others.length > 0) {
+      views = asStarted ? [...(state.earlier ?? []), { tool: state.tool, facts: state.facts }] : [];
+      if (others.length > 0) views.push(...viewsOf(others, true, this.windows()));
+    }
     // Claude Code answers a call it refused permission to as it answers one that failed: which it was, its run's result
     // says (see settleRefusals).
-    if (refusable && call.status === 'error') {
-      let held = this.refusals.get(this.session);
-      if (held === undefined) this.refusals.set(this.session, (held = []));
-      // Held, it keeps no more of its answer than its record shows; past MAX_REFUSALS, the oldest is handed over as it
-      // was answered (an error fails the checks a refusal would not: never the other way round).
-      if (!this.options.full && call.facts.reason !== undefined) call.facts.reason = clipped(call.facts.reason, REASON_MAX);
-      held.push({ call, settle });
-      if (held.length > MAX_REFUSALS) held.shift()!.settle();
-    } else {
-      settle();
-    }
+    if (refusable && call.status === 'error') this.holdRefusable(call, () => this.handOver(base, call, views, emit));
+    else this.handOver(base, call, views, emit);
+  }
+
+  /** Hands over a completed call, checked also as each other tool `views` name (see checkViews). */
+  private handOver(base: PendingState, call: AuditedCall, views: readonly CallView[] | undefined, emit: Emit): void {
+    this.finish(call, emit);
+    if (views !== undefined) this.checkViews(base, views, call, emit);
+  }
+
+  /**
+   * Holds `call`, of Claude Code's dialect and answered with an error, for
+   * its run's result (see settleRefusals), `settle` handing it over then. Held,
+   * it keeps no more of its answer than its record shows; past MAX_REFUSALS,
+   * the session's oldest is handed over as it was answered (an error fails
+   * the checks a refusal would not: never the other way round).
+   */
+  private holdRefusable(call: AuditedCall, settle: () => void): void {
+    let held = this.refusals.get(this.session);
+    if (held === undefined) this.refusals.set(this.session, (held = []));
+    if (!this.options.full && call.facts.reason !== undefined) call.facts.reason = clipped(call.facts.reason, REASON_MAX);
+    held.push({ call, settle });
+    if (held.length > MAX_REFUSALS) held.shift()!.settle();
   }
 
   /**
