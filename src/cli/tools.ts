@@ -75,7 +75,7 @@ export const toolsOptions = {
   'deny-tool': {
     type: 'string',
     requiresArg: true,
-    describe: 'Check: fail if a call used this tool (name or kind); repeatable',
+    describe: 'Check: fail if a call used this tool (by name or kind; every tool of an MCP server as mcp__server); repeatable',
   },
   'no-writes': {
     type: 'boolean',
