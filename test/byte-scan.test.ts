@@ -223,7 +223,7 @@ function placesReference(raw: Buffer, from: number, end: number): number[] {
 
 t.test('places: what may make a first key not the type, from every start to every end', { skip: scan ? false : 'no byte scan' }, async (t) => {
   // (Read as latin1: `\u00ef` is the byte 0xEF, a byte-order mark's first, which after a `}` is a place too.)
-  const pieces = ['"type"', '{"type"', '["ty', ':"ty', ',"ty', '"xy', '\\u0074', '\\u00', '\\u4e2d', '\\"', '}{', '} {', '}\t', '}\r', '}\n', '},', '}}', '}\u00ef', '\u00ef', '"', 'y', 'u', '0', '\\', '}', '{', ' '];
+  const pieces = ['"type"', '{"type"', '["ty', ':"ty', ',"ty', '"xy', '\\u0074', '\\u00', '\\u4e2d', '\\"', '}{', '} {', '}\t', '}\r', '}\n', '},', '}}', '}\u00ef', '\u00ef', '"', 'y', 'u', '0', '\\', '}', '{', ' ', '{"', '2{"', ':{"', ',{"', '[{"', '\n{"', '{"}', '{",', ' {"a', 'a{"b'];
   const rng = Rng.fromInt(11);
   let checked = 0;
   let found = 0;
@@ -407,6 +407,19 @@ t.test(`run: only lines the reader would let by, and nearly all of them${marked}
     e('thinking', undefined, s, ',"text":"a}{b"}{"x":1'),
     e('thinking', undefined, s, ',"text":"a} \\t{b"'),
     e('thinking', undefined, s, ',"x":{"a":1} {"b":2}'),
+    // A value glued before an object (`42{"…`, `"x" {"…`), and an object after white space that may come before it.
+    e('thinking', undefined, s, ',"x":1}42{"b":2'),
+    e('thinking', undefined, s, ',"x":"a"{"b":2}'),
+    e('thinking', undefined, s, ',"x":"a" \t{"b":2}'),
+    e('thinking', undefined, s, ',"x":[1]{"b":2}'),
+    e('thinking', undefined, s, ',"x":null {"b":2}'),
+    e('thinking', undefined, s, ',"x": {"b":2}'),
+    e('thinking', undefined, s, ',"x":[ \r{"b":2}]'),
+    e('thinking', undefined, s, ',"x":[1, {"b":2}]'),
+    e('thinking', undefined, s, ',"text":"ends in {"'),
+    e('thinking', undefined, s, ',"text":"ends in ({"'),
+    e('thinking', undefined, s, ',"text":"ends in ({","a":1'),
+    e('thinking', undefined, s, ',"x":"a"{"":2}'),
     e('thinking', undefined, s, ',"text":"\\u0074ype"'),
     e('thinking', undefined, s, ',"text":"\\u0041"'),
     e('thinking', undefined, s, ',"x":{"type":"y"}'),

@@ -352,6 +352,15 @@ const PLACE_PATTERNS: ByteTest[][] = [
   [{ at: 0, is: [0x5c] }, { at: 1, is: [0x75] }, { at: 2, is: [0x30], exact: true }],
   // `}` then `{`, a byte-order mark's first byte, or a byte below `!` but a newline: perhaps values glued together.
   [{ at: 0, is: [0x7d] }, { at: 1, is: [0x7b, 0xef], below: 0x21, except: 0x0a }],
+  // `{"` opening a key (not ending a string: no `,` `}` `]` `:` or white space next) after a byte that cannot come
+  // before an object (`42{"…`, `"x"{"…`, `null{"…`), or a space, a tab or a carriage return (`42 {"…`, and `: {"…` of
+  // a stream written with spaces): perhaps values glued together.
+  [
+    { at: 0, is: [0x7b] },
+    { at: 1, is: [0x22] },
+    { at: -1, not: [0x3a, 0x5b, 0x2c, 0x0a] },
+    { at: 2, not: [0x2c, 0x7d, 0x5d, 0x3a, 0x20, 0x09, 0x0d, 0x0a] },
+  ],
 ];
 
 /** The instructions the patterns are tested with: on 16 bytes at a time (vectors of lanes), or on one. */
@@ -936,7 +945,8 @@ const RUN_START_BODY = (() => {
  * `places`) may make a line's first key not its type, as the input layer
  * judges places (input.ts, LineScan): a `}` followed by `{` (spaces, tabs
  * and carriage returns between; or what may start another value, a
- * byte-order mark's first byte too: files joined with cat), an escape `\u006…` or `\u007…`, or a
+ * byte-order mark's first byte too: files joined with cat), a `{"` after a
+ * byte that cannot come before an object (`42{"…`), an escape `\u006…` or `\u007…`, or a
  * `"type"`, which only following the line's structure could clear. What
  * runs into `end` is a concern.
  */
@@ -965,6 +975,16 @@ const CONCERN_BODY = (() => {
     [return_, end],
     [localGet(I), i32Const(1), i32Add, localSet(I), br(0)],
     end,
+    end,
+    // `{"` (the places found it after a byte that cannot come before an object, or white space): values glued together
+    // unless the byte before the white space is `:`, `[` or `,`. A line's bytes before it are all in memory (its start
+    // is not white space).
+    [localGet(B), i32Const(0x7b), i32Eq, if_, localGet(X), localSet(I)],
+    loop,
+    [localGet(I), i32Const(1), i32Sub, localTee(I), i32Load8U, localTee(B), i32Const(0x20), i32Eq],
+    [localGet(B), i32Const(0x09), i32Eq, i32Or, localGet(B), i32Const(0x0d), i32Eq, i32Or, brIf(0)],
+    end,
+    [localGet(B), i32Const(0x3a), i32Ne, localGet(B), i32Const(0x5b), i32Ne, i32And, localGet(B), i32Const(0x2c), i32Ne, i32And, return_],
     end,
     [localGet(X), i32Const(6), i32Add, localGet(E), i32GeU, if_, i32Const(1), return_, end],
     [localGet(B), i32Const(0x5c), i32Eq, if_],
