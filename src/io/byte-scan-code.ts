@@ -352,16 +352,19 @@ const PLACE_PATTERNS: ByteTest[][] = [
   [{ at: 0, is: [0x5c] }, { at: 1, is: [0x75] }, { at: 2, is: [0x30], exact: true }],
   // `}` then `{`, a byte-order mark's first byte, or a byte below `!` but a newline: perhaps values glued together.
   [{ at: 0, is: [0x7d] }, { at: 1, is: [0x7b, 0xef], below: 0x21, except: 0x0a }],
-  // `{"` opening a key (not ending a string: no `,` `}` `]` `:` or white space next) after a byte that cannot come
-  // before an object (`42{"…`, `"x"{"…`, `null{"…`), or a space, a tab or a carriage return (`42 {"…`, and `: {"…` of
-  // a stream written with spaces): perhaps values glued together.
-  [
-    { at: 0, is: [0x7b] },
-    { at: 1, is: [0x22] },
-    { at: -1, not: [0x3a, 0x5b, 0x2c, 0x0a] },
-    { at: 2, not: [0x2c, 0x7d, 0x5d, 0x3a, 0x20, 0x09, 0x0d, 0x0a] },
-  ],
 ];
+
+/**
+ * `{"t` after a byte that cannot come before an object (`42{"type"…`,
+ * `"x"{"type"…`, `null{"type"…`), or after white space (`42 {"type"…`, and
+ * `: {"type"…` of a stream written with spaces, which its judge clears):
+ * perhaps values glued together, the second an event (whose first key is its
+ * type). Glued before an object whose first key is another, a later `"type"`
+ * key is a place. Searched for by `places` alone: `lineEnd` judges each
+ * `{"t` it finds for a run's first event (see judgeRunStart).
+ */
+const GLUED_EVENT: ByteTest[] = [{ at: 0, is: [0x7b] }, { at: 1, is: [0x22] }, { at: 2, is: [0x74] }, { at: -1, not: [0x3a, 0x5b, 0x2c, 0x0a] }];
+const LINE_PLACE_PATTERNS: ByteTest[][] = [...PLACE_PATTERNS, GLUED_EVENT];
 
 /** The instructions the patterns are tested with: on 16 bytes at a time (vectors of lanes), or on one. */
 interface Lanes {
@@ -401,9 +404,9 @@ const SCALAR: Lanes = {
 };
 
 /** On the stack: true (in each lane) where one of the patterns is at the place. */
-function matchPlaces(l: Lanes): Code {
+function matchPlaces(l: Lanes, patterns = PLACE_PATTERNS): Code {
   const anyOf = (at: number, bytes: number[]): Code => bytes.flatMap((byte, b) => [l.byteAt(at), l.constant(byte), l.eq, (b > 0 ? l.or : [])]);
-  return PLACE_PATTERNS.flatMap((pattern, p) => [
+  return patterns.flatMap((pattern, p) => [
     pattern
       .filter((test) => test.is !== undefined)
       .flatMap((test, k) => [
@@ -426,8 +429,8 @@ function matchPlaces(l: Lanes): Code {
  * Each operation counts, as the search makes them on every 16 bytes read
  * (README, *What each change bought*).
  */
-function mayBePlaces(l: Lanes): Code {
-  return PLACE_PATTERNS.flatMap((pattern, p) => [
+function mayBePlaces(l: Lanes, patterns = PLACE_PATTERNS): Code {
+  return patterns.flatMap((pattern, p) => [
     pattern
       .filter((test) => test.at >= 0 && test.is !== undefined && test.exact !== true)
       .flatMap((test, k) => [
@@ -454,9 +457,9 @@ const PLACES_BODY = [
   loop, // $simd: while the 16 places and the 2 bytes after the last are before `end`
   [localGet(FROM), i32Const(18), i32Add, localGet(END), i32GtU, brIf(1)],
   [0, 1, 2].flatMap((at) => [localGet(FROM), v128LoadAt(at), localSet(AT[at]!)]),
-  [mayBePlaces(VECTOR), v128AnyTrue, if_],
+  [mayBePlaces(VECTOR, LINE_PLACE_PATTERNS), v128AnyTrue, if_],
   [localGet(FROM), i32Const(1), i32Sub, v128Load, localSet(AT[-1]!)],
-  [matchPlaces(VECTOR), i8x16Bitmask, localSet(MASK_P)],
+  [matchPlaces(VECTOR, LINE_PLACE_PATTERNS), i8x16Bitmask, localSet(MASK_P)],
   loop, // $each: every place of the 16
   block,
   [localGet(MASK_P), i32Eqz, brIf(0)],
@@ -470,7 +473,7 @@ const PLACES_BODY = [
   end, // $tail
   loop, // $bytes: the last places one at a time
   [localGet(FROM), localGet(END), i32GeU, if_, localGet(COUNT), return_, end],
-  [matchPlaces(SCALAR), if_, i32Const(1), localSet(MASK_P), writePlace, end],
+  [matchPlaces(SCALAR, LINE_PLACE_PATTERNS), if_, i32Const(1), localSet(MASK_P), writePlace, end],
   [localGet(FROM), i32Const(1), i32Add, localSet(FROM), br(0)],
   end, // $bytes
   localGet(COUNT),
@@ -945,8 +948,7 @@ const RUN_START_BODY = (() => {
  * `places`) may make a line's first key not its type, as the input layer
  * judges places (input.ts, LineScan): a `}` followed by `{` (spaces, tabs
  * and carriage returns between; or what may start another value, a
- * byte-order mark's first byte too: files joined with cat), a `{"` after a
- * byte that cannot come before an object (`42{"…`), an escape `\u006…` or `\u007…`, or a
+ * byte-order mark's first byte too: files joined with cat), an escape `\u006…` or `\u007…`, or a
  * `"type"`, which only following the line's structure could clear. What
  * runs into `end` is a concern.
  */
@@ -976,16 +978,6 @@ const CONCERN_BODY = (() => {
     [localGet(I), i32Const(1), i32Add, localSet(I), br(0)],
     end,
     end,
-    // `{"` (the places found it after a byte that cannot come before an object, or white space): values glued together
-    // unless the byte before the white space is `:`, `[` or `,`. A line's bytes before it are all in memory (its start
-    // is not white space).
-    [localGet(B), i32Const(0x7b), i32Eq, if_, localGet(X), localSet(I)],
-    loop,
-    [localGet(I), i32Const(1), i32Sub, localTee(I), i32Load8U, localTee(B), i32Const(0x20), i32Eq],
-    [localGet(B), i32Const(0x09), i32Eq, i32Or, localGet(B), i32Const(0x0d), i32Eq, i32Or, brIf(0)],
-    end,
-    [localGet(B), i32Const(0x3a), i32Ne, localGet(B), i32Const(0x5b), i32Ne, i32And, localGet(B), i32Const(0x2c), i32Ne, i32And, return_],
-    end,
     [localGet(X), i32Const(6), i32Add, localGet(E), i32GeU, if_, i32Const(1), return_, end],
     [localGet(B), i32Const(0x5c), i32Eq, if_],
     [bytesAre([0x5c, 0x75, 0x30, 0x30]), byteAt(4), i32Const(0x36), i32Eq, byteAt(4), i32Const(0x37), i32Eq, i32Or, i32And, return_],
@@ -1010,26 +1002,39 @@ const concernsIn = (mask: number): Code => [
  * The body of `lineEnd(q, end) -> index`: the first newline at `q` or after
  * it, before `end`; PLACE_BEFORE when a place (see `places`) that is a
  * concern (see `concern`) comes first, or a run's first event glued on
- * (`{"type":"system"`, all before `end`), NO_NEWLINE when no newline comes
+ * (`{"type":"system"`, all before `end`), or an event glued on a value
+ * (GLUED_EVENT, as `judgeRunStart` finds it), NO_NEWLINE when no newline comes
  * before `end`. `q` is at least 1. The glued event is looked for in the
  * same pass as the newline: its `{"t` is tested with the places, on bytes
  * already loaded, and compared whole only where one is.
  */
 const LINE_END_BODY = (() => {
-  const [NL, PM, STEP, NEXT, MAYBE, NEWLINES, RS, Q] = [2, 3, 4, 9, 10, 11, 12, 13];
+  const [NL, PM, STEP, NEXT, MAYBE, NEWLINES, RS, Q, W, V] = [2, 3, 4, 9, 10, 11, 12, 13, 14, 15];
   const RUN_START = [...Buffer.from('{"type":"system"')];
   /** On the stack: true in each lane where `{"t` starts. */
   const runStarts = [localGet(AT[0]!), v128Const(0x7b), i8x16Eq, localGet(AT[1]!), v128Const(0x22), i8x16Eq, v128And, localGet(AT[2]!), v128Const(0x74), i8x16Eq, v128And];
-  /** Returns PLACE_BEFORE when the 16 bytes at `q`, all before `end`, are RUN_START. */
+  /**
+   * Returns PLACE_BEFORE when the 16 bytes at `q`, all before `end`, are
+   * RUN_START; or when the byte before `q`, white space stepped over, is
+   * none an object may follow (`:`, `[`, `,`): an event glued on a value
+   * (see GLUED_EVENT). The line's bytes before `q` are in memory, and its
+   * start is no white space.
+   */
   const judgeRunStart: Code = [
     [localGet(Q), i32Const(RUN_START.length), i32Add, localGet(END), i32LeU, if_],
     [localGet(Q), v128Load, v128Bytes(RUN_START), i8x16Eq, i8x16AllTrue, if_, i32Const(PLACE_BEFORE), return_, end],
     end,
+    [localGet(Q), localSet(W)],
+    loop,
+    [localGet(W), i32Const(1), i32Sub, localTee(W), i32Load8U, localTee(V), i32Const(0x20), i32Eq],
+    [localGet(V), i32Const(0x09), i32Eq, i32Or, localGet(V), i32Const(0x0d), i32Eq, i32Or, brIf(0)],
+    end,
+    [[0x3a, 0x5b, 0x2c, 0x0a].map((b, k) => [localGet(V), i32Const(b), i32Ne, (k > 0 ? i32And : [])]), if_, i32Const(PLACE_BEFORE), return_, end],
   ];
   return [
     // (local $nl $pm $step i32) (local $before $at0 $at1 $at2 $next $maybe $newlines v128): the first four where `places` has them
-    // (local $rs $q i32): the `{"t` of 16 bytes, one of them
-    [3, 3, I32, 7, V128, 2, I32],
+    // (local $rs $q $w $v i32): the `{"t` of 16 bytes, one of them, and the bytes before it
+    [3, 3, I32, 7, V128, 4, I32],
     block, // $tail
     loop, // $simd: while the 16 bytes and the 2 after them are before `end`
     [localGet(FROM), i32Const(18), i32Add, localGet(END), i32GtU, brIf(1)],

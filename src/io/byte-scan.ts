@@ -180,12 +180,9 @@ export interface ByteScan {
   readonly timeEnd: number;
 }
 
-/** The bytes before `{"` that make no place: `:`, `[`, `,` (an object may follow them), and a newline (a line's start). */
+/** The bytes before `{"t` that make no place: `:`, `[`, `,` (an object may follow them), and a newline (a line's start). */
 const OBJECT_MAY_FOLLOW: boolean[] = [];
 for (const b of [0x3a, 0x5b, 0x2c, 0x0a]) OBJECT_MAY_FOLLOW[b] = true;
-/** The bytes after `{"` that make no place: what may follow a string (`"a {"}`), whose end the `"` is. */
-const STRING_MAY_END: boolean[] = [];
-for (const b of [0x2c, 0x7d, 0x5d, 0x3a, 0x20, 0x09, 0x0d, 0x0a]) STRING_MAY_END[b] = true;
 
 /**
  * True when `raw[at]` is a place {@link ByteScan.places} finds, judged by the
@@ -196,9 +193,9 @@ export function placeAt(raw: Uint8Array, at: number): boolean {
   const b = raw[at];
   const before = raw[at - 1];
   const next = raw[at + 1];
+  if (b === 0x7b) return next === 0x22 && raw[at + 2] === 0x74 && !OBJECT_MAY_FOLLOW[before!];
   if (b === 0x22) return raw[at + 2] === 0x79 && before !== 0x7b && before !== 0x5b && before !== 0x3a;
   if (b === 0x5c) return next === 0x75 && raw[at + 2] === 0x30;
-  if (b === 0x7b) return next === 0x22 && before !== undefined && !OBJECT_MAY_FOLLOW[before] && !STRING_MAY_END[raw[at + 2]!];
   return b === 0x7d && next !== undefined && (next === 0x7b || next === 0xef || (next < 0x21 && next !== 0x0a));
 }
 

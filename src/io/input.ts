@@ -395,10 +395,10 @@ const KEY = 3;
 
 /**
  * What is at `buf[at]`, a place (see placeAt): values glued together, an
- * escape `\u006…` or `\u007…`, `"type"`, or nothing of these. A `{"`
- * opening a key is a place after a byte that cannot come before an object
- * (`42{"…`), or after white space, which is glued values too unless `:`,
- * `[` or `,` comes before it (`42 {"…`, not `: {"…`).
+ * escape `\u006…` or `\u007…`, `"type"`, or nothing of these. A `{"t` is
+ * an event glued on a value when the byte before it cannot come before an
+ * object (`42{"type"…`), or is white space not after `:`, `[` or `,`
+ * (`42 {"type"…`, not `: {"type"…`).
  */
 function whatIsAt(buf: Buffer, at: number): number {
   const b = buf[at];
@@ -406,7 +406,7 @@ function whatIsAt(buf: Buffer, at: number): number {
     let i = at - 1;
     while (i > 0 && (buf[i] === 0x20 || buf[i] === 0x09 || buf[i] === 0x0d)) i--;
     const before = buf[i];
-    return before === 0x3a || before === 0x5b || before === 0x2c ? NOTHING : GLUED;
+    return before === 0x3a || before === 0x5b || before === 0x2c || before === 0x0a ? NOTHING : GLUED;
   }
   if (b === 0x7d) return gluedAt(buf, at) ? GLUED : NOTHING;
   if (b === 0x22) return sameBytes(buf, at, TYPE_KEY) ? KEY : NOTHING;
@@ -492,7 +492,7 @@ export function scanReadBuffers(): readonly Buffer[] {
  * asked about, by the byte scan (see ByteScan.places), which has the chunk
  * in its memory from the first question (only the lines a reader skips are
  * asked about: the others are never searched). It does not when the line may
- * be values glued together (`}{`, with or without spaces between, `42{`), or when a
+ * be values glued together (`}{`, with or without spaces between, `42{"type"`), or when a
  * later key at the object's top level may spell `type`: JSON.parse keeps the
  * last of keys that repeat. A `"type"` found after `{`, `[` or `:` is not a
  * key of the line's object (see {@link mayBeLineKey}); one after a comma is
