@@ -28,7 +28,7 @@ export const textOptions = {
   },
   thinking: {
     type: 'boolean',
-    describe: "With --all: the thinking text (Claude Code's thinking blocks too), quoted with '│ ' (off by default, and with --no-thinking)",
+    describe: "With --all: the thinking text (Claude Code's thinking blocks too), quoted with '│ ' (off by default: --no-thinking)",
   },
   color: {
     type: 'string',
