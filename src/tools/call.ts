@@ -115,7 +115,8 @@ export function givenToolName(names: readonly string[], key: string): string | u
  * The key of `names` (a {@link toolNameSet}) the call answers to, or
  * undefined: its tool's name, its kind, the name of the tool an MCP call
  * calls on its server or that tool's kind, its server (`mcp__github`,
- * `mcp__github__*`), or `shell` for a call that may run a command (a tool
+ * `mcp__github__*`) or that tool on it (`mcp__github__create_issue`), or
+ * `shell` for a call that may run a command (a tool
  * of unknown kind, or on an MCP server, given a command).
  */
 export function toolNameMatched(call: AuditedCall, names: ReadonlySet<string>): string | undefined {
@@ -128,11 +129,13 @@ export function toolNameMatched(call: AuditedCall, names: ReadonlySet<string>): 
   // And its kind, as for a name given (`--deny-tool read` counts an MCP call to `read_file`, as `--deny-tool read_file` does).
   const kind = servedKind(call);
   if (kind !== 'other' && kind !== 'mcp' && names.has(kind)) return kind;
-  // Every tool of its server, named as Claude Code's permission rules name them: `mcp__github`, `mcp__github__*`.
+  // Its server's tools, named as Claude Code's permission rules name them: every one (`mcp__github`, `mcp__github__*`),
+  // or the one it calls (`mcp__github__create_issue`, the name Claude Code's own calls of it have).
   if (call.kind === 'mcp' && call.facts.mcpServer !== undefined) {
     const server = `mcp${toolNameKey(call.facts.mcpServer)}`;
     if (names.has(server)) return server;
     if (names.has(`${server}*`)) return `${server}*`;
+    if (served !== undefined && names.has(`${server}${served}`)) return `${server}${served}`;
   }
   if (call.facts.mayRunCommand === true && names.has('shell')) return 'shell';
   return undefined;
