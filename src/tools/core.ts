@@ -378,11 +378,14 @@ export class ToolsCore implements ToolCore {
     if (!this.sawStream && type !== 'result' && isRunEvent(type)) this.sawStream = true;
     if (type === 'result') this.sawResult = true;
     if (type !== 'tool_call' && type !== 'system') {
+      const field = recordSessionField(rec);
       // A line handed over unparsed that would open a session: an event only if it parses. One cut short is reported, as
       // the full read reports it (one with a run's first event glued on is not handed over so: see RUN_START in input.ts).
-      if (this.opens(rec) && !recordSound(rec)) return;
+      if (this.opens(field) && !recordSound(rec)) return;
+      // The session being read, as every tool reads it: a call after this event that names none is of its session.
+      if (field !== undefined) this.session = field;
       // A run's result says which of its calls Claude Code refused permission to.
-      if (type === 'result' && this.refusals.size > 0) this.settleRefusals(recordSessionField(rec) ?? this.session, permissionDenials(rec.event));
+      if (type === 'result' && this.refusals.size > 0) this.settleRefusals(this.session, permissionDenials(rec.event));
       // Claude Code's dialect: a call's `tool_use` blocks, or the `tool_result` blocks that answer them, in a message.
       const blocks =
         (type === 'assistant' && mayHold(rec.raw, TOOL_USE, TOOL_USE_PIVOT)) || (type === 'user' && mayHold(rec.raw, TOOL_RESULT, TOOL_RESULT_PIVOT));
@@ -437,9 +440,8 @@ export class ToolsCore implements ToolCore {
     }
   }
 
-  /** True when `rec`, of a type the core does not read, names a session no event named before: it opens it. */
-  private opens(rec: EventRecord): boolean {
-    const field = recordSessionField(rec);
+  /** True when `field`, the session of an event of a type the core does not read, is one no event named before: it opens it. */
+  private opens(field: string | undefined): boolean {
     if (field === undefined || this.seen.has(field)) return false;
     this.seen.add(field);
     return true;
