@@ -1016,9 +1016,9 @@ const LINE_END_BODY = (() => {
   /**
    * Returns PLACE_BEFORE when the 16 bytes at `q`, all before `end`, are
    * RUN_START; or when the byte before `q`, white space stepped over, is
-   * none an object may follow (`:`, `[`, `,`): an event glued on a value
-   * (see GLUED_EVENT). The line's bytes before `q` are in memory, and its
-   * start is no white space.
+   * none an object may follow (`:`, `[`, `,`) nor a newline (the next
+   * line's start): an event glued on a value (see GLUED_EVENT). The line's
+   * bytes before `q` are in memory, and its start is no white space.
    */
   const judgeRunStart: Code = [
     [localGet(Q), i32Const(RUN_START.length), i32Add, localGet(END), i32LeU, if_],
