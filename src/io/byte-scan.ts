@@ -62,6 +62,7 @@ import {
   WINDOW,
 } from './byte-scan-layout.js';
 import { MODULE } from './byte-scan-module.js';
+import { objectMayFollow } from './json-bytes.js';
 
 export { LARGE_INVALID, LARGE_UNSURE, MAX_DEPTH, MAX_SPANS, PREFIX_PLAIN, WINDOW } from './byte-scan-layout.js';
 
@@ -180,10 +181,6 @@ export interface ByteScan {
   readonly timeEnd: number;
 }
 
-/** The bytes before `{"t` that make no place: `:`, `[`, `,` (an object may follow them), and a newline (a line's start). */
-const OBJECT_MAY_FOLLOW: boolean[] = [];
-for (const b of [0x3a, 0x5b, 0x2c, 0x0a]) OBJECT_MAY_FOLLOW[b] = true;
-
 /**
  * True when `raw[at]` is a place {@link ByteScan.places} finds, judged by the
  * bytes themselves (none before the first or past the last): where there is
@@ -193,7 +190,8 @@ export function placeAt(raw: Uint8Array, at: number): boolean {
   const b = raw[at];
   const before = raw[at - 1];
   const next = raw[at + 1];
-  if (b === 0x7b) return next === 0x22 && raw[at + 2] === 0x74 && !OBJECT_MAY_FOLLOW[before!];
+  // `{"t` but after a byte an object may follow, or a newline (a line's start).
+  if (b === 0x7b) return next === 0x22 && raw[at + 2] === 0x74 && before !== 0x0a && !objectMayFollow(before);
   if (b === 0x22) return raw[at + 2] === 0x79 && before !== 0x7b && before !== 0x5b && before !== 0x3a;
   if (b === 0x5c) return next === 0x75 && raw[at + 2] === 0x30;
   return b === 0x7d && next !== undefined && (next === 0x7b || next === 0xef || (next < 0x21 && next !== 0x0a));

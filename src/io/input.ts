@@ -24,7 +24,7 @@ import { EVENT_TYPES, eventType, FREQUENT_SHAPES, isObject, str } from '../event
 import { SKIM_THRESHOLD, isJsonObject, skimParse } from './skim.js';
 import { compileShapes, matchShape, numberValue, parseShape, slotEnd, slotStart, slotValue, stringValue } from './shapes.js';
 import type { CompiledShape } from './shapes.js';
-import { bomLength, closingQuote, isDigit, isJsonSpace, literalAt, nestedTooDeep, sameBytes } from './json-bytes.js';
+import { bomLength, closingQuote, isDigit, isJsonSpace, literalAt, nestedTooDeep, objectMayFollow, sameBytes } from './json-bytes.js';
 import { NONE, TOKEN_SLICE, tokenizeInSlices, tokenizer, tokensOf } from './json-tokens.js';
 import type { Token, TokenFn } from './json-tokens.js';
 import type { ByteScan } from './byte-scan.js';
@@ -402,12 +402,7 @@ const KEY = 3;
  */
 function whatIsAt(buf: Buffer, at: number): number {
   const b = buf[at];
-  if (b === 0x7b) {
-    let i = at - 1;
-    while (i > 0 && (buf[i] === 0x20 || buf[i] === 0x09 || buf[i] === 0x0d)) i--;
-    const before = buf[i];
-    return before === 0x3a || before === 0x5b || before === 0x2c || before === 0x0a ? NOTHING : GLUED;
-  }
+  if (b === 0x7b) return objectMayFollow(buf[lastNonSpace(buf, at)]) ? NOTHING : GLUED;
   if (b === 0x7d) return gluedAt(buf, at) ? GLUED : NOTHING;
   if (b === 0x22) return sameBytes(buf, at, TYPE_KEY) ? KEY : NOTHING;
   const digit = buf[at + 4];

@@ -18,6 +18,11 @@ export function isJsonSpace(c: number): boolean {
   return c === 0x20 || c === 0x09 || c === 0x0d || c === 0x0a;
 }
 
+/** True when `b` is a byte an object may come right after in JSON (white space aside): `:`, `[` or `,`. */
+export function objectMayFollow(b: number | undefined): boolean {
+  return b === 0x3a || b === 0x5b || b === 0x2c;
+}
+
 /** True when `raw` holds `bytes` at `at` (a loop: short compares cost less than a native call). */
 export function sameBytes(raw: Buffer, at: number, bytes: Buffer): boolean {
   if (at < 0 || at + bytes.length > raw.length) return false;
