@@ -291,11 +291,10 @@ export function formatToolLine(line: ToolCallLine, safeLine: (s: string) => stri
  * command that failed): a tool line is one line.
  */
 function firstLine(text: string): string {
-  const lines = text.split(/\r\n|\r|\n/);
-  const at = lines.findIndex((l) => l.trim() !== '');
-  if (at === -1) return '';
-  const more = lines.slice(at + 1).some((l) => l.trim() !== '');
-  return `${lines[at]!.trim()}${more ? ' …' : ''}`;
+  const first = /\S[^\r\n]*/.exec(text);
+  if (first === null) return '';
+  const more = /\S/.test(text.slice(first.index + first[0].length));
+  return `${first[0].trimEnd()}${more ? ' …' : ''}`;
 }
 
 /** True when a tool line reports a call that did not do its work. */
