@@ -52,6 +52,13 @@ t.test('path forms', async (t) => {
   t.equal(insidePath('/home/u/px/y', '/home/u/p', false), undefined, 'a sibling with a common prefix is not inside');
   t.equal(insidePath('/Home/U/p/x', '/home/u/p', true), 'x');
   t.equal(insidePath('/Home/U/p/x', '/home/u/p', false), undefined);
+  // A character whose lower case is longer (`İ` is two code units lower-cased) cuts the path where the cwd ends.
+  t.equal(insidePath('/home/\u0130lker/app/.github/ci.yml', '/home/\u0130lker/app', true), '.github/ci.yml');
+  t.equal(insidePath('/home/i\u0307lker/app/x', '/home/\u0130lker/app', true), 'x', 'the lower case of the cwd, spelt out');
+  t.equal(insidePath('/home/\u0130lker/app', '/home/\u0130lker/app/', true), '.');
+  t.equal(insidePath('/home/\u0130lker/apps/x', '/home/\u0130lker/app', true), undefined);
+  t.equal(insidePath('/home/\u0130/x', '/home/i', true), undefined, 'the cwd a part of a character lower-cased');
+  t.equal(insidePath('/\u039f\u0394\u039f\u03a3/x', '/\u03bf\u03b4\u03bf\u03c3', true), 'x', 'a final sigma as any other');
   t.ok(samePath('summary.txt', '/Users/u/p/summary.txt', '/Users/u/p'));
   t.ok(samePath('summary.txt', '/Users/u/p/summary.txt', undefined), 'without a cwd, a result path ending in the argument');
   t.notOk(samePath('../summary.txt', '/Users/u/p/summary.txt', undefined));

@@ -154,12 +154,43 @@ export function resolvePath(p: string, cwd: string | undefined): string {
  */
 export function insidePath(absolute: string, cwd: string, ignoreCase: boolean, windows = false): string | undefined {
   const base = normalizePath(cwd, windows);
-  const a = ignoreCase ? absolute.toLowerCase() : absolute;
-  const b = ignoreCase ? base.toLowerCase() : base;
-  if (a === b) return '.';
   // A root (`/`, `C:/`) ends in its slash already.
-  const prefix = b.endsWith('/') ? b : `${b}/`;
-  return a.startsWith(prefix) ? absolute.slice(prefix.length) : undefined;
+  const prefix = base.endsWith('/') ? base : `${base}/`;
+  if (!ignoreCase) {
+    if (absolute === base) return '.';
+    return absolute.startsWith(prefix) ? absolute.slice(prefix.length) : undefined;
+  }
+  if (lowerEach(absolute) === lowerEach(base)) return '.';
+  const end = lowerPrefixEnd(absolute, lowerEach(prefix));
+  return end === undefined ? undefined : absolute.slice(end);
+}
+
+/**
+ * `s` with each character in lower case, one at a time: the same for a
+ * character wherever it stands (a whole string lower-cased makes a final
+ * `Σ` a `ς`).
+ */
+function lowerEach(s: string): string {
+  let lower = '';
+  for (const c of s) lower += c.toLowerCase();
+  return lower;
+}
+
+/**
+ * Where the part of `s` that is `prefix` once lower-cased (by {@link
+ * lowerEach}) ends in `s`; undefined when `s` does not start so. Lower case
+ * may be longer than the character (`İ` is `i̇`, two code units): the end is
+ * found in `s`, not at `prefix`'s length.
+ */
+function lowerPrefixEnd(s: string, prefix: string): number | undefined {
+  let lower = '';
+  let end = 0;
+  for (const c of s) {
+    if (lower.length >= prefix.length) break;
+    lower += c.toLowerCase();
+    end += c.length;
+  }
+  return lower === prefix ? end : undefined;
 }
 
 /** True when two paths of one session name the same file (lexically). */
@@ -359,7 +390,7 @@ function formsOf(
       }
       // Outside it, relative to it too: a glob may name it so (`../secrets/**`); in any case, as the deny globs match.
       else if (broad && isAbsolute(abs) && abs.slice(0, 1).toLowerCase() === base.slice(0, 1).toLowerCase()) {
-        const relative = posix.relative(base.toLowerCase(), abs.toLowerCase());
+        const relative = posix.relative(lowerEach(base), lowerEach(abs));
         forms.add(relative);
         // And with its leading `../` dropped, as a path written relative is (`/repo/.github/x` from `/repo/app` is `.github/x`).
         forms.add(relative.replace(/^(\.\.\/)+/, ''));
