@@ -35,10 +35,18 @@ for (const tool of tools) {
     t.match((await bare(undefined)).stdout, /_yargs_completions/, 'no $SHELL: the bash script');
     const fish = await bare('/usr/bin/fish');
     t.same([fish.code, fish.stdout, fish.stderr.split('\n')[0]], [1, '', `${tool}: --completion takes bash or zsh, not fish (the shell $SHELL names)`], '$SHELL fish: a usage error');
-    // Its value comes only after `=`, as getopt_long(3) reads an optional value: `--completion zsh` is $SHELL's, beside a file.
+    // Its value comes only after `=`, as getopt_long(3) reads an optional value: `--completion zsh` is --completion beside
+    // a file, which it would not read: a usage error that says how a shell is given, not $SHELL's script for zsh.
     const spaced = await runBin(tool, ['--completion', 'zsh'], '', { env: { ...TEST_ENV, SHELL: '/bin/bash' } });
-    t.match(spaced.stdout, /_yargs_completions/, '--completion zsh, $SHELL bash: the bash script');
-    t.notMatch(spaced.stdout, /^#compdef/);
+    t.same(
+      [spaced.code, spaced.stdout, spaced.stderr.split('\n')[0]],
+      [1, '', `${tool}: --completion reads no file: zsh (a shell is given as --completion=zsh)`],
+      '--completion zsh, $SHELL bash: no script',
+    );
+    const file = await runBin(tool, ['--completion=bash', 'run.ndjson']);
+    t.same([file.code, file.stdout, file.stderr.split('\n')[0]], [1, '', `${tool}: --completion reads no file: run.ndjson`], 'a file beside it');
+    const helped = await runBin(tool, ['--help', '--completion', 'bash']);
+    t.same([helped.code, helped.stdout], [1, ''], 'with --help too');
     const flagAfter = await runBin(tool, ['--completion', '--json=1'], '', { env: { ...TEST_ENV, SHELL: '/bin/bash' } });
     t.same([flagAfter.code, flagAfter.stdout], [1, ''], '--completion --json=1: the usage error after it is seen');
 

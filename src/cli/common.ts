@@ -453,7 +453,7 @@ export function parseArgs<O extends Record<string, Options>, A>(spec: CommandSpe
     const shell = completionShell(parsed.completion, io.env);
     if ('failure' in shell) failure = shell.failure;
     else {
-      failure = spec.check?.(parsed) ?? commandProblem(spec, parsed, argv);
+      failure = spec.check?.(parsed) ?? commandProblem(spec, parsed, argv) ?? completionOperands(parsed);
       if (failure === null) return { code: answer(spec.name, io, completionScript(spec, shell.shell)) };
     }
   }
@@ -528,10 +528,28 @@ function usageProblem<O extends Record<string, Options>>(spec: CommandSpec<O>, a
   }
   if (failure === null && parsed.completion !== undefined) {
     const shell = completionShell(parsed.completion, env);
-    if ('failure' in shell) failure = shell.failure;
+    failure = 'failure' in shell ? shell.failure : completionOperands(parsed);
   }
   if (failure === null && spec.check) failure = spec.check(parsed) ?? null;
   return failure ?? commandProblem(spec, parsed, rest);
+}
+
+/**
+ * What is wrong with the words beside `--completion` that are no options,
+ * or null: it prints a script and reads nothing, so a file (or a command
+ * after `--`) given with it is a usage error, not left unread. A shell
+ * written after a space (`--completion zsh`, which getopt_long(3) reads as
+ * a file) is said to be given after `=`: the script of $SHELL's shell would
+ * be the wrong one.
+ */
+function completionOperands(parsed: Record<string, unknown>): string | null {
+  const files = ((parsed._ as unknown[] | undefined) ?? []).map(String);
+  const command = ((parsed['--'] as unknown[] | undefined) ?? []).map(String);
+  if (files.length === 0 && command.length === 0) return null;
+  if (files.length === 0) return '--completion runs no command';
+  const file = files[0]!;
+  const hint = file === 'bash' || file === 'zsh' ? ` (a shell is given as --completion=${file})` : '';
+  return `--completion reads no file: ${visibleOneLine(file)}${hint}`;
 }
 
 /** The shell `--completion` asks for: its value, or for none, the one $SHELL names (`/bin/zsh`, `/usr/local/bin/bash5`), bash when it names none. */
