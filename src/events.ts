@@ -14,6 +14,7 @@ import { firstValues } from './io/json-tokens.js';
 import { bomLength, closingQuote, isJsonSpace, literalAt, parseNested } from './io/json-bytes.js';
 import { exactJsonText, writtenJsonText, writtenNumbers } from './json-text.js';
 import { clipped } from './safe-text.js';
+import { lowerEach } from './lower-case.js';
 
 /** Any JSON object read from the stream. */
 export type JsonObject = { [key: string]: unknown };
@@ -1168,7 +1169,7 @@ const WORKSPACE_READS: ReadonlySet<string> = new Set(['readlints']);
  * `shell`).
  */
 export function toolNameKey(name: string): string {
-  const key = name.toLowerCase().replace(/[-_]/g, '');
+  const key = lowerEach(name.replace(/[-_]/g, ''));
   return key.length > TOOL_CALL.length && key.endsWith(TOOL_CALL) ? key.slice(0, -TOOL_CALL.length) : key;
 }
 

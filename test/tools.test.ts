@@ -9,6 +9,7 @@ import { PassThrough } from 'node:stream';
 import { ROOT, memoryIo } from './fixtures/lib/run.js';
 import { main, toolsOptions, toolsSpec } from '../src/cli/tools.js';
 import { helpText, shortValues } from '../src/cli/common.js';
+import { lowerEach, lowerPrefixEnd } from '../src/lower-case.js';
 import { fileUrlPaths, isRoot, matchForms, normalizePath, normalizedForm, resolvePath, samePath, insidePath, shortForm } from '../src/tools/paths.js';
 import { Policy, formatViolation } from '../src/tools/policy.js';
 import type { PolicyOptions, Violation } from '../src/tools/policy.js';
@@ -59,6 +60,14 @@ t.test('path forms', async (t) => {
   t.equal(insidePath('/home/\u0130lker/apps/x', '/home/\u0130lker/app', true), undefined);
   t.equal(insidePath('/home/\u0130/x', '/home/i', true), undefined, 'the cwd a part of a character lower-cased');
   t.equal(insidePath('/\u039f\u0394\u039f\u03a3/x', '/\u03bf\u03b4\u03bf\u03c3', true), 'x', 'a final sigma as any other');
+  // Each letter lower-cased alone: a Σ the same at a name's end as within a longer string.
+  t.equal(lowerEach('\u0391\u03a3'), lowerEach('\u0391\u03a3/keys').slice(0, 2));
+  t.equal(lowerEach('AB\u0130'), 'abi\u0307');
+  t.equal(lowerPrefixEnd('/\u0130x/y', lowerEach('/\u0130x/')), 4, 'the end in the string, not in its lower case');
+  t.equal(lowerPrefixEnd('/\u0130x/y', '/ix/'), undefined);
+  // Outside the cwd, the path from it as the path writes its names: a glob in any case matches it.
+  t.ok(matchForms('/repo/\u0130x/x', '/repo/app', true).includes('../\u0130x/x'));
+  t.ok(matchForms('/REPO/\u1e9e/y', '/repo/app', true).includes('\u1e9e/y'));
   t.ok(samePath('summary.txt', '/Users/u/p/summary.txt', '/Users/u/p'));
   t.ok(samePath('summary.txt', '/Users/u/p/summary.txt', undefined), 'without a cwd, a result path ending in the argument');
   t.notOk(samePath('../summary.txt', '/Users/u/p/summary.txt', undefined));

@@ -6,6 +6,7 @@
  * the file system.
  */
 import { posix } from 'node:path';
+import { lowerEach, lowerPrefixEnd } from '../lower-case.js';
 
 const DRIVE = /^[A-Za-z]:\//;
 // A path relative to the current directory of a drive: `C:x`.
@@ -166,31 +167,18 @@ export function insidePath(absolute: string, cwd: string, ignoreCase: boolean, w
 }
 
 /**
- * `s` with each character in lower case, one at a time: the same for a
- * character wherever it stands (a whole string lower-cased makes a final
- * `Σ` a `ς`).
+ * The path `abs` from the directory `base` (both absolute and normalized, on
+ * one root), its directories compared without case as {@link insidePath}
+ * compares them, and written as `abs` writes them: a glob in any case
+ * matches it as it matches the path (JavaScript's case-insensitive match
+ * does not take `i̇`, `İ` lower-cased, for `İ`).
  */
-function lowerEach(s: string): string {
-  let lower = '';
-  for (const c of s) lower += c.toLowerCase();
-  return lower;
-}
-
-/**
- * Where the part of `s` that is `prefix` once lower-cased (by {@link
- * lowerEach}) ends in `s`; undefined when `s` does not start so. Lower case
- * may be longer than the character (`İ` is `i̇`, two code units): the end is
- * found in `s`, not at `prefix`'s length.
- */
-function lowerPrefixEnd(s: string, prefix: string): number | undefined {
-  let lower = '';
-  let end = 0;
-  for (const c of s) {
-    if (lower.length >= prefix.length) break;
-    lower += c.toLowerCase();
-    end += c.length;
-  }
-  return lower === prefix ? end : undefined;
+function relativeIgnoringCase(base: string, abs: string): string {
+  const from = base.split('/').filter((part) => part !== '');
+  const to = abs.split('/').filter((part) => part !== '');
+  let same = 0;
+  while (same < from.length && same < to.length && lowerEach(from[same]!) === lowerEach(to[same]!)) same++;
+  return [...Array<string>(from.length - same).fill('..'), ...to.slice(same)].join('/');
 }
 
 /** True when two paths of one session name the same file (lexically). */
@@ -390,7 +378,7 @@ function formsOf(
       }
       // Outside it, relative to it too: a glob may name it so (`../secrets/**`); in any case, as the deny globs match.
       else if (broad && isAbsolute(abs) && abs.slice(0, 1).toLowerCase() === base.slice(0, 1).toLowerCase()) {
-        const relative = posix.relative(lowerEach(base), lowerEach(abs));
+        const relative = relativeIgnoringCase(base, abs);
         forms.add(relative);
         // And with its leading `../` dropped, as a path written relative is (`/repo/.github/x` from `/repo/app` is `.github/x`).
         forms.add(relative.replace(/^(\.\.\/)+/, ''));

@@ -13,6 +13,7 @@ import { callCounts, givenToolName, servedKind, toolNameMatched, FIELD_OF_ACCESS
 import { GLOB_CHARS, MAX_EMPTY_STARS, MAX_GLOB_ALTERNATIVES, groupsOfOne, nearToolName, noDirectoryForms, plainLead, plainPart, toolNameKey } from '../events.js';
 import type { AuditedCall, PathField } from './call.js';
 import { clipped, visibleOneLine } from '../safe-text.js';
+import { lowerEach } from '../lower-case.js';
 import { flagOption, listOption } from '../option-values.js';
 
 /** The checks asked for. */
@@ -369,7 +370,7 @@ type NamedPart = string | Minimatch;
 /** `part` as a NamedPart; undefined where it may name any directory (`*`, `?*`, `[!.]*`, `**`), or is no pattern. */
 function namedPart(part: string, options: MinimatchOptions): NamedPart | undefined {
   const plain = plainPart(part);
-  if (plain !== undefined) return plain.toLowerCase();
+  if (plain !== undefined) return lowerEach(plain);
   let one: Minimatch;
   try {
     one = matcherOf(part, { ...options, matchBase: false });
@@ -410,7 +411,7 @@ function namedRun(parts: readonly string[], from: number, options: MinimatchOpti
 
 /** The plain directories a glob's directory `parts` start with, up to the first with a glob character, lower case. */
 function leadingDirectory(parts: readonly string[]): string {
-  return plainLead(parts).toLowerCase();
+  return lowerEach(plainLead(parts));
 }
 
 // The session's cwd, or a directory above it, as a relative form of a path (see matchForms).
@@ -431,7 +432,7 @@ function deletesUnder(form: string, glob: Glob): boolean {
   if (isRoot(form)) return true;
   const absolute = glob.above !== undefined && glob.above.startsWith('/');
   if (CWD_OR_ABOVE.test(form)) return !absolute;
-  const f = form.toLowerCase();
+  const f = lowerEach(form);
   // A root (`/`, `c:/`) ends in its slash already.
   const under = f.endsWith('/') ? f : `${f}/`;
   if (glob.aboves.some((above) => above !== '' && above !== '/' && (above === f || above.startsWith(under)))) return true;
