@@ -277,12 +277,16 @@ export class DedupeCore implements ToolCore {
     // Output is NDJSON for jq and log stores: a line that is not an event is
     // dropped (the input layer has reported it), never passed on to break them.
     this.stats.notEvents++;
-    // Under `verify`, a value cut short (`truncated`) is the agent dying as it wrote an event of the session the line
-    // names (see tornSession), or else of the session being read: a run that owes a result, as ndjson-result has it.
-    if (this.options.verify && p.reason === 'truncated') {
+    // A value cut short (`truncated`) is the agent dying as it wrote an event of the session the line names (see
+    // tornSession): that session is the one being read, as in ndjson-text and ndjson-result, with or without `verify`
+    // (an event after it naming none is of that session). Under `verify`, the session the line is of, named or else
+    // the one being read, is a run that owes a result, as ndjson-result has it.
+    if (p.reason === 'truncated') {
       const session = this.tracker.sessionFor(tornSession(p.raw));
-      this.session(session, p).worked = true;
-      this.lastSeen(session, p);
+      if (this.options.verify) {
+        this.session(session, p).worked = true;
+        this.lastSeen(session, p);
+      }
     }
   }
 
