@@ -625,13 +625,15 @@ function describeValue(v: unknown): string {
  * A short description of a failed result, for messages: subtype and error
  * text where there is one. A result that says `is_error` under the subtype
  * `success` (Claude Code's, for an API error) is an `error`, not a "success".
+ * `raw`: the event's bytes, when given, whose numbers a `result` that is not
+ * a string is written with, as `--field result` writes them (see resultText).
  */
-export function resultFailureMessage(e: unknown): string {
+export function resultFailureMessage(e: unknown, raw?: Buffer): string {
   const given = str(e, 'subtype');
   // A subtype that is not a string is named as it was written (`subtype null`), not given a name nobody wrote.
   const written = isObject(e) && e.subtype !== undefined && (given === undefined || given === '') ? `subtype ${describeValue(e.subtype)}` : undefined;
   const subtype = given !== undefined && given !== '' && given !== 'success' ? given : isObject(e) && isErrorFlag(e.is_error) ? 'error' : (written ?? given ?? 'failed');
-  let detail = str(e, 'error') ?? str(e, 'message') ?? resultText(e);
+  let detail = str(e, 'error') ?? str(e, 'message') ?? resultText(e, raw);
   if (detail) detail = clipped(detail, 200);
   return detail ? `${subtype}: ${detail}` : subtype;
 }

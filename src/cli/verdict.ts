@@ -64,7 +64,7 @@ export function judgeSessions<S extends SessionEnd>(
       warn(io, name, `no result event: the agent stopped before finishing (${describeSessionEnd(s)})`);
       if (code !== EXIT.INPUT) code = EXIT.NO_RESULT;
     } else if (s.failed) {
-      warn(io, name, `the run failed: ${visibleOneLine(resultFailureMessage(s.result.event))} (${describeSessionEnd(s)})`);
+      warn(io, name, `the run failed: ${visibleOneLine(resultFailureMessage(s.result.event, s.result.raw))} (${describeSessionEnd(s)})`);
       if (code === EXIT.OK) code = EXIT.FAILED;
     }
     more?.(s);
