@@ -155,8 +155,9 @@ export function has(value: unknown, key: string): boolean {
  * (`.modelUsage["claude-x"]`, `.["a.b"]`), and its quoted keys
  * (`.modelUsage."claude-x"`). Undefined when `path` is no path: an empty
  * step (`a..b`, `a.`), a bracket that is neither (`[x]`, `["a"`), a name
- * that does not follow a dot (`.content[1]text`) or holds `"` or `]`, or
- * nothing at all (`` ``, `.`).
+ * that does not follow a dot (`.content[1]text`) or holds `"` or `]`, white
+ * space or one of jq's operators `|?,()` (not read here: `.a|.b` is none),
+ * or nothing at all (`` ``, `.`).
  *
  * A name is a key of an object, or, all digits, an index of an array too
  * (`content.0`); as jq has them, a bracketed index (a number) is an index
@@ -194,7 +195,9 @@ export function pathSteps(path: string): PathStep[] | undefined {
       let end = i;
       while (end < path.length && path[end] !== '.' && path[end] !== '[') end++;
       const name = path.slice(i, end);
-      if (/["\]]/.test(name)) return undefined;
+      // A quote or bracket out of place; white space, or what jq reads as an operator (`.a|.b`, `.a?`, `.a,.b`), which
+      // this reads not: such a key is written in quotes (`.["a b"]`).
+      if (/["\]|?,()\s]/.test(name)) return undefined;
       steps.push(name);
       i = end;
       stepDue = false;

@@ -236,7 +236,7 @@ t.test('main()', async (t) => {
     for (const [command] of dedupeSpec.examples) t.ok(m.stdout().replace(/ \\\n/g, ' ').replace(/\s+/g, ' ').includes(command.replace(/\s+/g, ' ')), command);
   });
   t.test('usage errors', async (t) => {
-    for (const argv of [['--key'], ['--verify', '--key', 'uuid'], ['--nope'], ['--key', ''], ['--key', '.']]) {
+    for (const argv of [['--key'], ['--verify', '--key', 'uuid'], ['--nope'], ['--key', ''], ['--key', '.'], ['--key', ' .uuid'], ['--key', '.a|.b']]) {
       const m = memoryIo();
       t.equal(await main(argv, m.io), 1, argv.join(' '));
       t.match(m.stderr(), /^ndjson-dedupe: .*\nTry 'ndjson-dedupe --help'/);
@@ -250,7 +250,7 @@ t.test('main()', async (t) => {
       t.equal(await main(argv, m.io), 0, argv.join(' '));
       return m.stderr();
     };
-    t.equal(await run(['--key', ' .uuid'], lines), "ndjson-dedupe: --key ' .uuid': no event read has it, so none was dropped\n");
+    t.equal(await run(['--key', '.uuid.x'], lines), "ndjson-dedupe: --key '.uuid.x': no event read has it, so none was dropped\n");
     t.equal(await run(['-k', 'uid', '-k', 'id'], lines), "ndjson-dedupe: --key 'uid', 'id': no event read has any of them, so none was dropped\n");
     t.equal(await run(['--key', 'uuid'], lines), '', 'found: nothing said');
     t.equal(await run(['-k', 'uid', '-k', 'uuid'], lines), '', 'one of them found: nothing said');

@@ -453,6 +453,14 @@ t.test('a field path: dots, a leading dot as jq writes it, and jq\'s brackets; a
     ['a[-1]', ['a', -1]],
     ['a[-]', undefined],
     ['a[--1]', undefined],
+    // jq's operators and white space, which a jq user may write, are not read as a key's characters: no path.
+    ['.a|.b', undefined],
+    ['.a?', undefined],
+    ['.a,.b', undefined],
+    ['.a .b', undefined],
+    ['length()', undefined],
+    ['.["a b|c?"]', [{ key: 'a b|c?' }]],
+    ['.modelUsage.claude-haiku-4', ['modelUsage', 'claude-haiku-4']],
   ];
   for (const [path, steps] of cases) t.same(pathSteps(path), steps, JSON.stringify(path));
   const event = { modelUsage: { 'claude-haiku-4.5': { costUSD: 0.25 } }, content: [{ text: 'first' }], '0': 'zero' };
