@@ -160,6 +160,8 @@ export interface ToolCallLine {
   status?: ToolResultStatus | 'not completed';
   /** A short detail: `54 lines`, `exit 1`, `+3 -1`, or why it failed. */
   detail?: string;
+  /** How a call that failed ended, beside why: `exit 3`, `killed by SIGTERM`. */
+  ended?: string;
 }
 
 const FAILED_WORD: Partial<Record<string, string>> = {
@@ -247,8 +249,8 @@ export function toolCallLine(name: string, args: JsonObject | undefined, result:
   if (result === undefined) return line;
   if (FAILED_WORD[result.status] !== undefined) {
     // Why, and how a command that ran ended, when the event says.
-    const how = facts.exitCode !== undefined ? `exit ${facts.exitCode}` : facts.signal !== undefined ? `killed by ${facts.signal}` : undefined;
-    line.detail = facts.reason !== undefined && how !== undefined ? `${facts.reason}, ${how}` : (facts.reason ?? how);
+    line.detail = facts.reason;
+    line.ended = facts.exitCode !== undefined ? `exit ${facts.exitCode}` : facts.signal !== undefined ? `killed by ${facts.signal}` : undefined;
   } else if (facts.exitCode !== undefined) {
     line.detail = `exit ${facts.exitCode}`;
   } else if (facts.signal !== undefined) {
@@ -275,8 +277,10 @@ export function formatToolLine(line: ToolCallLine, safeLine: (s: string) => stri
   if (line.target) out += ` ${safeLine(clipped(line.target, MAX_FIELD))}`;
   if (failed !== undefined) {
     out += ` ${failed}`;
-    const detail = line.detail === undefined ? '' : firstLine(line.detail);
-    if (detail) out += `: ${safeLine(clipped(detail, MAX_FIELD))}`;
+    // The first line of why (an error's whole output may follow), then how it ended, whatever the lines of why.
+    const why = line.detail === undefined ? '' : clipped(firstLine(line.detail), MAX_FIELD);
+    const detail = [why, line.ended ?? ''].filter((part) => part !== '').join(', ');
+    if (detail) out += `: ${safeLine(detail)}`;
   } else if (line.status === 'not completed') {
     out += ' (not completed)';
   } else if (line.detail) {
