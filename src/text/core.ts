@@ -1157,7 +1157,9 @@ export class TextCore implements ToolCore {
 
   private unfinished(s: SessionState, out: Transcript): void {
     if (!this.options.tools || s.pending === undefined) return;
-    for (const call of s.pending.values()) {
+    // A sub-agent's calls (indented) come before the line of the call that runs it, as when it completes.
+    const calls = [...s.pending.values()];
+    for (const call of [...calls.filter((c) => c.indent !== undefined), ...calls.filter((c) => c.indent === undefined)]) {
       const line: ToolCallLine = { ...toolCallLine(call.name, undefined, undefined, call), status: 'not completed' };
       out.tool(s.session, `${call.indent ?? ''}${formatToolLine(line, this.safeLine)}`, false);
     }
