@@ -532,6 +532,16 @@ export function isClaudeCodeEvent(e: unknown, type: string): boolean {
   return 'parent_tool_use_id' in e || hasToolUseBlock(e);
 }
 
+/**
+ * The id of a Claude Code `assistant` message (its `message.id`, which the
+ * events of one message's blocks share); undefined for another dialect's.
+ */
+export function claudeMessageId(e: unknown): string | undefined {
+  if (!isClaudeCodeEvent(e, 'assistant')) return undefined;
+  const message = (e as JsonObject).message;
+  return isObject(message) && typeof message.id === 'string' ? message.id : undefined;
+}
+
 /** Thinking text of a `thinking` delta, or ''. */
 export function thinkingText(e: unknown): string {
   return str(e, 'text') ?? '';

@@ -23,6 +23,7 @@ import {
   eventSubtype,
   hasToolUseBlock,
   isSubagentMessage,
+  claudeMessageId,
   isRunActivity,
   isSystemInit,
   opensSession,
@@ -92,6 +93,8 @@ export interface SessionText extends SessionEnd {
 interface SessionState extends SessionText {
   /** Default mode: the session has been printed (its label, and its final message if it had one). */
   printed: boolean;
+  /** Default mode: the id of the Claude Code message the text of {@link SessionText.final} is of, when it is one's. */
+  finalMessage?: string;
   /** Tool calls started and not yet completed, by call id (made with the first). */
   pending?: Map<string, StartedCall>;
   /** Those of {@link pending} started without an id, as completions find them (made with the first). */
@@ -776,6 +779,11 @@ export class TextCore implements ToolCore {
             s.written += text.length;
             out.text(id, text, verdict === 'delta');
           } else {
+            // Claude Code's answer (its result) is its last message alone: a message of another id starts it again
+            // (a hook that has the model go on writes a second after the first).
+            const message = claudeMessageId(event);
+            if (message !== undefined && message !== s.finalMessage) s.final = '';
+            s.finalMessage = message;
             s.final += text;
           }
         }
