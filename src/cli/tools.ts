@@ -37,6 +37,12 @@ export const toolsOptions = {
     type: 'string',
     describe: 'Print the unique paths the calls touched, one per line, instead of records; --paths=read or --paths=written for one side',
   },
+  null: {
+    alias: 'z',
+    type: 'boolean',
+    default: false,
+    describe: 'With --paths: end each path with a NUL byte, not a newline, and write it as the call wrote it (nothing made visible), for xargs -0',
+  },
   absolute: {
     alias: 'a',
     type: 'boolean',
@@ -99,6 +105,7 @@ interface ToolsArgs {
   summary: boolean;
   json: boolean;
   paths?: string;
+  null: boolean;
   absolute: boolean;
   full: boolean;
   tool?: string | string[];
@@ -123,7 +130,7 @@ export const toolsSpec: CommandSpec<typeof toolsOptions> = {
   examples: [
     ["ndjson-tools --deny-read '**/.env' --no-pending < run.ndjson", 'fail (3) if the agent read a .env file or a call never completed'],
     ['agent -p --output-format stream-json "fix it" | tee run.ndjson | ndjson-tools --summary', 'what the agent did, for people'],
-    ["ndjson-tools --paths=written --absolute run.ndjson | tr '\\n' '\\0' | xargs -0 -r git diff --", 'the files the agent changed'],
+    ['ndjson-tools --paths=written --absolute -z run.ndjson | xargs -0 -r git diff --', 'the files the agent changed'],
   ],
   // A stream without a result is audited like any other; no command is run.
   statuses: [EXIT.OK, EXIT.USAGE, EXIT.INPUT, EXIT.FAILED, 130],
@@ -137,6 +144,7 @@ export const toolsSpec: CommandSpec<typeof toolsOptions> = {
     if (argv.summary && argv.paths !== undefined) return '--summary and --paths do not go together';
     if (argv.full && (argv.summary || argv.paths !== undefined)) return '--full only applies to records (not with --summary or --paths)';
     if (Array.isArray(argv.paths)) return '--paths is given once';
+    if (argv.null && argv.paths === undefined) return '--null (-z) only applies to --paths';
     if (list(argv.tool)?.some((t) => t === '')) return '--tool needs a non-empty value';
     if (argv.paths !== undefined && !PATHS_CHOICES.includes(String(argv.paths))) {
       return `--paths takes all, read or written (as --paths=read), not '${String(argv.paths)}'`;
@@ -164,6 +172,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     summary: args.summary,
     json: args.json,
     paths: args.paths as PathsChoice | undefined,
+    nullEnded: args.null,
     absolute: args.absolute,
     full: args.full,
     tools: list(args.tool),
@@ -192,6 +201,9 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     },
     onMisspeltTool: (tool, known) => {
       warn(io, name, `--tool '${visibleOneLine(tool)}' matched no call: did you mean '${known}'?`);
+    },
+    onNulPath: (path, call) => {
+      warn(io, name, `${visibleOneLine(call.source)}:${call.line}: a path holding a NUL byte, which no file's name holds, is not listed with --null: ${visibleOneLine(path)}`);
     },
   });
   const run = await runTool(name, core, args, io, {

@@ -58,6 +58,10 @@ export interface ToolsOptions extends PolicyOptions {
   json?: boolean;
   /** `--paths`: the unique paths the calls touched, one a line, instead of records. */
   paths?: PathsChoice;
+  /** With `paths`: each path ended by a NUL byte, as written (see listPaths). */
+  nullEnded?: boolean;
+  /** With `nullEnded`: called for a path holding a NUL byte, which is not listed. */
+  onNulPath?: (path: string, call: AuditedCall) => void;
   /** Paths resolved against the session's `cwd`. */
   absolute?: boolean;
   /** Records carry the calls' `args` and `result`. */
@@ -899,11 +903,20 @@ export class ToolsCore implements ToolCore {
     }
   }
 
-  /** `--paths`: the paths of `call` not listed before. */
+  /**
+   * `--paths`: the paths of `call` not listed before, each on a line with its
+   * control characters made visible; with `nullEnded`, each ended by a NUL
+   * byte as the call wrote it, for `xargs -0` (made visible, a path holding a
+   * newline would name no file, and another may show the same: `a\nb`). A
+   * path holding a NUL byte, which no file's name holds, is not listed then.
+   */
   private listPaths(call: AuditedCall, emit: Emit): void {
     for (const p of listedPaths(call, this.options.paths!)) {
       const shown = this.pathSet!.add(call, p);
-      if (shown !== undefined) emit(`${visibleOneLine(shown)}\n`);
+      if (shown === undefined) continue;
+      if (!this.options.nullEnded) emit(`${visibleOneLine(shown)}\n`);
+      else if (shown.includes('\0')) this.options.onNulPath?.(shown, call);
+      else emit(`${shown}\0`);
     }
   }
 
