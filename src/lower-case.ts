@@ -7,13 +7,25 @@
  * length found in the lower case is not one in the string.
  */
 
-/** `s` with each character lower-cased on its own: the same for a character wherever it stands. */
+/**
+ * `s` with each character lower-cased on its own, the same for a character
+ * wherever it stands, and a final `ς` read as `σ`, as case folding has it
+ * (a whole string lower-cased writes either for `Σ`, by what follows).
+ */
 export function lowerEach(s: string): string {
   // The final sigma is the one context the default lower case knows: without a Σ, the whole string's is each character's.
-  if (!s.includes('\u03a3')) return s.toLowerCase();
-  let lower = '';
-  for (const c of s) lower += c.toLowerCase();
-  return lower;
+  let lower: string;
+  if (!s.includes('\u03a3')) lower = s.toLowerCase();
+  else {
+    lower = '';
+    for (const c of s) lower += c.toLowerCase();
+  }
+  return lower.includes('\u03c2') ? lower.replace(/\u03c2/g, '\u03c3') : lower;
+}
+
+/** One character as {@link lowerEach} writes it. */
+function lowerOne(c: string): string {
+  return c === '\u03c2' || c === '\u03a3' ? '\u03c3' : c.toLowerCase();
 }
 
 /**
@@ -26,7 +38,7 @@ export function lowerPrefixEnd(s: string, prefix: string): number | undefined {
   let end = 0;
   for (const c of s) {
     if (lower.length >= prefix.length) break;
-    lower += c.toLowerCase();
+    lower += lowerOne(c);
     end += c.length;
   }
   return lower === prefix ? end : undefined;

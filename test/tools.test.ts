@@ -63,6 +63,8 @@ t.test('path forms', async (t) => {
   // Each letter lower-cased alone: a Σ the same at a name's end as within a longer string.
   t.equal(lowerEach('\u0391\u03a3'), lowerEach('\u0391\u03a3/keys').slice(0, 2));
   t.equal(lowerEach('AB\u0130'), 'abi\u0307');
+  t.equal(lowerEach('\u03bf\u03b4\u03bf\u03c2'), lowerEach('\u039f\u0394\u039f\u03a3'), 'a final sigma is a sigma');
+  t.equal(insidePath('/work/\u03bf\u03b4\u03bf\u03c2/x', '/work/\u039f\u0394\u039f\u03a3', true), 'x');
   t.equal(lowerPrefixEnd('/\u0130x/y', lowerEach('/\u0130x/')), 4, 'the end in the string, not in its lower case');
   t.equal(lowerPrefixEnd('/\u0130x/y', '/ix/'), undefined);
   // Outside the cwd, the path from it as the path writes its names: a glob in any case matches it.

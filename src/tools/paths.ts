@@ -378,11 +378,14 @@ function formsOf(
       }
       // Outside it, relative to it too: a glob may name it so (`../secrets/**`); in any case, as the deny globs match.
       else if (broad && isAbsolute(abs) && abs.slice(0, 1).toLowerCase() === base.slice(0, 1).toLowerCase()) {
-        const relative = relativeIgnoringCase(base, abs);
-        forms.add(relative);
-        // And with its leading `../` dropped, as a path written relative is (`/repo/.github/x` from `/repo/app` is `.github/x`).
-        forms.add(relative.replace(/^(\.\.\/)+/, ''));
-        fromThere.add(relative).add(relative.replace(/^(\.\.\/)+/, ''));
+        // As the path writes its names, and lower-cased (a glob written `straße/**` for `/STRAẞE/x`, which a glob's any
+        // case does not take for it).
+        for (const relative of new Set([relativeIgnoringCase(base, abs), lowerEach(relativeIgnoringCase(base, abs))])) {
+          forms.add(relative);
+          // And with its leading `../` dropped, as a path written relative is (`/repo/.github/x` from `/repo/app` is `.github/x`).
+          forms.add(relative.replace(/^(\.\.\/)+/, ''));
+          fromThere.add(relative).add(relative.replace(/^(\.\.\/)+/, ''));
+        }
       } else if (broad && isAbsolute(abs)) {
         // On another drive or share: out of the project (`..` names it), from that root.
         fromThere.add(fromRoot(abs)).add(`../${fromRoot(abs)}`);
