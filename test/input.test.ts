@@ -381,13 +381,13 @@ t.test('noise: a line no JSON value starts, of any length, is excerpted as any l
     t.equal(seen.events.length, 0);
   }
   // Printable ASCII around 60 characters and 240 bytes, with spaces around: the first 60 characters but those spaces,
-  // and `…` when there are more, or more than 240 bytes after the spaces before.
+  // and `…` when there are more, or more than 240 bytes.
   for (const length of [1, 59, 60, 61, 120, 238, 239, 240, 241, 300]) {
     for (const [before, after] of [['', ''], ['  ', ''], ['', ' \t '], ['\t', '  ']]) {
       const body = Array.from({ length }, (_, i) => 'Update available, run npm i'[i % 27]).join('').replace(/^ | $/g, 'x');
       const line = `${before}${body}${after}`;
-      const head = Buffer.from(line).subarray(before.length, before.length + 240).toString('latin1').trim();
-      const more = head.length > 60 || line.length > before.length + 240;
+      const head = Buffer.from(line).subarray(0, 240).toString('latin1').trim();
+      const more = head.length > 60 || line.length > 240;
       const [problem] = read(`${line}\n`).problems;
       t.equal(problem, `in.ndjson:1: not JSON: ${head.slice(0, 60)}${more ? '…' : ''}`, `${JSON.stringify(before)} ${length} ${JSON.stringify(after)}`);
     }
@@ -395,10 +395,12 @@ t.test('noise: a line no JSON value starts, of any length, is excerpted as any l
   // Not ASCII, or a control character among the first 240 bytes: made visible as before.
   t.same(read('Update → 2.0\x1b[0m\n').problems, ['in.ndjson:1: not JSON: Update → 2.0\\x1b[0m']);
   t.same(read(`${'x'.repeat(239)}\u00a0 and more\n`).problems, [`in.ndjson:1: not JSON: ${'x'.repeat(60)}…`]);
-  // The excerpt starts after the white space before, and its bytes end between two characters: a character cut
-  // there would be shown as U+FFFD, which the line does not hold.
-  t.same(read(`${' '.repeat(239)}\u00e9 not json\n`).problems, ['in.ndjson:1: not JSON: \u00e9 not json']);
-  t.same(read(`${' '.repeat(238)}\u{1f600} not json\n`).problems, ['in.ndjson:1: not JSON: \u{1f600} not json']);
+  // The excerpt's bytes end between two characters: a character cut there would be shown as U+FFFD, which the line
+  // does not hold (here, after the white space left out, nothing but the mark that the line goes on).
+  t.same(read(`${' '.repeat(239)}\u00e9 not json\n`).problems, ['in.ndjson:1: not JSON: …']);
+  t.same(read(`${' '.repeat(238)}\u{1f600} not json\n`).problems, ['in.ndjson:1: not JSON: …']);
+  // Bytes that are no UTF-8 are not backed over past a character's length: what is shown is what is there.
+  t.match(read(Buffer.concat([Buffer.from('{'), Buffer.alloc(300, 0x80), Buffer.from('\n')])).problems[0], /^in\.ndjson:1: not JSON: \{\ufffd+…$/);
   for (const lead of ['', 'a', 'ab', 'abc']) {
     for (const c of ['\u00e9', '\u20ac', '\u{1f600}']) {
       const line = `${lead}${c.repeat(150)} x`;

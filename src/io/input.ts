@@ -982,16 +982,17 @@ const EXCERPT_CHARS = 60;
  * line), which may be what makes the line no JSON: shown as its code.
  */
 export function excerptOf(buf: Buffer): string {
-  // The bytes of EXCERPT_CHARS characters at most, from the first that is not white space, ended between two characters.
-  const from = spaceEnd(buf, 0);
-  let n = Math.min(buf.length, from + EXCERPT_CHARS * 4);
-  while (n > from && n < buf.length && (buf[n]! & 0xc0) === 0x80) n--;
+  // The bytes of EXCERPT_CHARS characters at most (a line kept for its excerpt keeps one more, to show it goes on), ended
+  // between two characters: UTF-8 writes one in 4 bytes at most, and a character cut would be shown as U+FFFD.
+  const size = Math.min(buf.length, EXCERPT_CHARS * 4);
+  let n = size;
+  while (n > size - 3 && n < buf.length && (buf[n]! & 0xc0) === 0x80) n--;
   // Printable ASCII (noise most often) has nothing to make visible, and a character a byte.
-  if (printableAscii(buf, from, n)) {
-    const text = buf.toString('latin1', from, n).replace(JSON_SPACE_AROUND, '');
+  if (printableAscii(buf, n)) {
+    const text = buf.toString('latin1', 0, n).replace(JSON_SPACE_AROUND, '');
     return text.length > EXCERPT_CHARS || buf.length > n ? `${text.slice(0, EXCERPT_CHARS)}…` : text;
   }
-  const head = buf.toString('utf8', from, n);
+  const head = buf.toString('utf8', 0, n);
   const chars = Array.from(head.replace(JSON_SPACE_AROUND, ''));
   const text = visibleCodes(chars.slice(0, EXCERPT_CHARS).join('')).replace(UNSEEN_SPACE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
   return chars.length > EXCERPT_CHARS || buf.length > n ? `${text}…` : text;
@@ -999,9 +1000,9 @@ export function excerptOf(buf: Buffer): string {
 
 const JSON_SPACE_AROUND = /^[ \t\r\n]+|[ \t\r\n]+$/g;
 
-/** True when the bytes of `buf` from `from` to `n` are printable ASCII, spaces among them (0x20–0x7e). */
-function printableAscii(buf: Buffer, from: number, n: number): boolean {
-  for (let i = from; i < n; i++) {
+/** True when the first `n` bytes of `buf` are printable ASCII, spaces among them (0x20–0x7e). */
+function printableAscii(buf: Buffer, n: number): boolean {
+  for (let i = 0; i < n; i++) {
     const b = buf[i]!;
     if (b < 0x20 || b > 0x7e) return false;
   }
