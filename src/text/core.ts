@@ -205,6 +205,8 @@ export interface StartedCall {
   firstArg: string;
   /** What its line is indented with: two spaces for a call of a sub-agent (Claude Code's), else none. */
   indent?: string;
+  /** The id of the call whose sub-agent made it (Claude Code's `parent_tool_use_id`). */
+  parent?: string;
 }
 
 /** The target a call's facts name: its command, pattern, path, URL or MCP tool. */
@@ -793,7 +795,9 @@ export class TextCore implements ToolCore {
           // Claude Code's calls: each `tool_use` block a call started, its line written when its `tool_result` comes.
           // A sub-agent's calls are indented under the text (the line of the call that runs it comes once that ends).
           if (out && this.options.tools) {
-            for (const step of claudeToolSteps(event)) this.callStarted(s, step.callId, step.entry?.name ?? '', step.entry && toolCallArgs(step.entry).args, indentOf(step));
+            for (const step of claudeToolSteps(event)) {
+              this.callStarted(s, step.callId, step.entry?.name ?? '', step.entry && toolCallArgs(step.entry).args, indentOf(step), step.parentCallId);
+            }
           }
           // A sub-agent's call (Claude Code's) is a step of the call that runs it: the agent's own answer so far stands.
           this.toolCallSeen(s, field, out, out !== null || !isSubagentMessage(event));
@@ -1085,10 +1089,11 @@ export class TextCore implements ToolCore {
   }
 
   /** A call started (`name` its tool, '' when it names none; `indent`, see StartedCall): remembered until it completes. */
-  private callStarted(s: SessionState, id: string | undefined, name: string, args: JsonObject | undefined, indent = ''): void {
+  private callStarted(s: SessionState, id: string | undefined, name: string, args: JsonObject | undefined, indent = '', parent?: string): void {
     // Calls without an id are told apart in the order they started, and paired as ndjson-tools pairs them.
     const started = startedCall(name, args);
     if (indent !== '') started.indent = indent;
+    if (parent !== undefined) started.parent = parent;
     const key = id === undefined ? `${ANONYMOUS}${this.anonymous++}` : `${WITH_ID}${id}`;
     (s.pending ??= new Map()).set(key, started);
     if (id === undefined) (s.unnamed ??= new UnnamedCalls()).add(key, callGroup(s.session, name), started.facts);
@@ -1165,12 +1170,26 @@ export class TextCore implements ToolCore {
 
   private unfinished(s: SessionState, out: Transcript): void {
     if (!this.options.tools || s.pending === undefined) return;
-    // A sub-agent's calls (indented) come before the line of the call that runs it, as when it completes.
-    const calls = [...s.pending.values()];
-    for (const call of [...calls.filter((c) => c.indent !== undefined), ...calls.filter((c) => c.indent === undefined)]) {
+    // A sub-agent's calls come before the line of the call that runs it, as when it completes: each call's own first
+    // (those naming it their parent, still pending), then it, in the order they started.
+    const pending = s.pending;
+    const own = new Map<string, string[]>();
+    for (const [key, call] of pending) {
+      const parent = call.parent === undefined ? undefined : `${WITH_ID}${call.parent}`;
+      if (parent !== undefined && parent !== key && pending.has(parent)) own.set(parent, [...(own.get(parent) ?? []), key]);
+    }
+    const written = new Set<string>();
+    const write = (key: string): void => {
+      if (written.has(key)) return;
+      written.add(key);
+      for (const child of own.get(key) ?? []) write(child);
+      const call = pending.get(key)!;
       const line: ToolCallLine = { ...toolCallLine(call.name, undefined, undefined, call), status: 'not completed' };
       out.tool(s.session, `${call.indent ?? ''}${formatToolLine(line, this.safeLine)}`, false);
-    }
+    };
+    // Those whose parent is no call still pending first come in their turn; then any left (parents naming each other).
+    for (const [key, call] of pending) if (call.parent === undefined || !pending.has(`${WITH_ID}${call.parent}`)) write(key);
+    for (const key of pending.keys()) write(key);
     forgetCalls(s);
   }
 }
