@@ -8,7 +8,7 @@
  * each session's `cwd`, and for `--summary` what the summary shows.
  */
 import type { EventRecord, InputProblem } from '../io/input.js';
-import { ESCAPE_U, holdsBytes, recordSessionField, recordSound, recordType } from '../io/input.js';
+import { ESCAPE_U, holdsBytes, recordSessionField, recordSound, recordType, tornSession } from '../io/input.js';
 import type { ToolCore, Emit } from '../io/tool-stream.js';
 import {
   addOtherFacts,
@@ -490,6 +490,12 @@ export class ToolsCore implements ToolCore {
 
   /** A line that is not an event: with checks asked for, one that is a tool call the audit cannot read (see unreadCall). */
   problem(p: InputProblem): void {
+    // A value cut short is of the session it names, when it got as far as its `session_id` (see tornSession): the
+    // session being read, as every tool reads it (a call after it that names none is of that session).
+    if (p.reason === 'truncated') {
+      const field = tornSession(p.raw);
+      if (field !== undefined) this.session = field;
+    }
     if (!this.checking || !this.unreadCall(p)) return;
     this.unaudited++;
     this.options.onUnreadCall?.(p);
