@@ -35,6 +35,11 @@ export function normalizePath(p: string, windows = false): string {
     const n = share[0] + posix.normalize(`/${p.slice(share[0].length)}`);
     return n.endsWith('/') && !isRoot(n) ? n.slice(0, -1) : n;
   }
+  // A path from another drive's current directory (`D:x/../y`) keeps its drive: `D:y` (`D:` alone for that directory).
+  if (windows && DRIVE_RELATIVE.test(p)) {
+    const rest = p.length === 2 ? '.' : posix.normalize(p.slice(2));
+    return `${p.slice(0, 2)}${rest === '.' || rest === './' ? '' : rest.endsWith('/') ? rest.slice(0, -1) : rest}`;
+  }
   // A drive's root, as `/` is, is where `..` stops: `C:/a/../../x` is `C:/x`.
   const drive = DRIVE.test(p) ? p.slice(0, 2) : '';
   let n = drive + posix.normalize(p.slice(drive.length));
