@@ -25,7 +25,7 @@ export function lowerEach(s: string): string {
 
 /** One character as {@link lowerEach} writes it. */
 function lowerOne(c: string): string {
-  return c === '\u03c2' || c === '\u03a3' ? '\u03c3' : c.toLowerCase();
+  return c === '\u03c2' ? '\u03c3' : c.toLowerCase();
 }
 
 /**

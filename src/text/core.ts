@@ -1187,7 +1187,8 @@ export class TextCore implements ToolCore {
       const line: ToolCallLine = { ...toolCallLine(call.name, undefined, undefined, call), status: 'not completed' };
       out.tool(s.session, `${call.indent ?? ''}${formatToolLine(line, this.safeLine)}`, false);
     };
-    // Those whose parent is no call still pending first come in their turn; then any left (parents naming each other).
+    // In the order they started, each call whose parent is not pending, its own before it; then any left, whose parents
+    // name each other.
     for (const [key, call] of pending) if (call.parent === undefined || !pending.has(`${WITH_ID}${call.parent}`)) write(key);
     for (const key of pending.keys()) write(key);
     forgetCalls(s);

@@ -26,7 +26,8 @@ const SHARE = /^\/\/[^/]+\/[^/]+(?=\/|$)/;
  * alone (on POSIX they are part of a name); see {@link matchForms}. A path of
  * a Windows session (`windows`, its backslashes already slashes) that starts
  * with a share keeps it as its root, where `..` stops (`//host/share/a/../..`
- * is `//host/share/`); anywhere else, `//` is `/`, as POSIX reads it.
+ * is `//host/share/`), and one from a drive's current directory keeps its
+ * drive (`D:x/../y` is `D:y`); anywhere else, `//` is `/`, as POSIX reads it.
  */
 export function normalizePath(p: string, windows = false): string {
   if (p === '') return p;
