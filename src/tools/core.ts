@@ -491,10 +491,11 @@ export class ToolsCore implements ToolCore {
   /** A line that is not an event: with checks asked for, one that is a tool call the audit cannot read (see unreadCall). */
   problem(p: InputProblem): void {
     // A value cut short is of the session it names, when it got as far as its `session_id` (see tornSession): the
-    // session being read, as every tool reads it (a call after it that names none is of that session).
+    // session being read, as every tool reads it (a call after it that names none is of that session). Only a session
+    // seen before: of one never opened the cwd is not known, and a call's paths would lose the one they are read against.
     if (p.reason === 'truncated') {
       const field = tornSession(p.raw);
-      if (field !== undefined) this.session = field;
+      if (field !== undefined && this.seen.has(field)) this.session = field;
     }
     if (!this.checking || !this.unreadCall(p)) return;
     this.unaudited++;
