@@ -14,12 +14,12 @@
  */
 export function lowerEach(s: string): string {
   // The final sigma is the one context the default lower case knows: without a Σ, the whole string's is each character's.
-  let lower: string;
-  if (!s.includes('\u03a3')) lower = s.toLowerCase();
-  else {
-    lower = '';
-    for (const c of s) lower += c.toLowerCase();
+  if (s.includes('\u03a3')) {
+    let lower = '';
+    for (const c of s) lower += lowerOne(c);
+    return lower;
   }
+  const lower = s.toLowerCase();
   return lower.includes('\u03c2') ? lower.replace(/\u03c2/g, '\u03c3') : lower;
 }
 

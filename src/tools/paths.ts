@@ -167,8 +167,9 @@ export function insidePath(absolute: string, cwd: string, ignoreCase: boolean, w
     if (absolute === base) return '.';
     return absolute.startsWith(prefix) ? absolute.slice(prefix.length) : undefined;
   }
-  if (lowerEach(absolute) === lowerEach(base)) return '.';
-  const end = lowerPrefixEnd(absolute, lowerEach(prefix));
+  const lowerBase = lowerEach(base);
+  if (lowerEach(absolute) === lowerBase) return '.';
+  const end = lowerPrefixEnd(absolute, prefix === base ? lowerBase : `${lowerBase}/`);
   return end === undefined ? undefined : absolute.slice(end);
 }
 
@@ -386,7 +387,8 @@ function formsOf(
       else if (broad && isAbsolute(abs) && abs.slice(0, 1).toLowerCase() === base.slice(0, 1).toLowerCase()) {
         // As the path writes its names, and lower-cased (a glob written `straße/**` for `/STRAẞE/x`, which a glob's any
         // case does not take for it).
-        for (const relative of new Set([relativeIgnoringCase(base, abs), lowerEach(relativeIgnoringCase(base, abs))])) {
+        const fromBase = relativeIgnoringCase(base, abs);
+        for (const relative of new Set([fromBase, lowerEach(fromBase)])) {
           forms.add(relative);
           // And with its leading `../` dropped, as a path written relative is (`/repo/.github/x` from `/repo/app` is `.github/x`).
           forms.add(relative.replace(/^(\.\.\/)+/, ''));
