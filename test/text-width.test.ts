@@ -1,9 +1,9 @@
-// The bundle measures yargs' help text with src/cli/text-width.ts in place of string-width
+// The bundle measures yargs' help text with src/text-width.ts in place of string-width
 // (see the bundle script): the two must agree on everything help text can hold, and the
 // help of every command must come out the same as with string-width.
 import t from 'tap';
 import realWidth from 'string-width';
-import stringWidth from '../src/cli/text-width.js';
+import stringWidth from '../src/text-width.js';
 import { memoryIo } from './fixtures/lib/run.js';
 import { main as resultMain } from '../src/cli/result.js';
 import { main as dedupeMain } from '../src/cli/dedupe.js';

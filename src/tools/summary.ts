@@ -6,6 +6,7 @@ import type { AuditedCall, CallStatus, PathField } from './call.js';
 import { CALL_STATUSES, PATH_FIELDS, READ_FIELDS, WRITE_FIELDS, callCounts, pathField } from './call.js';
 import { absoluteForm, normalizedForm, resolvePath } from './paths.js';
 import { visibleOneLine } from '../safe-text.js';
+import stringWidth from '../text-width.js';
 
 /** Which paths `--paths` lists. */
 export type PathsChoice = 'all' | 'read' | 'written';
@@ -161,9 +162,10 @@ export class Summary {
         .map((s) => `${counts.get(s)} ${s}`)
         .join(', ');
     lines.push(`${this.calls} tool call${this.calls === 1 ? '' : 's'}${this.calls > 0 ? `: ${countList(this.byStatus)}` : ''}`);
-    const tools = [...this.byTool.keys()].sort();
-    const width = Math.max(0, ...tools.map((t) => visibleOneLine(t).length));
-    for (const tool of tools) lines.push(`  ${visibleOneLine(tool).padEnd(width)}  ${countList(this.byTool.get(tool)!)}`);
+    // Aligned as a terminal shows them: a wide character (`読`) takes two columns, a combining one none.
+    const tools = [...this.byTool.keys()].sort().map((tool) => ({ tool, shown: visibleOneLine(tool) }));
+    const width = Math.max(0, ...tools.map((t) => stringWidth(t.shown)));
+    for (const { tool, shown } of tools) lines.push(`  ${shown}${' '.repeat(width - stringWidth(shown))}  ${countList(this.byTool.get(tool)!)}`);
     const section = (title: string, items: readonly string[], always: boolean): void => {
       if (items.length === 0 && !always) return;
       lines.push(`${title} (${items.length})${items.length > 0 ? ':' : ''}`);

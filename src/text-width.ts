@@ -1,6 +1,7 @@
 /**
  * The width of a string on a terminal, in columns: what yargs and its layout
- * modules (cliui, wrap-ansi) measure help text with.
+ * modules (cliui, wrap-ansi) measure help text with, and what `ndjson-tools
+ * --summary` aligns its tools' names by.
  *
  * The bundle puts this module in place of the string-width package (see the
  * `bundle` script in package.json). As they load, string-width and the older
@@ -11,7 +12,7 @@
  * (the table string-width reads, from get-east-asian-width), every other
  * character one. Where it differs from string-width is on clusters a
  * terminal draws as one, such as emoji joined by U+200D or regional
- * indicator pairs, which help text does not hold.
+ * indicator pairs, which help text does not hold (nor, as a rule, a tool's name).
  */
 import { eastAsianWidth } from 'get-east-asian-width';
 
