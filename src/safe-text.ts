@@ -67,3 +67,12 @@ export function visibleOneLine(text: string): string {
     ? text.replace(UNSAFE_ONE_LINE, (c) => (c === '\n' ? '\\n' : c === '\t' ? '\\t' : c === '\r' ? '\\r' : escapeChar(c)))
     : text;
 }
+
+/**
+ * `text` as one word of a shell command, in single quotes, made visible as
+ * {@link visibleOneLine} makes it: an option's value shown in a message
+ * (`--deny-write 'it'\''s/**'`), to be given again as it is shown.
+ */
+export function shellWord(text: string): string {
+  return `'${visibleOneLine(text).replaceAll("'", "'\\''")}'`;
+}

@@ -11,7 +11,7 @@ import { CALL_STATUSES } from '../tools/call.js';
 import type { CallStatus } from '../tools/call.js';
 import { formatViolation, policyProblem } from '../tools/policy.js';
 import type { PathsChoice } from '../tools/summary.js';
-import { visibleOneLine } from '../safe-text.js';
+import { shellWord, visibleOneLine } from '../safe-text.js';
 
 /** A status as given on the command line, in its own case when it is one (`spawnerror` is `spawnError`). */
 function canonicalStatus(given: string): string {
@@ -197,10 +197,10 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     // A tool call the audit cannot read (a line cut short, broken) must not pass the checks unseen.
     onUnreadCall: (p) => warn(io, name, `${visibleOneLine(p.source)}:${p.line}: a tool call the audit cannot read (${p.reason}): the checks cannot pass`),
     onMisspeltDenyTool: (tool, known) => {
-      warn(io, name, `--deny-tool '${visibleOneLine(tool)}' matched no call: did you mean '${known}'?`);
+      warn(io, name, `--deny-tool ${shellWord(tool)} matched no call: did you mean '${known}'?`);
     },
     onMisspeltTool: (tool, known) => {
-      warn(io, name, `--tool '${visibleOneLine(tool)}' matched no call: did you mean '${known}'?`);
+      warn(io, name, `--tool ${shellWord(tool)} matched no call: did you mean '${known}'?`);
     },
     onNulPath: (path, call) => {
       warn(io, name, `${visibleOneLine(call.source)}:${call.line}: a path holding a NUL byte, which no file's name holds, is not listed with --null: ${visibleOneLine(path)}`);

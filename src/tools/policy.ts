@@ -12,7 +12,7 @@ import type { UnderForms } from './paths.js';
 import { callCounts, givenToolName, servedKind, toolNameMatched, FIELD_OF_ACCESS, READ_FIELDS, WRITE_FIELDS, toolNameSet } from './call.js';
 import { GLOB_CHARS, MAX_EMPTY_STARS, MAX_GLOB_ALTERNATIVES, groupsOfOne, nearToolName, noDirectoryForms, plainLead, plainPart, toolNameKey } from '../events.js';
 import type { AuditedCall, PathField } from './call.js';
-import { clipped, visibleOneLine } from '../safe-text.js';
+import { clipped, shellWord, visibleOneLine } from '../safe-text.js';
 import { lowerEach } from '../lower-case.js';
 import { flagOption, listOption } from '../option-values.js';
 
@@ -815,7 +815,7 @@ function describeCall(call: AuditedCall): string {
 
 /** One line (without `tool: ` or newline) describing a violation, safe to print. */
 export function formatViolation(v: Violation): string {
-  const check = v.pattern === undefined ? v.check : `${v.check} '${visibleOneLine(v.pattern)}'`;
+  const check = v.pattern === undefined ? v.check : `${v.check} ${shellWord(v.pattern)}`;
   if (v.call === undefined) return `${check}: no file written matches`;
   const call = v.call;
   const where = `${visibleOneLine(call.source)}:${call.line}`;
