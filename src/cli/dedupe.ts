@@ -7,7 +7,7 @@ import { list, parseArgs, processIo, runTool, warn, EXIT } from './common.js';
 import type { CommandSpec, Io } from './common.js';
 import { DedupeCore, STAT_KINDS } from '../dedupe/core.js';
 import type { DedupeStats, VerifyFailure } from '../dedupe/core.js';
-import { visibleOneLine } from '../safe-text.js';
+import { shellWord, visibleOneLine } from '../safe-text.js';
 import { pathSteps } from '../events.js';
 import { describeFlushMismatch, excerptAt, sessionPart } from './notes.js';
 
@@ -141,10 +141,10 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
   // Asked for, the counts of what was read are written when a signal ends the run too (not when the reader has gone,
   // nor when --strict stopped it: they are written only at the end).
   if (args.stats && run.strictStop !== true && (!run.closed || run.signalled === true)) io.stderr.write(formatStats(name, core.stats, args.verify));
-  // A key no event read has dropped nothing: a path misspelt (`--key uid`, `--key ' .uuid'`) is said to be, not silently a copy.
+  // A key no event read has dropped nothing: a path misspelt (`--key uid`, `--key message.idd`) is said to be, not silently a copy.
   const keys = list(args.key);
   if (keys !== undefined && keys.length > 0 && core.stats.keyed === 0 && eventsRead(core.stats) > 0 && run.strictStop !== true && !run.closed && run.signalled !== true) {
-    const named = keys.map((k) => `'${visibleOneLine(String(k))}'`).join(', ');
+    const named = keys.map((k) => shellWord(String(k))).join(', ');
     warn(io, name, `--key ${named}: no event read has ${keys.length === 1 ? 'it' : 'any of them'}, so none was dropped`);
   }
   if (run.closed || run.code !== EXIT.OK) return run.code;
