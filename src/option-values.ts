@@ -66,6 +66,12 @@ export function sizeOption(value: unknown, name: string): number | undefined {
   throw new TypeError(`option ${name} takes a whole number of bytes above 0, not ${shown(value)}`);
 }
 
+/** A count of things kept (`heldResults`): a whole number above 0, or undefined when not given. */
+export function countOption(value: unknown, name: string): number | undefined {
+  if (value === undefined || (typeof value === 'number' && Number.isInteger(value) && value > 0)) return value;
+  throw new TypeError(`option ${name} takes a whole number above 0, not ${shown(value)}`);
+}
+
 /** An option that is on or off: a boolean, or undefined when not given (a string such as `'false'` would be taken as on). */
 export function flagOption(value: unknown, name: string): boolean | undefined {
   if (value === undefined || typeof value === 'boolean') return value;

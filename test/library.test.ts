@@ -262,10 +262,20 @@ t.test('options: a string for a list of one; a value of the wrong shape is a Typ
   t.throws(() => tools({ paths: 'all', absolute: 'false' as never }), new TypeError('option absolute takes true or false, not "false"'));
   t.throws(() => tools({ summary: true, json: 1 as never }), TypeError);
   t.throws(() => tools({ full: 0 as never }), TypeError);
+  t.throws(() => tools({ paths: 'all', nullEnded: 'false' as never }), new TypeError('option nullEnded takes true or false, not "false"'));
+  t.throws(() => result({ all: true, keepResults: 'false' as never }), new TypeError('option keepResults takes true or false, not "false"'));
+  t.throws(() => result({ keepVerdicts: 0 as never }), TypeError);
+  // How many results are held: 'x', -1 or NaN would let go of every one, the last's too.
+  for (const heldResults of ['x', -1, Number.NaN, 0, 2.5]) {
+    t.throws(() => result({ heldResults: heldResults as never }), { name: 'TypeError', message: /^option heldResults takes a whole number above 0, not / });
+  }
+  t.doesNotThrow(() => result({ heldResults: 1, keepResults: false, keepVerdicts: false }));
   // Combinations the commands refuse, of which one would be ignored.
   t.throws(() => tools({ json: true }), new TypeError('option json needs summary'));
   t.throws(() => tools({ summary: true, paths: 'all' }), new TypeError('options summary and paths do not go together'));
   t.throws(() => tools({ full: true, paths: 'read' }), new TypeError('option full only applies to records (not with summary or paths)'));
+  t.throws(() => tools({ nullEnded: true }), new TypeError('option nullEnded needs paths'));
+  t.doesNotThrow(() => tools({ paths: 'written', nullEnded: true }));
   t.throws(() => text({ thinking: true }), new TypeError('option thinking needs all'));
   t.doesNotThrow(() => text({ tools: false, user: false }), 'turned off, as --no-tools without --all is');
   t.doesNotThrow(() => tools({ summary: true, json: true, absolute: true }));

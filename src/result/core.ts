@@ -10,7 +10,7 @@ import { isObject, isRunActivity, isSystemInit, opensSession, pathSteps, resultF
 import type { PathStep } from '../events.js';
 import { placeOf, placeRecord, recordBroken, recordSessionField, recordSound, recordType, retainRecord, tornSession } from '../io/input.js';
 import { visible, visibleJson } from '../safe-text.js';
-import { flagOption, pathsOption } from '../option-values.js';
+import { countOption, flagOption, pathsOption } from '../option-values.js';
 
 /** What ndjson-result found for one session. */
 export type SessionVerdict = SessionEnd;
@@ -140,7 +140,8 @@ export class ResultCore implements ToolCore {
 
   constructor(options: ResultOptions = {}) {
     this.options = { ...options, fields: pathsOption(options.fields, 'fields') };
-    for (const flag of ['all', 'json', 'tsv', 'escape'] as const) this.options[flag] = flagOption(options[flag], flag);
+    for (const flag of ['all', 'json', 'tsv', 'escape', 'keepResults', 'keepVerdicts'] as const) this.options[flag] = flagOption(options[flag], flag);
+    this.options.heldResults = countOption(options.heldResults, 'heldResults');
     // As the command refuses them (a usage error): one would be ignored.
     const fields = this.options.fields?.length ?? 0;
     if (this.options.json && fields > 0) throw new TypeError('options json and fields do not go together');

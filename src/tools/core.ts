@@ -327,12 +327,14 @@ export class ToolsCore implements ToolCore {
       json: flagOption(options.json, 'json'),
       absolute: flagOption(options.absolute, 'absolute'),
       full: flagOption(options.full, 'full'),
+      nullEnded: flagOption(options.nullEnded, 'nullEnded'),
     };
-    const { summary, json, absolute, full, paths } = this.options;
+    const { summary, json, absolute, full, paths, nullEnded } = this.options;
     // As the command refuses them (a usage error): one would be ignored.
     if (json && !summary) throw new TypeError('option json needs summary');
     if (summary && paths !== undefined) throw new TypeError('options summary and paths do not go together');
     if (full && (summary || paths !== undefined)) throw new TypeError('option full only applies to records (not with summary or paths)');
+    if (nullEnded && paths === undefined) throw new TypeError('option nullEnded needs paths');
     this.tools = toolNameSet(this.options.tools);
     this.statuses = statuses && statuses.length > 0 ? new Set(statuses) : undefined;
     this.policy = new Policy(options);
