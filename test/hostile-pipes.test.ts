@@ -21,7 +21,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import { PassThrough } from 'node:stream';
 import { main as toolsMain } from '../src/cli/tools.js';
-import { ProcessSignals, finalStatus, startCommand } from '../src/cli/common.js';
+import { ProcessSignals, SAME_SIGNAL_MS, finalStatus, startCommand } from '../src/cli/common.js';
 import type { SignalSource, SignalTarget, StopSignal } from '../src/cli/common.js';
 import { BIN } from './fixtures/lib/run.js';
 import { PLAIN_ENV, ROOT, manySessions, memoryOf, plainCommand, sleep, startBin, waitFor } from './fixtures/hostile/spawn.js';
@@ -521,7 +521,8 @@ t.test('a second signal ends the tool at once', async (t) => {
   await sleep(300);
   const t0 = Date.now();
   run.child.kill('SIGTERM');
-  await sleep(100);
+  // Not at once: the same signal again within SAME_SIGNAL_MS is the first sent twice (see the test of timeout's two).
+  await sleep(3 * SAME_SIGNAL_MS);
   run.child.kill('SIGTERM');
   const end = await run.exited;
   t.same({ code: end.code, signal: end.signal }, { code: null, signal: 'SIGTERM' }, 'killed by the second signal');
@@ -568,6 +569,7 @@ t.test('a second signal with a command after -- still at work: the command kille
         run.child.kill('SIGTERM');
         // The second once the agent's words have come through: the line they leave open is there to be ended.
         await waitFor(() => run.stderr().includes('saving the session'), 5000);
+        await sleep(3 * SAME_SIGNAL_MS);
         run.child.kill('SIGTERM');
       },
     );
@@ -607,6 +609,43 @@ t.test('SIGTERM with a command after --: the tool waits for the command to end, 
     t.equal(code, 143, `${tool} -- agent: 143`);
     t.ok(fs.existsSync(saved), `${tool}: the agent had ended when the tool did`);
     t.match(run.stderr(), /saving the session\n/, `${tool}: its last words passed through`);
+  }
+});
+
+t.test("SIGTERM twice at once, as GNU timeout sends it (to the tool, then to its process group): one signal, the command's time to end kept", async (t) => {
+  for (const tool of ['ndjson-result', 'ndjson-text']) {
+    const saved = path.join(dir, `saved-twice-${tool}`);
+    const { reading, code, run } = await stopWithAgent(
+      tool,
+      `process.on('SIGTERM', () => setTimeout(() => { process.stderr.write('saving the session\\n'); require('fs').writeFileSync(${JSON.stringify(saved)}, 'x'); process.exit(0); }, 300));`,
+      async (run) => {
+        run.child.kill('SIGTERM');
+        run.child.kill('SIGTERM');
+      },
+    );
+    t.ok(reading, `${tool} is reading the agent's output`);
+    t.equal(code, 143, `${tool} -- agent: 143, not killed by a second signal`);
+    t.ok(fs.existsSync(saved), `${tool}: the agent saved its session`);
+    t.notMatch(run.stderr(), /killed \(SIGKILL\)/, `${tool}: the agent not killed`);
+  }
+});
+
+t.test('the same signal again within SAME_SIGNAL_MS is the first sent twice; later, or another signal, is a second', async (t) => {
+  for (const [again, after, second] of [
+    ['SIGTERM', SAME_SIGNAL_MS / 2, false],
+    ['SIGTERM', SAME_SIGNAL_MS, true],
+    ['SIGINT', 1, true],
+  ] as const) {
+    const target = fakeProcess();
+    let clock = 1000;
+    const signals = new ProcessSignals(target, () => clock);
+    const heard: StopSignal[] = [];
+    signals.on('SIGTERM', (s) => void heard.push(s));
+    target.emit('SIGTERM', 'SIGTERM');
+    clock += after;
+    target.emit(again, again);
+    t.same(heard, ['SIGTERM'], `${again} ${after} ms after SIGTERM: the first heard once`);
+    t.same(target.killed, second ? [again] : [], `${again} ${after} ms after SIGTERM: ${second ? 'a second, ending the process' : 'no second'}`);
   }
 });
 

@@ -46,6 +46,13 @@ export interface SignalTarget {
 }
 
 /**
+ * How soon after the first signal the same one again is taken for it, sent
+ * twice (see ProcessSignals): a second signal meant as one (Ctrl-C pressed
+ * again) comes later than this.
+ */
+export const SAME_SIGNAL_MS = 100;
+
+/**
  * SIGINT and SIGTERM as a run of the process sees them. They are caught from
  * the first time a tool listens (as its reading starts) until the process
  * exits, and the first is kept: one that comes while nothing listens (the
@@ -55,15 +62,22 @@ export interface SignalTarget {
  * (`timeout`, a CI cancel, Ctrl-C) ends the agent's output and reaches the
  * tool at once. The first signal goes to whoever listens then, and to whoever
  * listens for it later; a second ends the process at once, as Node's default
- * does, once the actions given to {@link atLast} are done.
+ * does, once the actions given to {@link atLast} are done. The same signal
+ * again within {@link SAME_SIGNAL_MS} of the first is no second: `timeout`
+ * sends SIGTERM to the tool and then to its process group.
  */
 export class ProcessSignals implements SignalSource {
   private first: StopSignal | null = null;
+  /** When the first came, by {@link now}. */
+  private firstAt = 0;
   private caught = false;
   private readonly listeners = new Set<{ signal: StopSignal; listener: (signal: StopSignal) => void }>();
   private readonly lastActions = new Set<(signal: StopSignal) => void>();
 
-  constructor(private readonly target: SignalTarget = process as unknown as SignalTarget) {}
+  constructor(
+    private readonly target: SignalTarget = process as unknown as SignalTarget,
+    private readonly now: () => number = () => performance.now(),
+  ) {}
 
   get received(): StopSignal | null {
     return this.first;
@@ -92,6 +106,9 @@ export class ProcessSignals implements SignalSource {
   }
 
   private readonly onSignal = (signal: StopSignal): void => {
+    // The same signal again at once is the first sent twice, not a second: GNU `timeout` sends its signal to the tool,
+    // then to the whole process group, the tool in it, and a CI runner may do the same.
+    if (this.first === signal && this.now() - this.firstAt < SAME_SIGNAL_MS) return;
     if (this.first !== null) {
       // No handler left: the signal's default action ends the process.
       this.target.off('SIGINT', this.onSignal);
@@ -107,6 +124,7 @@ export class ProcessSignals implements SignalSource {
       return;
     }
     this.first = signal;
+    this.firstAt = this.now();
     for (const l of [...this.listeners]) if (l.signal === signal) l.listener(signal);
   };
 }
