@@ -727,6 +727,37 @@ t.test('the same signal again within SAME_SIGNAL_MS is the first sent twice; lat
   }
 });
 
+t.test('SIGTERM once the command has ended, a process it started holding its stdout or writing on its stderr: the tool ends at once', async (t) => {
+  for (const [held, stdio] of [
+    ['stdout', "['ignore', 'inherit', 'ignore']"],
+    ['stderr', "['ignore', 'ignore', 'inherit']"],
+  ] as const) {
+    const pidFile = path.join(dir, `server-${held}.pid`);
+    // A server that logs, started by the agent and left running on the agent's pipe.
+    const server = `setInterval(() => process.${held}.write('server log\\n'), 50)`;
+    const agent = `const c = require('child_process').spawn(process.execPath, ['-e', ${JSON.stringify(server)}], { stdio: ${stdio} }); c.unref(); require('fs').writeFileSync(${JSON.stringify(pidFile)}, String(c.pid)); process.stdout.write(${JSON.stringify(PARTIAL)}, () => process.exit(0));`;
+    const run = startBin('ndjson-text', ['--', process.execPath, '-e', agent]);
+    t.teardown(() => {
+      try {
+        process.kill(Number(fs.readFileSync(pidFile, 'utf8')), 'SIGKILL');
+      } catch {
+        // Gone already.
+      }
+    });
+    t.ok(await waitFor(() => fs.existsSync(pidFile) && run.stderr().includes('server log'), 10000), `${held}: the server is at work`);
+    await sleep(300);
+    const t0 = Date.now();
+    run.child.kill('SIGTERM');
+    const timer = setTimeout(() => run.child.kill('SIGKILL'), 10000);
+    const end = await run.exited;
+    clearTimeout(timer);
+    const took = Date.now() - t0;
+    t.equal(end.code, 143, `${held}: 143`);
+    t.ok(took < 2500, `${held}: ended ${took} ms after the signal, not the 5 seconds a command at work is given`);
+    t.match(run.stderr(), held === 'stdout' ? /has ended, but a process it started still holds its output open: left running\n/ : /started still writes on its stderr: no longer waited for\n/, `${held}: said so`);
+  }
+});
+
 t.test('SIGTERM with a command after --, once its output has ended: the command still gets it', async (t) => {
   for (const tool of ['ndjson-result', 'ndjson-text']) {
     // An agent that writes its whole stream, closes its stdout, and goes on.

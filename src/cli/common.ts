@@ -1067,11 +1067,15 @@ export function startCommand(argv: string[], io: Io, name: string): StartedComma
   child.once('exit', () => dropLast?.());
   child.once('error', () => dropLast?.());
   const stdoutClosed = new Promise<void>((resolve) => out.once('close', () => resolve()));
+  // Told to stop (a signal passed on, or SIGTERM as the output can no longer be written): the wait for its stderr, once
+  // it has ended, is cut short, as the tool is ending (see closedOrQuiet).
+  let tell: () => void = () => undefined;
+  const told = new Promise<void>((resolve) => (tell = resolve));
   const exited = new Promise<CommandExit>((resolve) => {
     child.once('error', (error: NodeJS.ErrnoException) => resolve({ code: null, signal: null, error }));
     child.once('exit', (code, signal) => {
       void stdoutClosed
-        .then(() => closedOrQuiet(stderr, OUTPUT_CLOSE_MS, STDERR_DRAIN_MS))
+        .then(() => closedOrQuiet(stderr, OUTPUT_CLOSE_MS, STDERR_DRAIN_MS, told))
         .then((held) => {
           (stderr as { unref?: () => void }).unref?.();
           if (held) warn(io, name, `a process ${visibleOneLine(argv[0]!)} started still writes on its stderr: no longer waited for`);
@@ -1083,8 +1087,12 @@ export function startCommand(argv: string[], io: Io, name: string): StartedComma
     name: argv[0]!,
     stdout,
     exited,
-    kill: (signal) => void child.kill(signal),
+    kill: (signal) => {
+      tell();
+      child.kill(signal);
+    },
     relay: (signal) => {
+      tell();
       if (child.pid === undefined || !terminalGaveIt(signal, child.pid)) child.kill(signal);
     },
     running: () => child.exitCode === null && child.signalCode === null,
@@ -1107,9 +1115,10 @@ function notStarted(name: string, error: NodeJS.ErrnoException): StartedCommand 
  * Resolves when `stream` has closed, or has passed nothing on for `ms`: a
  * stream still written to (a wrapper's filter of the command's stderr,
  * behind it) is waited for, one only held open is not; nor one still
- * written to `maxMs` on, for which it resolves true.
+ * written to `maxMs` on, for which it resolves true; once `stop` resolves
+ * (the command told to stop), `ms` on at most.
  */
-function closedOrQuiet(stream: NodeJS.ReadableStream, ms: number, maxMs: number): Promise<boolean> {
+function closedOrQuiet(stream: NodeJS.ReadableStream, ms: number, maxMs: number, stop?: Promise<void>): Promise<boolean> {
   return new Promise<boolean>((resolve) => {
     let timer: NodeJS.Timeout | undefined;
     let cap: NodeJS.Timeout | undefined;
@@ -1133,6 +1142,11 @@ function closedOrQuiet(stream: NodeJS.ReadableStream, ms: number, maxMs: number)
     stream.once('close', done);
     arm();
     cap = setTimeout(() => end(true), maxMs).unref();
+    // What is in the pipe already (the command's last words) is still read.
+    void stop?.then(() => {
+      clearTimeout(cap);
+      cap = setTimeout(() => end(true), ms).unref();
+    });
   });
 }
 
@@ -1236,7 +1250,10 @@ async function stopIfRunning(name: string, command: StartedCommand, io: Io): Pro
  * run does not end with the agent left at work unseen.
  */
 async function commandEnds(name: string, command: StartedCommand, io: Io): Promise<void> {
-  const late = await Promise.race([command.exited.then(() => false), after(COMMAND_WAIT_MS).then(() => true)]);
+  // Its process ended, its pipes have a little longer to close (its stderr read till then: see closedOrQuiet), not
+  // the rest of the 5 seconds: a process it started that holds them is not waited for.
+  const held = command.ended.then(() => after(2 * OUTPUT_CLOSE_MS));
+  const late = await Promise.race([command.exited.then(() => false), held.then(() => true), after(COMMAND_WAIT_MS).then(() => true)]);
   if (!late) return;
   if (!command.running()) {
     // It ended, but a process it started (an agent under `sh -c`) holds its output open: not ours to find and stop.
