@@ -11,6 +11,7 @@ import { canonicalJson, eventKey, firstDifference } from '../src/dedupe/core.js'
 import { isClaudeCodeEvent } from '../src/events.js';
 import { dedupe } from '../src/dedupe/stream.js';
 import { main, dedupeOptions, dedupeSpec, excerptAt } from '../src/cli/dedupe.js';
+import { visibleOneLine } from '../src/safe-text.js';
 import { main as resultMain } from '../src/cli/result.js';
 import { Rng } from '../bench/generate.mjs';
 
@@ -46,6 +47,23 @@ t.test('excerptAt quotes a safe piece around the offset', async (t) => {
   t.equal(excerptAt('say "hi"', 0), '"say \\"hi\\""', 'quotes inside escaped');
   const long = 'x'.repeat(100);
   t.equal(excerptAt(long, 50), `"…${'x'.repeat(40)}…"`);
+  // Offsets count code points (an emoji is one, a lone surrogate one), up to the length of the text (where two texts
+  // part, or where the shorter ends): the piece is taken as from a list of code points.
+  const byList = (text: string, at: number): string => {
+    const chars = Array.from(text);
+    const start = Math.max(0, at - 10);
+    const end = Math.min(chars.length, at + 30);
+    const piece = chars.slice(start, end).join('').replace(/[\\"]/g, '\\$&');
+    return `"${start > 0 ? '…' : ''}${visibleOneLine(piece)}${end < chars.length ? '…' : ''}"`;
+  };
+  const parts = ['a', 'é', '中', '😀', '\ud800', '\udc00', '\\', '"', '\n'];
+  let seed = 7;
+  const random = (n: number): number => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) % n);
+  for (let i = 0; i < 300; i++) {
+    const text = Array.from({ length: random(80) }, () => parts[random(parts.length)]).join('');
+    const points = Array.from(text).length;
+    for (const at of [0, random(points + 1), points]) t.equal(excerptAt(text, at), byList(text, at), `${JSON.stringify(text)} at ${at}`);
+  }
 });
 
 t.test("a session's new run starts a new stretch: its flush is not compared with the deltas of the run that stopped", async (t) => {
