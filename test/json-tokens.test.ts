@@ -3,6 +3,7 @@
 import t from 'tap';
 import { jsonParser } from 'stream-json/parser.js';
 import { NONE, tokenizer, tokensOf, type Token, type TokenFn } from '../src/io/json-tokens.js';
+import { Rng } from '../bench/generate.mjs';
 
 const stock = (): TokenFn => jsonParser({ jsonStreaming: true, packValues: true, streamKeys: false, streamNumbers: false, streamStrings: true }) as unknown as TokenFn;
 
@@ -17,8 +18,9 @@ function tokens(tokenize: TokenFn, pieces: string[]): unknown[] {
   return out;
 }
 
-let seed = 11;
-const random = (n: number): number => (seed = (seed * 1103515245 + 12345) % 2 ** 31) % n;
+const rng = new Rng('json-tokens');
+/** A whole number from 0 to n - 1. */
+const random = (n: number): number => rng.int(0, n - 1);
 const TEXTS = ['', 'a', 'plain words', '\\"', '\\\\', '\\n', '\\u00e9', '\\ud83d\\ude00', '\\ud83d', '\\ude00', '😀', 'é中', '\\/', '\\t\\"x\\"'];
 const text = (): string => Array.from({ length: random(6) }, () => TEXTS[random(TEXTS.length)]).join('');
 function value(depth: number): string {
