@@ -382,6 +382,8 @@ export class Transcript {
    */
   private broken = false;
   private started = false;
+  /** The first session an event named (see {@link saw}). */
+  private firstSession: string | null = null;
   private block: Block | null = null;
   /** The session of the last block written. */
   private blockSession: string | null = null;
@@ -409,6 +411,11 @@ export class Transcript {
     private readonly safeLine: (s: string) => string,
   ) {}
 
+  /** An event of `session` was read (one without an id, of no session yet, is none). */
+  saw(session: string): void {
+    if (this.firstSession === null && session !== '') this.firstSession = session;
+  }
+
   /** True when the block of `kind` for `session` is the open one, so text continues it. */
   isOpen(kind: Block, session: string): boolean {
     return this.open && this.block === kind && this.blockSession === session;
@@ -431,7 +438,10 @@ export class Transcript {
   private begin(kind: Block, session: string): void {
     // A tool line or a prompt: what the session's text or thinking held goes before it.
     if (kind === 'tool' || kind === 'user') this.writeHeld(session);
-    if (this.started && this.blockSession !== session) {
+    // The first block is under a label too when another session was seen before it (their inits): unlabelled, it would
+    // be taken for that session's.
+    const another = this.started ? this.blockSession !== session : this.firstSession !== null && this.firstSession !== session;
+    if (another) {
       this.separate(2);
       const label = sessionLabel(session, this.safeLine);
       this.emit(this.color ? `${BLOCK_COLOR.label}${label}${SGR.reset}\n` : `${label}\n`);
@@ -758,6 +768,7 @@ export class TextCore implements ToolCore {
     const s = this.enter(field, type === 'system' && isSystemInit(rec.event), isRunActivity(type), showsRun(type), rec.source, rec.line, emit);
     const id = s.session;
     const out = this.options.all ? (this.transcript ??= this.makeTranscript(emit)) : null;
+    out?.saw(id);
     switch (type) {
       case 'assistant': {
         const event = rec.event;
