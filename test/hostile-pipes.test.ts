@@ -758,6 +758,30 @@ t.test('SIGTERM once the command has ended, a process it started holding its std
   }
 });
 
+/** True once the process `pid` has ended: gone, or a zombie its parent, gone too, left for init to reap. */
+function ended(pid: number): boolean {
+  try {
+    return /^State:\s+Z/m.test(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+  } catch {
+    return !alive(pid);
+  }
+}
+
+t.test('SIGHUP to the tool alone, with a command after --: the command gets it too, and the tool ends by it', async (t) => {
+  for (const tool of ['ndjson-result', 'ndjson-text']) {
+    const pidFile = path.join(dir, `hangup-${tool}.pid`);
+    const { reading, run } = await stopWithAgent(tool, `require('fs').writeFileSync(${JSON.stringify(pidFile)}, String(process.pid));`, async (run) => {
+      run.child.kill('SIGHUP');
+    });
+    t.ok(reading, `${tool} is reading the agent's output`);
+    t.equal((await run.exited).signal, 'SIGHUP', `${tool}: ended by SIGHUP`);
+    const pid = Number(fs.readFileSync(pidFile, 'utf8'));
+    const gone = await waitFor(() => ended(pid), 2000);
+    if (!gone) process.kill(pid, 'SIGKILL');
+    t.ok(gone, `${tool}: the agent is not left at work`);
+  }
+});
+
 t.test('SIGTERM with a command after --, once its output has ended: the command still gets it', async (t) => {
   for (const tool of ['ndjson-result', 'ndjson-text']) {
     // An agent that writes its whole stream, closes its stdout, and goes on.

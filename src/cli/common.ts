@@ -1063,9 +1063,23 @@ export function startCommand(argv: string[], io: Io, name: string): StartedComma
     flushStderr(io);
     io.stderr.write(`${ending}${name}: ${visibleOneLine(argv[0]!)} killed (SIGKILL): a second ${signal} came before it ended\n`);
   });
+  // SIGHUP (a terminal closed, a supervisor's hang-up), sent to the tool alone, would end it and leave the command at
+  // work, unseen, its output read by no one: the command is given it too, and the tool then ends by it, as it would have.
+  const onHangup = (): void => {
+    process.off('SIGHUP', onHangup);
+    child.kill('SIGHUP');
+    process.kill(process.pid, 'SIGHUP');
+  };
+  if (io.signals !== undefined) process.on('SIGHUP', onHangup);
   // Ended, or never started (Node emits 'error' and no 'exit' for ENOENT or EACCES).
-  child.once('exit', () => dropLast?.());
-  child.once('error', () => dropLast?.());
+  child.once('exit', () => {
+    dropLast?.();
+    process.off('SIGHUP', onHangup);
+  });
+  child.once('error', () => {
+    dropLast?.();
+    process.off('SIGHUP', onHangup);
+  });
   const stdoutClosed = new Promise<void>((resolve) => out.once('close', () => resolve()));
   // Told to stop (a signal passed on, or SIGTERM as the output can no longer be written): the wait for its stderr, once
   // it has ended, is cut short, as the tool is ending (see closedOrQuiet).
