@@ -497,6 +497,16 @@ t.test('a signal kept before a run listens stops it at once', async (t) => {
   t.same(target.killed, [], 'not taken for a second signal');
 });
 
+/** Sends `run` SIGTERM (SIGKILL 10 seconds on, should it not end): how it ended, and how long after the signal. */
+async function terminate(run: ReturnType<typeof startBin>) {
+  const t0 = Date.now();
+  run.child.kill('SIGTERM');
+  const timer = setTimeout(() => run.child.kill('SIGKILL'), 10000);
+  const end = await run.exited;
+  clearTimeout(timer);
+  return { end, took: Date.now() - t0 };
+}
+
 t.test('SIGTERM while the reader has stopped reading: still ends promptly', async (t) => {
   for (const tool of TOOLS) {
     const run = startBin(tool, tool === 'ndjson-result' ? ['--all', '--json', LARGE] : tool === 'ndjson-text' ? ['-a', LARGE] : [LARGE]);
@@ -504,13 +514,9 @@ t.test('SIGTERM while the reader has stopped reading: still ends promptly', asyn
     await new Promise((resolve) => run.child.stdout!.once('data', resolve));
     run.child.stdout!.pause();
     await sleep(500);
-    const t0 = Date.now();
-    run.child.kill('SIGTERM');
-    const timer = setTimeout(() => run.child.kill('SIGKILL'), 10000);
-    const end = await run.exited;
-    clearTimeout(timer);
+    const { end, took } = await terminate(run);
     t.same({ code: end.code, signal: end.signal }, { code: 143, signal: null }, `${tool}: 143`);
-    t.ok(Date.now() - t0 < 3000, `${tool} ended ${Date.now() - t0} ms after the signal`);
+    t.ok(took < 3000, `${tool} ended ${took} ms after the signal`);
   }
 });
 
@@ -746,12 +752,7 @@ t.test('SIGTERM once the command has ended, a process it started holding its std
     });
     t.ok(await waitFor(() => fs.existsSync(pidFile) && run.stderr().includes('server log'), 10000), `${held}: the server is at work`);
     await sleep(300);
-    const t0 = Date.now();
-    run.child.kill('SIGTERM');
-    const timer = setTimeout(() => run.child.kill('SIGKILL'), 10000);
-    const end = await run.exited;
-    clearTimeout(timer);
-    const took = Date.now() - t0;
+    const { end, took } = await terminate(run);
     t.equal(end.code, 143, `${held}: 143`);
     t.ok(took < 2500, `${held}: ended ${took} ms after the signal, not the 5 seconds a command at work is given`);
     t.match(run.stderr(), held === 'stdout' ? /has ended, but a process it started still holds its output open: left running\n/ : /started still writes on its stderr: no longer waited for\n/, `${held}: said so`);
