@@ -21,7 +21,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import { PassThrough } from 'node:stream';
 import { main as toolsMain } from '../src/cli/tools.js';
-import { ProcessSignals, SAME_SIGNAL_MS, finalStatus, processGroups, startCommand, terminalGaveIt } from '../src/cli/common.js';
+import { ProcessSignals, SAME_SIGNAL_MS, finalStatus, startCommand } from '../src/cli/common.js';
 import type { SignalSource, SignalTarget, StopSignal } from '../src/cli/common.js';
 import { BIN } from './fixtures/lib/run.js';
 import { PLAIN_ENV, ROOT, manySessions, memoryOf, plainCommand, sleep, startBin, waitFor } from './fixtures/hostile/spawn.js';
@@ -635,84 +635,6 @@ t.test("SIGTERM twice at once, as GNU timeout sends it (to the tool, then to its
     t.notMatch(run.stderr(), /killed \(SIGKILL\)/, `${tool}: the agent not killed`);
   }
 });
-
-t.test('a SIGINT is not passed on to a command the terminal gave it to: Ctrl-C reaches the whole foreground process group', async (t) => {
-  const groups = (tool: { pgrp: number; tpgid: number } | undefined, command: number | undefined) => (pid: number | 'self') =>
-    pid === 'self' ? tool : command === undefined ? undefined : { pgrp: command, tpgid: tool?.tpgid ?? 0 };
-  t.equal(terminalGaveIt('SIGINT', 7, groups({ pgrp: 100, tpgid: 100 }, 100)), true, 'tool and command in the foreground group: Ctrl-C reached both');
-  t.equal(terminalGaveIt('SIGTERM', 7, groups({ pgrp: 100, tpgid: 100 }, 100)), false, 'SIGTERM: no terminal sends it, passed on');
-  t.equal(terminalGaveIt('SIGINT', 7, groups({ pgrp: 100, tpgid: 100 }, 200)), false, 'a command in a group of its own: passed on');
-  t.equal(terminalGaveIt('SIGINT', 7, groups({ pgrp: 100, tpgid: 300 }, 100)), false, 'the tool in the background: passed on');
-  t.equal(terminalGaveIt('SIGINT', 7, groups({ pgrp: 100, tpgid: -1 }, 100)), false, 'no terminal: passed on');
-  t.equal(terminalGaveIt('SIGINT', 7, groups(undefined, 100)), false, 'no /proc: passed on');
-  t.equal(terminalGaveIt('SIGINT', 7, groups({ pgrp: 100, tpgid: 100 }, undefined)), false, 'the command gone: passed on');
-});
-
-t.test("a process's groups, read from /proc, whatever its name holds", { skip: fs.existsSync('/proc/self/stat') ? false : 'no /proc here' }, async (t) => {
-  // A name with spaces and parentheses, as /proc/<pid>/stat writes it between parentheses.
-  const named = path.join(dir, 'a) b (c) 1 2');
-  fs.symlinkSync(process.execPath, named);
-  const child = spawn(named, ['-e', 'setTimeout(() => {}, 5000)'], { detached: true, stdio: 'ignore' });
-  t.teardown(() => void child.kill('SIGKILL'));
-  await waitFor(() => fs.readFileSync(`/proc/${child.pid}/stat`, 'latin1').includes('(a) b (c) 1 2)'), 5000);
-  t.equal(processGroups(child.pid!)?.pgrp, child.pid, 'a process started in a group of its own leads it');
-  const self = processGroups('self');
-  t.ok(self !== undefined && self.pgrp > 0, 'the tool has one');
-  t.equal(processGroups(2 ** 22 + 12345), undefined, 'no such process: none');
-});
-
-const python = spawnSync('python3', ['-c', 'import pty'], { stdio: 'ignore' }).status === 0;
-t.test(
-  'Ctrl-C on a terminal, with a command after --: the command gets one SIGINT, and its time to save',
-  { skip: !python ? 'needs python3 (its pty module) to run the tool on a terminal' : !fs.existsSync('/proc/self/stat') ? 'no /proc here' : false },
-  async (t) => {
-    for (const tool of ['ndjson-result', 'ndjson-text']) {
-      const log = path.join(dir, `sigints-${tool}`);
-      // An agent that saves its session at a first SIGINT, and quits without saving at a second, as many do.
-      const agent = path.join(dir, `agent-${tool}.js`);
-      fs.writeFileSync(
-        agent,
-        `const fs = require('fs'); let n = 0;
-process.on('SIGINT', () => { fs.appendFileSync(${JSON.stringify(log)}, 'SIGINT\\n'); if (++n === 1) setTimeout(() => { fs.appendFileSync(${JSON.stringify(log)}, 'saved\\n'); process.exit(130); }, 500); else process.exit(130); });
-process.stdout.write(${JSON.stringify(PARTIAL)}, () => fs.appendFileSync(${JSON.stringify(log)}, 'written\\n'));
-setInterval(() => {}, 1000);
-`,
-      );
-      // The tool on a terminal of its own, in its foreground process group; ^C typed once the agent has written.
-      const driver = `import os, pty, select, sys, time
-pid, fd = pty.fork()
-if pid == 0:
-    os.execv(sys.argv[1], sys.argv[1:])
-def written():
-    try:
-        return 'written' in open(${JSON.stringify(log)}).read()
-    except OSError:
-        return False
-sent = False
-while True:
-    if not sent and written():
-        time.sleep(0.3)
-        os.write(fd, b'\\x03')
-        sent = True
-    if select.select([fd], [], [], 0.05)[0]:
-        try:
-            if not os.read(fd, 65536):
-                break
-        except OSError:
-            break
-_, status = os.waitpid(pid, 0)
-print(os.waitstatus_to_exitcode(status))
-`;
-      const run = spawnSync('python3', ['-c', driver, process.execPath, path.join(BIN, `${tool}.js`), ...(tool === 'ndjson-text' ? ['-a'] : []), '--', process.execPath, agent], {
-        encoding: 'utf8',
-        timeout: 30000,
-        env: PLAIN_ENV,
-      });
-      t.equal(run.stdout.trim().split('\n').pop(), '130', `${tool}: 130`);
-      t.equal(fs.readFileSync(log, 'utf8'), 'written\nSIGINT\nsaved\n', `${tool}: the agent got one SIGINT, and saved its session`);
-    }
-  },
-);
 
 t.test('the same signal again within SAME_SIGNAL_MS is the first sent twice; later, or another signal, is a second', async (t) => {
   for (const [again, after, second] of [

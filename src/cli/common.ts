@@ -6,7 +6,6 @@
 import yargs from 'yargs';
 import type { Argv, Options } from 'yargs';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { PassThrough } from 'node:stream';
 import type { Readable } from 'node:stream';
 import { LineTooLongError, formatProblem, scanReadBuffers } from '../io/input.js';
@@ -970,46 +969,13 @@ export interface CommandExit {
   error?: NodeJS.ErrnoException;
 }
 
-/** The process group of a process and the foreground process group of its terminal (0 or less: none), from `/proc/<pid>/stat`, where there is one (Linux). */
-export function processGroups(pid: number | 'self'): { pgrp: number; tpgid: number } | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
-    // `pid (comm) state ppid pgrp session tty_nr tpgid …`, where comm may hold spaces and parentheses.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const pgrp = Number(fields[2]);
-    const tpgid = Number(fields[5]);
-    return Number.isInteger(pgrp) && Number.isInteger(tpgid) ? { pgrp, tpgid } : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * True when `signal`, which stopped the tool, reached the command `pid` too:
- * SIGINT while the tool is in the foreground process group of its terminal
- * and the command in that group, as Ctrl-C sends it to the whole group.
- * Passed on again, the command would get it twice, which many agents take
- * for "stop now, do not save". Any other signal (or where it cannot be told:
- * no `/proc`) is passed on: one sent to the tool alone would not reach the
- * command otherwise. `groups` reads a process's groups (see
- * {@link processGroups}).
- */
-export function terminalGaveIt(signal: StopSignal, pid: number, groups: typeof processGroups = processGroups): boolean {
-  if (signal !== 'SIGINT') return false;
-  const tool = groups('self');
-  if (tool === undefined || tool.tpgid <= 0 || tool.pgrp !== tool.tpgid) return false;
-  return groups(pid)?.pgrp === tool.tpgid;
-}
-
 /** A command started for its output: its stdout is the stream to read. */
 export interface StartedCommand {
   name: string;
   stdout: NodeJS.ReadableStream;
   exited: Promise<CommandExit>;
-  /** Sends the command a signal. */
+  /** Sends the command a signal (the one that stopped us, or SIGTERM as the output can no longer be written). */
   kill(signal: NodeJS.Signals): void;
-  /** Passes on to the command the signal that stopped the tool, unless the terminal gave it to the command too (see {@link terminalGaveIt}). */
-  relay(signal: StopSignal): void;
   /** True while the command's process has not ended (its output may still be open in a process it started). */
   running(): boolean;
   /** Resolves when the command's process has ended (and is reaped), whatever holds its output open: how it ended. */
@@ -1105,10 +1071,6 @@ export function startCommand(argv: string[], io: Io, name: string): StartedComma
       tell();
       child.kill(signal);
     },
-    relay: (signal) => {
-      tell();
-      if (child.pid === undefined || !terminalGaveIt(signal, child.pid)) child.kill(signal);
-    },
     running: () => child.exitCode === null && child.signalCode === null,
     ended: new Promise((resolve) => {
       child.once('exit', (code, signal) => resolve({ code, signal }));
@@ -1122,7 +1084,7 @@ function notStarted(name: string, error: NodeJS.ErrnoException): StartedCommand 
   const exit: CommandExit = { code: null, signal: null, error };
   const stdout = new PassThrough();
   stdout.end();
-  return { name, stdout, exited: Promise.resolve(exit), kill: () => undefined, relay: () => undefined, running: () => false, ended: Promise.resolve(exit) };
+  return { name, stdout, exited: Promise.resolve(exit), kill: () => undefined, running: () => false, ended: Promise.resolve(exit) };
 }
 
 /**
@@ -1228,7 +1190,7 @@ export async function awaitCommand(name: string, command: StartedCommand, io: Io
     onSignal = (signal) => {
       io.signals?.off('SIGINT', onSignal!);
       io.signals?.off('SIGTERM', onSignal!);
-      command.relay(signal);
+      command.kill(signal);
       resolve(signal);
     };
     io.signals?.on('SIGINT', onSignal);
@@ -1369,7 +1331,7 @@ export async function runTool(
     io.signals?.off('SIGINT', onSignal);
     io.signals?.off('SIGTERM', onSignal);
     stoppedBy = signal;
-    command?.relay(signal);
+    command?.kill(signal);
     stop.abort();
   };
   io.signals?.on('SIGINT', onSignal);
