@@ -85,6 +85,9 @@ interface PendingCall {
 /** Name for a call with no tool in counts and lists. */
 const NO_TOOL = '(none)';
 
+/** Half of a surrogate pair without the other. */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
 /** The `--summary` accumulator. */
 export class Summary {
   private calls = 0;
@@ -162,10 +165,14 @@ export class Summary {
         .map((s) => `${counts.get(s)} ${s}`)
         .join(', ');
     lines.push(`${this.calls} tool call${this.calls === 1 ? '' : 's'}${this.calls > 0 ? `: ${countList(this.byStatus)}` : ''}`);
-    // Aligned as a terminal shows them: a wide character (`読`) takes two columns, a combining one none.
-    const tools = [...this.byTool.keys()].sort().map((tool) => ({ tool, shown: visibleOneLine(tool) }));
-    const width = Math.max(0, ...tools.map((t) => stringWidth(t.shown)));
-    for (const { tool, shown } of tools) lines.push(`  ${shown}${' '.repeat(width - stringWidth(shown))}  ${countList(this.byTool.get(tool)!)}`);
+    // Aligned as a terminal shows them: a wide character (`読`) takes two columns, a combining one none, half a
+    // surrogate pair one (written as U+FFFD), a soft hyphen one (as wcwidth has it, and terminals draw it).
+    const tools = [...this.byTool.keys()].sort().map((tool) => {
+      const shown = visibleOneLine(tool);
+      return { tool, shown, width: stringWidth(shown.replace(LONE_SURROGATE, '\ufffd').replaceAll('\u00ad', '-')) };
+    });
+    const width = Math.max(0, ...tools.map((t) => t.width));
+    for (const t of tools) lines.push(`  ${t.shown}${' '.repeat(width - t.width)}  ${countList(this.byTool.get(t.tool)!)}`);
     const section = (title: string, items: readonly string[], always: boolean): void => {
       if (items.length === 0 && !always) return;
       lines.push(`${title} (${items.length})${items.length > 0 ? ':' : ''}`);
