@@ -31,7 +31,7 @@ export type { ResultStream } from './result/stream.js';
 export type { ResultCore, ResultOptions, SessionVerdict } from './result/core.js';
 export type { SessionEnd } from './session.js';
 export { readEvents } from './io/read-events.js';
-export type { EventStream, OtherEvent, ReadEventsOptions } from './io/read-events.js';
+export type { EventStream, ReadEventsOptions } from './io/read-events.js';
 export { EventReader, LineTooLongError, MAX_LINE, formatProblem, recordType, recordSession } from './io/input.js';
 export type { EventRecord, InputProblem, ProblemReason, ReaderOptions, ReaderSink } from './io/input.js';
 export type { LineShape } from './io/shapes.js';

@@ -16,22 +16,19 @@ import { callbackOptions, flagOption, sizeOption } from '../option-values.js';
  * takes no stream that gives objects otherwise: name the records' type where
  * they are read (`async function* (records: AsyncIterable<EventRecord>)`).
  */
-/** An event other than those typed above: `never` for `'data'` and `'problem'`, whose listeners must take what they give. */
-export type OtherEvent<E> = E extends 'data' | 'problem' ? never : E;
-
 export interface EventStream extends Transform {
   on(event: 'data', listener: (record: EventRecord) => void): this;
   on(event: 'problem', listener: (problem: InputProblem) => void): this;
-  on<E extends string | symbol>(event: E & OtherEvent<E>, listener: (...args: any[]) => void): this;
+  on(event: string | symbol, listener: (...args: any[]) => void): this;
   once(event: 'data', listener: (record: EventRecord) => void): this;
   once(event: 'problem', listener: (problem: InputProblem) => void): this;
-  once<E extends string | symbol>(event: E & OtherEvent<E>, listener: (...args: any[]) => void): this;
+  once(event: string | symbol, listener: (...args: any[]) => void): this;
   addListener(event: 'data', listener: (record: EventRecord) => void): this;
   addListener(event: 'problem', listener: (problem: InputProblem) => void): this;
-  addListener<E extends string | symbol>(event: E & OtherEvent<E>, listener: (...args: any[]) => void): this;
+  addListener(event: string | symbol, listener: (...args: any[]) => void): this;
   prependListener(event: 'data', listener: (record: EventRecord) => void): this;
   prependListener(event: 'problem', listener: (problem: InputProblem) => void): this;
-  prependListener<E extends string | symbol>(event: E & OtherEvent<E>, listener: (...args: any[]) => void): this;
+  prependListener(event: string | symbol, listener: (...args: any[]) => void): this;
 }
 
 /** Options of {@link readEvents}. */
