@@ -71,7 +71,9 @@ export function visibleOneLine(text: string): string {
 /**
  * `text` as one word of a shell command, in single quotes, made visible as
  * {@link visibleOneLine} makes it: an option's value shown in a message
- * (`--deny-write 'it'\''s/**'`), to be given again as it is shown.
+ * (`--deny-write 'it'\''s/**'`), to be given again as it is shown, but for a
+ * control character, shown as its escape (`\n`), which the shell reads as
+ * written.
  */
 export function shellWord(text: string): string {
   return `'${visibleOneLine(text).replaceAll("'", "'\\''")}'`;
