@@ -974,7 +974,10 @@ export interface StartedCommand {
   name: string;
   stdout: NodeJS.ReadableStream;
   exited: Promise<CommandExit>;
-  /** Sends the command a signal (the one that stopped us, or SIGTERM as the output can no longer be written). */
+  /**
+   * Sends the command a signal (the one that stopped us, SIGTERM as the output can no longer be written, SIGKILL once
+   * its time is up); from then on, once it has ended, its stderr is waited for briefly (see closedOrQuiet).
+   */
   kill(signal: NodeJS.Signals): void;
   /** True while the command's process has not ended (its output may still be open in a process it started). */
   running(): boolean;
