@@ -425,10 +425,28 @@ t.test('a signal in process: the input ends where it is, the run ends with its s
 });
 
 /** A stand-in for the process: signals emitted by the test, and what the catcher sends itself. */
-function fakeProcess(): EventEmitter & SignalTarget & { killed: StopSignal[] } {
-  const target = Object.assign(new EventEmitter(), { pid: 4242, killed: [] as StopSignal[] });
-  return Object.assign(target, { kill: (pid: number, signal: StopSignal) => pid === 4242 && target.killed.push(signal) });
+function fakeProcess(): EventEmitter & SignalTarget & { killed: Array<StopSignal | 'SIGHUP'> } {
+  const target = Object.assign(new EventEmitter(), { pid: 4242, killed: [] as Array<StopSignal | 'SIGHUP'> });
+  return Object.assign(target, { kill: (pid: number, signal: StopSignal | 'SIGHUP') => pid === 4242 && target.killed.push(signal) });
 }
+
+t.test("SIGHUP: caught only while an action waits for it, which is done before the process ends by it", async (t) => {
+  const target = fakeProcess();
+  const signals = new ProcessSignals(target);
+  const done: string[] = [];
+  const dropFirst = signals.atHangup(() => void done.push('first'));
+  const dropSecond = signals.atHangup(() => void done.push('second'));
+  t.equal(target.listenerCount('SIGHUP'), 1, 'caught once, for both');
+  dropFirst();
+  t.equal(target.listenerCount('SIGHUP'), 1, 'still caught for the other');
+  dropSecond();
+  t.equal(target.listenerCount('SIGHUP'), 0, 'no longer caught: its default action ends the process');
+  signals.atHangup(() => void done.push('third'));
+  target.emit('SIGHUP', 'SIGHUP');
+  t.same(done, ['third'], 'the action waiting is done, those taken back are not');
+  t.same(target.killed, ['SIGHUP'], 'then the process ends by it');
+  t.equal(target.listenerCount('SIGHUP'), 0, 'with no handler left');
+});
 
 t.test("the process's signals: caught from the first listener on, the first kept, a second ending the process", async (t) => {
   const target = fakeProcess();

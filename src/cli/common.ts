@@ -35,13 +35,18 @@ export interface SignalSource {
    * (a command run after `--` still at work is killed); gives what takes it back.
    */
   atLast?(action: (signal: StopSignal) => void): () => void;
+  /**
+   * Adds what must be done, at once, when SIGHUP ends the process (a command
+   * run after `--` is given it too); gives what takes it back.
+   */
+  atHangup?(action: () => void): () => void;
 }
 
 /** What {@link ProcessSignals} catches signals on, and how it ends the process: Node's, or a test's. */
 export interface SignalTarget {
-  on(signal: StopSignal, listener: (signal: StopSignal) => void): unknown;
-  off(signal: StopSignal, listener: (signal: StopSignal) => void): unknown;
-  kill(pid: number, signal: StopSignal): unknown;
+  on(signal: StopSignal | 'SIGHUP', listener: (signal: StopSignal) => void): unknown;
+  off(signal: StopSignal | 'SIGHUP', listener: (signal: StopSignal) => void): unknown;
+  kill(pid: number, signal: StopSignal | 'SIGHUP'): unknown;
   readonly pid: number;
 }
 
@@ -73,6 +78,7 @@ export class ProcessSignals implements SignalSource {
   private caught = false;
   private readonly listeners = new Set<{ signal: StopSignal; listener: (signal: StopSignal) => void }>();
   private readonly lastActions = new Set<(signal: StopSignal) => void>();
+  private readonly hangupActions = new Set<() => void>();
 
   constructor(
     private readonly target: SignalTarget = process as unknown as SignalTarget,
@@ -104,6 +110,28 @@ export class ProcessSignals implements SignalSource {
     this.lastActions.add(action);
     return () => void this.lastActions.delete(action);
   }
+
+  /** SIGHUP is caught only while an action waits for it: otherwise its default action ends the process, as Node's does. */
+  atHangup(action: () => void): () => void {
+    if (this.hangupActions.size === 0) this.target.on('SIGHUP', this.onHangup);
+    this.hangupActions.add(action);
+    return () => {
+      if (this.hangupActions.delete(action) && this.hangupActions.size === 0) this.target.off('SIGHUP', this.onHangup);
+    };
+  }
+
+  private readonly onHangup = (): void => {
+    this.target.off('SIGHUP', this.onHangup);
+    for (const action of [...this.hangupActions]) {
+      try {
+        action();
+      } catch {
+        // The process ends all the same.
+      }
+    }
+    this.hangupActions.clear();
+    this.target.kill(this.target.pid, 'SIGHUP');
+  };
 
   private readonly onSignal = (signal: StopSignal): void => {
     // The same signal again at once is the first sent twice, not a second: GNU `timeout` sends its signal to the tool,
@@ -1034,21 +1062,14 @@ export function startCommand(argv: string[], io: Io, name: string): StartedComma
   });
   // SIGHUP (a terminal closed, a supervisor's hang-up), sent to the tool alone, would end it and leave the command at
   // work, unseen, its output read by no one: the command is given it too, and the tool then ends by it, as it would have.
-  const onHangup = (): void => {
-    process.off('SIGHUP', onHangup);
-    child.kill('SIGHUP');
-    process.kill(process.pid, 'SIGHUP');
+  const dropHangup = io.signals?.atHangup?.(() => void child.kill('SIGHUP'));
+  const ended = (): void => {
+    dropLast?.();
+    dropHangup?.();
   };
-  if (io.signals !== undefined) process.on('SIGHUP', onHangup);
   // Ended, or never started (Node emits 'error' and no 'exit' for ENOENT or EACCES).
-  child.once('exit', () => {
-    dropLast?.();
-    process.off('SIGHUP', onHangup);
-  });
-  child.once('error', () => {
-    dropLast?.();
-    process.off('SIGHUP', onHangup);
-  });
+  child.once('exit', ended);
+  child.once('error', ended);
   const stdoutClosed = new Promise<void>((resolve) => out.once('close', () => resolve()));
   // Told to stop (a signal passed on, or SIGTERM as the output can no longer be written): the wait for its stderr, once
   // it has ended, is cut short, as the tool is ending (see closedOrQuiet).
