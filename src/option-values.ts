@@ -62,14 +62,17 @@ export function pathsOption(value: unknown, name: string): readonly string[] | u
 
 /** The most bytes of a line (`maxLine`): a whole number above 0, or undefined when not given. */
 export function sizeOption(value: unknown, name: string): number | undefined {
-  if (value === undefined || (typeof value === 'number' && Number.isInteger(value) && value > 0)) return value;
-  throw new TypeError(`option ${name} takes a whole number of bytes above 0, not ${shown(value)}`);
+  return wholeAboveZero(value, name, 'a whole number of bytes above 0');
 }
 
 /** A count of things kept (`heldResults`): a whole number above 0, or undefined when not given. */
 export function countOption(value: unknown, name: string): number | undefined {
+  return wholeAboveZero(value, name, 'a whole number above 0');
+}
+
+function wholeAboveZero(value: unknown, name: string, what: string): number | undefined {
   if (value === undefined || (typeof value === 'number' && Number.isInteger(value) && value > 0)) return value;
-  throw new TypeError(`option ${name} takes a whole number above 0, not ${shown(value)}`);
+  throw new TypeError(`option ${name} takes ${what}, not ${shown(value)}`);
 }
 
 /** An option that is on or off: a boolean, or undefined when not given (a string such as `'false'` would be taken as on). */

@@ -1187,7 +1187,10 @@ export class TextCore implements ToolCore {
     const own = new Map<string, string[]>();
     for (const [key, call] of pending) {
       const parent = call.parent === undefined ? undefined : `${WITH_ID}${call.parent}`;
-      if (parent !== undefined && parent !== key && pending.has(parent)) own.set(parent, [...(own.get(parent) ?? []), key]);
+      if (parent === undefined || parent === key || !pending.has(parent)) continue;
+      const keys = own.get(parent);
+      if (keys === undefined) own.set(parent, [key]);
+      else keys.push(key);
     }
     const written = new Set<string>();
     const write = (key: string): void => {
