@@ -1,5 +1,5 @@
-// How a binary starts: the bundle compiled with the code cache the build made for it; a cache
-// V8 does not take, or none, changes nothing but the time.
+// How a binary starts: the bundle compiled with the code cache the build made for it (watched in a binary as a user
+// runs it); a cache V8 does not take, or none, changes nothing but the time.
 import t from 'tap';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -38,6 +38,37 @@ t.test('the build made a code cache that V8 takes', async (t) => {
   t.equal(run.status, 0);
   t.equal(run.out, ANSWER, 'the command gives its answer');
   t.ok(ANSWER.length > 0);
+});
+
+t.test('a binary compiles the bundle with that cache, and V8 takes it', async (t) => {
+  // vm.Script watched from a module loaded before the binary: what each compile was given, and whether V8 took it.
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ndjson-cache-'));
+  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const watch = path.join(dir, 'watch.cjs');
+  const seen = path.join(dir, 'seen.ndjson');
+  fs.writeFileSync(
+    watch,
+    `const vm = require('node:vm');
+    const fs = require('node:fs');
+    const Script = vm.Script;
+    vm.Script = class extends Script {
+      constructor(code, options) {
+        super(code, options);
+        fs.appendFileSync(${JSON.stringify(seen)}, JSON.stringify({ filename: options && options.filename, given: !!(options && options.cachedData), rejected: this.cachedDataRejected === true }) + '\\n');
+      }
+    };`,
+  );
+  const env = { ...process.env };
+  delete env.NODE_OPTIONS;
+  const run = spawnSync(process.execPath, ['-r', watch, path.join(ROOT, 'bin/ndjson-result.js'), STREAM], { encoding: 'utf8', env, timeout: 60_000 });
+  t.equal(run.status, 0, run.stderr);
+  t.equal(run.stdout, ANSWER, 'the answer');
+  const compiled = fs.readFileSync(seen, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { filename: string; given: boolean; rejected: boolean });
+  t.same(
+    compiled.filter((c) => c.filename.endsWith('ndjson-agent.cjs')),
+    [{ filename: path.join(ROOT, 'dist/bundle/ndjson-agent.cjs'), given: true, rejected: false }],
+    'the bundle, compiled once, with its cache, taken',
+  );
 });
 
 t.test('the cache names the bundle by its place in the package, not by the directory it was built in', async (t) => {
