@@ -250,6 +250,12 @@ function compareDedupe(toolFile, jqFile, ctx) {
     a.close();
     b.close();
   }
+  // A filter: every line it writes is a line of its input, as written, in the input's order (a message it keeps that
+  // jq drops is checked so, its text and its place).
+  if (!ctx.jqPrefix) {
+    const stray = notInInput(toolFile, ctx.corpus);
+    if (stray !== undefined) return { verdict: 'differs', note: stray };
+  }
   const expected = ctx.stats.onlyCopies;
   if (expected !== undefined && onlyCopies !== expected) {
     return { verdict: 'differs', note: `the tool keeps ${onlyCopies} messages jq's filter drops, where the corpus has ${expected} only copies` };
@@ -260,6 +266,29 @@ function compareDedupe(toolFile, jqFile, ctx) {
     verdict: 'equivalent',
     note: `${lines}; and ${onlyCopies.toLocaleString('en')} messages jq's filter drops, each the only copy of its text (runs made without partial output, where the filter loses every word)`,
   };
+}
+
+/**
+ * Where the lines of `output` are not lines of `input` in order (each the same
+ * bytes as a line of the input after the one the line before it was): a note
+ * of the first that is not; undefined when all are.
+ */
+function notInInput(output, input) {
+  const a = new LineReader(output);
+  const c = new LineReader(input);
+  let n = 0;
+  try {
+    for (let x = a.next(); x !== null; x = a.next()) {
+      n++;
+      let y = c.next();
+      while (y !== null && !y.equals(x)) y = c.next();
+      if (y === null) return `line ${n} of the tool's output is not a line of the input after the one before it: ${excerpt(x)}`;
+    }
+  } finally {
+    a.close();
+    c.close();
+  }
+  return undefined;
 }
 
 /** Every result event of the corpus, as `{ text, failed }`, read once by jq (untimed). */
@@ -330,11 +359,88 @@ async function compareResultLast(toolFile, jqFile, ctx) {
   return { verdict: 'differs', note: `not jq's last result, from byte ${at}: tool ${excerpt(got.subarray(at))}, expected ${excerpt(expected.subarray(at))}` };
 }
 
-/** jq -j prints the deltas end to end; the tool separates and labels them. jq's text must be in the tool's, in order. */
-async function compareText(toolFile, jqFile) {
+/**
+ * The text of a corpus's runs, read from its events: `deltas`, what jq's
+ * filter prints (the deltas, end to end), and `all`, the same with, in the
+ * stream's order, each message jq's filter drops that is the only copy of its
+ * text (no delta of its session since that session's last tool call or such
+ * message: see compareDedupe); `onlyCopies`, how many.
+ */
+function corpusText(corpus) {
+  const r = new LineReader(corpus);
+  const streaming = new Set();
+  const deltas = [];
+  const all = [];
+  let onlyCopies = 0;
+  try {
+    for (let x = r.next(); x !== null; x = r.next()) {
+      if (startsWith(x, '{"type":"tool_call"')) streaming.delete(sessionOf(x));
+      if (!startsWith(x, '{"type":"assistant"')) continue;
+      const event = JSON.parse(x.toString('utf8'));
+      // As jq's `.message.content[].text` prints it.
+      const text = event.message.content.map((c) => (typeof c.text === 'string' ? c.text : JSON.stringify(c.text ?? null))).join('');
+      const session = String(event.session_id);
+      if (event.timestamp_ms != null && event.model_call_id == null) {
+        streaming.add(session);
+        deltas.push(text);
+        all.push(text);
+      } else if (!streaming.delete(session)) {
+        onlyCopies++;
+        all.push(text);
+      }
+    }
+  } finally {
+    r.close();
+  }
+  return { deltas: deltas.join(''), all: all.join(''), onlyCopies };
+}
+
+/** The lines `ndjson-text --all` writes beside the text: tool lines (a sub-agent's indented), prompts, session labels, thinking. */
+const TEXT_DECORATION = /^(?:(?: {2})*[→✗] |>(?: |$)|── session .* ──$|│ )/;
+
+/**
+ * jq -j prints the deltas end to end; the tool also writes the messages
+ * jq's filter drops that are the only copy of their text, ends paragraphs,
+ * and writes tool lines, prompts and labels on lines of their own. Its
+ * output, those lines left out, must be the corpus's text as its events
+ * give it (see corpusText), line ends aside: no piece of text lost, added,
+ * repeated or moved. (A line of text that looks like one of the tool's own,
+ * `→ …`, is taken as text where it is the text that comes next.)
+ */
+async function compareText(toolFile, jqFile, ctx) {
   const want = readSmall(jqFile);
   const got = readSmall(toolFile);
   if (got.equals(want)) return { verdict: 'same', note: `${want.length.toLocaleString('en')} bytes of text` };
+  if (ctx.jqPrefix) return textInOrder(want, got);
+  const corpus = corpusText(ctx.corpus);
+  if (!want.equals(Buffer.from(corpus.deltas))) return { verdict: 'unchecked', note: "jq's text is not the corpus's deltas as the bench reads them" };
+  // Each line the tool writes is the corpus's text that comes next (its line ends aside), or else one of its own lines.
+  const expected = corpus.all.replace(/\n/g, '');
+  let k = 0;
+  let decorations = 0;
+  let n = 0;
+  for (const line of got.toString('utf8').split('\n')) {
+    n++;
+    if (expected.startsWith(line, k)) k += line.length;
+    else if (TEXT_DECORATION.test(line)) decorations++;
+    else {
+      const at = firstDifference(line, expected.slice(k, k + line.length));
+      return { verdict: 'differs', note: `line ${n} of the tool's output is neither the corpus's text that comes next nor a line of its own, from character ${at}: tool ${excerpt(line.slice(at))}, corpus ${excerpt(expected.slice(k + at))}` };
+    }
+  }
+  if (k < expected.length) return { verdict: 'differs', note: `the tool's output ends before the corpus's text does: ${excerpt(expected.slice(k))}` };
+  const added = got.length - want.length;
+  return {
+    verdict: 'equivalent',
+    note: `the tool's text, its ${decorations.toLocaleString('en')} tool lines, prompts and labels left out, is jq's ${want.length.toLocaleString('en')} bytes of text with, in their places, the ${corpus.onlyCopies.toLocaleString('en')} messages jq's filter drops (each the only copy of its text), line ends aside; ${added.toLocaleString('en')} bytes more in all`,
+  };
+}
+
+/**
+ * jq's text in the tool's output, in order, found piece by piece: the check of
+ * an input that is a JSON array, whose events {@link corpusText} does not read.
+ */
+function textInOrder(want, got) {
   // Align: take the common prefix; at a gap, search for jq's next bytes (a long
   // piece first, so inserted labels are not mistaken for text).
   let i = 0;
@@ -367,7 +473,7 @@ async function compareText(toolFile, jqFile) {
 }
 
 /** The tool's audit records against jq's `{call_id, tool}`: same calls, same order, same tool where jq can tell. */
-async function compareTools(toolFile, jqFile) {
+async function compareTools(toolFile, jqFile, ctx) {
   const jqRecs = [];
   const r1 = new LineReader(jqFile);
   for (let l = r1.next(); l !== null; l = r1.next()) jqRecs.push(JSON.parse(l.toString('utf8')));
@@ -423,9 +529,33 @@ async function compareTools(toolFile, jqFile) {
     else disagree.push(`${j.tool} vs ${mine}`);
   }
   if (disagree.length > 0) return { verdict: 'differs', note: `the tool names ${disagree.length} calls otherwise than jq, e.g. ${disagree.slice(0, 3).join(', ')}` };
+  // The calls jq cannot name, named from the corpus's events: the key that ends in `ToolCall`, or a function's name.
+  let named = 0;
+  if ((metadataKey || functionStyle) && !ctx.jqPrefix) {
+    const r = new LineReader(ctx.corpus);
+    const unnamed = new Set(jqRecs.filter((j) => j.tool === 'function' || !String(j.tool).endsWith('ToolCall')).map((j) => j.call_id));
+    try {
+      for (let x = r.next(); x !== null; x = r.next()) {
+        if (!startsWith(x, '{"type":"tool_call"')) continue;
+        const event = JSON.parse(x.toString('utf8'));
+        if (event.subtype !== 'completed' || !unnamed.has(event.call_id)) continue;
+        const keys = Object.keys(event.tool_call ?? {});
+        const key = keys.find((k) => k.endsWith('ToolCall'));
+        const name = key ?? (keys.includes('function') ? event.tool_call.function.name : undefined);
+        const mine = toolOf(byCall.get(event.call_id));
+        if (name === undefined || mine === undefined || norm(name) !== norm(mine)) {
+          return { verdict: 'differs', note: `the tool names call ${event.call_id} ${JSON.stringify(mine)}, its event ${JSON.stringify(name)}` };
+        }
+        named++;
+      }
+    } finally {
+      r.close();
+    }
+  }
   notes.unshift(`${jqCalls.length.toLocaleString('en')} completed calls${inOrder ? ', same order' : ''}, tool agreed on ${agree.toLocaleString('en')}`);
   if (metadataKey) notes.push(`on ${metadataKey.toLocaleString('en')} jq's keys[0] names a metadata key (sorted first), not the tool`);
   if (functionStyle) notes.push(`${functionStyle.toLocaleString('en')} function-style calls, which jq names "function"`);
+  if (named) notes.push(`those ${named.toLocaleString('en')} named as their events name them (the key ending in "ToolCall", or the function's name)`);
   if (pending.length) notes.push(`the tool also lists ${pending.length} pending calls`);
   return { verdict: metadataKey || functionStyle || pending.length || !inOrder ? 'equivalent' : 'same', note: notes.join('; ') };
 }
