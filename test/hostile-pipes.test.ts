@@ -384,6 +384,23 @@ t.test('a named pipe given as a file whose writer stays: SIGINT ends the run pro
   }
 });
 
+t.test('a named pipe no process has opened for writing: SIGTERM still ends every tool, at once', { skip: hasMkfifo ? false : 'no mkfifo here' }, async (t) => {
+  // The open of such a pipe waits for a writer; had it waited in a thread of libuv's pool, the process could not exit
+  // (Node waits for those threads as it exits), and no signal but SIGKILL would end it.
+  const noise = path.join(dir, 'noise.ndjson');
+  fs.writeFileSync(noise, `Update available: 9.9.9\n${PARTIAL}`);
+  for (const [k, tool] of TOOLS.entries()) {
+    const fifo = path.join(dir, `writerless-${k}`);
+    t.equal(spawnSync('mkfifo', [fifo]).status, 0, 'mkfifo');
+    const run = startBin(tool, [noise, fifo]);
+    t.ok(await waitFor(() => run.stderr().includes(`${noise}:1: not JSON`), 10000), `${tool} has read the file before the pipe`);
+    await sleep(300);
+    const { end, took } = await terminate(run);
+    t.same({ code: end.code, signal: end.signal }, { code: 143, signal: null }, `${tool}: 143`);
+    t.ok(took < 3000, `${tool} ended ${took} ms after the signal`);
+  }
+});
+
 t.test('SIGINT and SIGTERM mid-line: the line cut by the stop is reported as interrupted, not truncated', async (t) => {
   const cut = '{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"Hel';
   for (const tool of TOOLS) {

@@ -4,7 +4,7 @@
  * that cannot be read ends with its error (see SourceChunk), for the consumer
  * to report, and is skipped, like cat(1).
  */
-import { close, createReadStream, existsSync, fstat, fstatSync, open, readFileSync, readSync, statSync, type Stats } from 'node:fs';
+import { close, constants, createReadStream, existsSync, fstat, fstatSync, open, readFileSync, readSync, statSync, type Stats } from 'node:fs';
 import { Socket } from 'node:net';
 import { Readable } from 'node:stream';
 import { promisify } from 'node:util';
@@ -340,11 +340,13 @@ interface OpenInput {
  * where it is). Undefined for a file descriptor that is not a regular file or
  * for no descriptor at all (read as a stream, which knows how to wait on
  * pipes and terminals); 'error' when a named file cannot be opened (reported).
+ * `asFile`: a named pipe is opened as a file is (see NAMED_PIPE_FLAGS).
  */
 async function openInput(
   what: unknown,
   source: string,
   onError: (source: string, error: NodeJS.ErrnoException) => void,
+  asFile = false,
 ): Promise<OpenInput | 'error' | undefined> {
   if (typeof what === 'number') {
     try {
@@ -358,8 +360,9 @@ async function openInput(
   }
   if (typeof what !== 'string') return undefined;
   let fd: number;
+  const namedPipe = !asFile && isNamedPipe(what);
   try {
-    fd = await openFd(what, 'r');
+    fd = await openFd(what, namedPipe ? NAMED_PIPE_FLAGS : 'r');
   } catch (error) {
     onError(source, error as NodeJS.ErrnoException);
     return 'error';
@@ -378,7 +381,32 @@ async function openInput(
   } catch {
     // Not known to be a regular file: read as a stream, which reports what goes wrong.
   }
+  if (namedPipe && !pipe) {
+    // Replaced by another file since it was looked at: opened again as files are (a terminal's reads would not wait).
+    await closeFd(fd);
+    return openInput(what, source, onError, true);
+  }
   return { fd, owned: true, regular, pipe, ...identity };
+}
+
+/**
+ * How a named pipe is opened: at once, whether or not a process has it open
+ * for writing. Its reads then wait for a writer on the event loop, as
+ * standard input's pipe's do (see socketChunks). Opened as a file is, the
+ * open itself waits for a writer, in a thread of libuv's pool, and a process
+ * with such an open pending cannot exit (Node waits for the pool's threads
+ * as it exits): no signal but SIGKILL ended a tool given a named pipe that
+ * no process opened for writing.
+ */
+const NAMED_PIPE_FLAGS = constants.O_NONBLOCK === undefined ? 'r' : constants.O_RDONLY | constants.O_NONBLOCK;
+
+/** True when `path` names a named pipe (`mkfifo`; `<(command)`, /dev/fd/63, is a pipe too). */
+function isNamedPipe(path: string): boolean {
+  try {
+    return statSync(path, { throwIfNoEntry: false })?.isFIFO() === true;
+  } catch {
+    return false;
+  }
 }
 
 /**
