@@ -390,15 +390,18 @@ async function openInput(
 }
 
 /**
- * How a named pipe is opened: at once, whether or not a process has it open
- * for writing. Its reads then wait for a writer on the event loop, as
- * standard input's pipe's do (see socketChunks). Opened as a file is, the
- * open itself waits for a writer, in a thread of libuv's pool, and a process
- * with such an open pending cannot exit (Node waits for the pool's threads
- * as it exits): no signal but SIGKILL ended a tool given a named pipe that
- * no process opened for writing.
+ * How a named pipe is opened on Linux: at once, whether or not a process has
+ * it open for writing. Its reads then wait for a writer on the event loop, as
+ * standard input's pipe's do (see socketChunks): Linux tells a reader so
+ * opened of no end of input until a writer has come and gone. Opened as a
+ * file is, the open itself waits for a writer, in a thread of libuv's pool,
+ * and a process with such an open pending cannot exit (Node waits for the
+ * pool's threads as it exits): no signal but SIGKILL ended a tool given a
+ * named pipe that no process opened for writing. Elsewhere (the BSDs and
+ * macOS may report the end of input of a pipe with no writer at once) it is
+ * opened as a file is.
  */
-const NAMED_PIPE_FLAGS = constants.O_NONBLOCK === undefined ? 'r' : constants.O_RDONLY | constants.O_NONBLOCK;
+const NAMED_PIPE_FLAGS = process.platform === 'linux' && constants.O_NONBLOCK !== undefined ? constants.O_RDONLY | constants.O_NONBLOCK : 'r';
 
 /** True when `path` names a named pipe (`mkfifo`; `<(command)`, /dev/fd/63, is a pipe too). */
 function isNamedPipe(path: string): boolean {
