@@ -376,9 +376,12 @@ function corpusText(corpus) {
     for (let x = r.next(); x !== null; x = r.next()) {
       if (startsWith(x, '{"type":"tool_call"')) streaming.delete(sessionOf(x));
       if (!startsWith(x, '{"type":"assistant"')) continue;
-      const event = JSON.parse(x.toString('utf8'));
-      // As jq's `.message.content[].text` prints it.
-      const text = event.message.content.map((c) => (typeof c.text === 'string' ? c.text : JSON.stringify(c.text ?? null))).join('');
+      const event = parsed(x);
+      if (event === undefined) continue;
+      // As jq's `.message.content[].text` prints it (a corpus of `--corpus` may hold other shapes: then jq's text and
+      // the deltas read here differ, and the answer is unchecked).
+      const content = Array.isArray(event?.message?.content) ? event.message.content : [];
+      const text = content.map((c) => (typeof c?.text === 'string' ? c.text : JSON.stringify(c?.text ?? null))).join('');
       const session = String(event.session_id);
       if (event.timestamp_ms != null && event.model_call_id == null) {
         streaming.add(session);
@@ -537,8 +540,8 @@ async function compareTools(toolFile, jqFile, ctx) {
     try {
       for (let x = r.next(); x !== null; x = r.next()) {
         if (!startsWith(x, '{"type":"tool_call"')) continue;
-        const event = JSON.parse(x.toString('utf8'));
-        if (event.subtype !== 'completed' || !unnamed.has(event.call_id)) continue;
+        const event = parsed(x);
+        if (event?.subtype !== 'completed' || !unnamed.has(event.call_id)) continue;
         const keys = Object.keys(event.tool_call ?? {});
         const key = keys.find((k) => k.endsWith('ToolCall'));
         const name = key ?? (keys.includes('function') ? event.tool_call.function.name : undefined);
