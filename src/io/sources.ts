@@ -360,7 +360,8 @@ async function openInput(
   }
   if (typeof what !== 'string') return undefined;
   let fd: number;
-  const namedPipe = !asFile && isNamedPipe(what);
+  // (Looked for only where such a pipe is opened otherwise than a file.)
+  const namedPipe = !asFile && NAMED_PIPE_FLAGS !== 'r' && isNamedPipe(what);
   try {
     fd = await openFd(what, namedPipe ? NAMED_PIPE_FLAGS : 'r');
   } catch (error) {
