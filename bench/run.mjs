@@ -524,22 +524,26 @@ async function compareTools(toolFile, jqFile, ctx) {
   let metadataKey = 0;
   let functionStyle = 0;
   const disagree = [];
+  // The calls jq cannot name: named from the corpus's events below.
+  const unnamed = new Set();
   for (const j of jqRecs) {
     const mine = toolOf(byCall.get(j.call_id));
-    if (j.tool === 'function') functionStyle++;
-    else if (!String(j.tool).endsWith('ToolCall')) metadataKey++;
-    else if (mine !== undefined && norm(mine) === norm(j.tool)) agree++;
+    if (j.tool === 'function' || !String(j.tool).endsWith('ToolCall')) {
+      if (j.tool === 'function') functionStyle++;
+      else metadataKey++;
+      unnamed.add(j.call_id);
+    } else if (mine !== undefined && norm(mine) === norm(j.tool)) agree++;
     else disagree.push(`${j.tool} vs ${mine}`);
   }
   if (disagree.length > 0) return { verdict: 'differs', note: `the tool names ${disagree.length} calls otherwise than jq, e.g. ${disagree.slice(0, 3).join(', ')}` };
   // The calls jq cannot name, named from the corpus's events: the key that ends in `ToolCall`, or a function's name.
   let named = 0;
-  if ((metadataKey || functionStyle) && !ctx.jqPrefix) {
+  if (unnamed.size > 0 && !ctx.jqPrefix) {
     const r = new LineReader(ctx.corpus);
-    const unnamed = new Set(jqRecs.filter((j) => j.tool === 'function' || !String(j.tool).endsWith('ToolCall')).map((j) => j.call_id));
     try {
       for (let x = r.next(); x !== null; x = r.next()) {
-        if (!startsWith(x, '{"type":"tool_call"')) continue;
+        // Parsed only when it may be a completion (its bytes say so).
+        if (!startsWith(x, '{"type":"tool_call"') || !x.includes('"completed"')) continue;
         const event = parsed(x);
         if (event?.subtype !== 'completed' || !unnamed.has(event.call_id)) continue;
         const keys = Object.keys(event.tool_call ?? {});
