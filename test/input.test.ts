@@ -359,15 +359,17 @@ t.test('control characters in excerpts are made visible', async (t) => {
   const seen = read('\x1b]52;c;aGVsbG8=\x07 not json\n');
   t.same(seen.problems, ['in.ndjson:1: not JSON: \\x1b]52;c;aGVsbG8=\\x07 not json']);
   // The white space JSON allows around a value is left out; any other, which may be what makes the line no JSON, is shown.
-  const spaces = read('{"type":"x"}\x0c\n\u00a0\n \ufeff\n \t{"a":1}\u2028\n\u2003{"b":2}\n{"c":"\u200d\u3000"} x\n');
+  const spaces = read('{"type":"x"}\x0c\n\u00a0\n \ufeff\n \t{"a":1}\u2028\n\u2003{"b":2}\n{"c":"\u200d"} x\n{"type":"result",\u3000"x":1}\n');
   t.same(spaces.problems, [
     'in.ndjson:1: not JSON: {"type":"x"}\\x0c',
     'in.ndjson:2: not JSON: \\u00a0',
     'in.ndjson:3: not JSON: \\ufeff',
     'in.ndjson:4: not JSON: {"a":1}\\u2028',
     'in.ndjson:5: not JSON: \\u2003{"b":2}',
-    // Joiners, and the ideographic space, belong to the text of many scripts: left as written.
-    'in.ndjson:6: not JSON: {"c":"\u200d\u3000"} x',
+    // Joiners belong to the text of many scripts: left as written.
+    'in.ndjson:6: not JSON: {"c":"\u200d"} x',
+    // The ideographic space, between two tokens, is what makes the line no JSON: shown.
+    'in.ndjson:7: not JSON: {"type":"result",\\u3000"x":1}',
   ]);
 });
 

@@ -1011,9 +1011,10 @@ function printableAscii(buf: Buffer, n: number): boolean {
 
 /** The bytes a JSON text's value may start with (after white space): `{ [ " -`, a digit, and the literals' `t f n`. */
 const JSON_VALUE_START: readonly boolean[] = Array.from({ length: 256 }, (_, b) => '{["-0123456789tfn'.includes(String.fromCharCode(b)));
-// White space that is no JSON's and shows as a space, or nothing: shown by its code in an excerpt. (Joiners and the marks
-// of a writing's direction are left as written: they belong to the text of many scripts.)
-const UNSEEN_SPACE = /[\u00a0\u1680\u180e\u2000-\u200b\u202f\u205f\u2060\ufeff]/g;
+// White space that is no JSON's and shows as a space, or nothing: shown by its code in an excerpt, the ideographic space
+// (U+3000) too, which between two tokens makes a line no JSON that looks like one. (Joiners and the marks of a writing's
+// direction are left as written: they belong to the text of many scripts.)
+const UNSEEN_SPACE = /[\u00a0\u1680\u180e\u2000-\u200b\u202f\u205f\u2060\u3000\ufeff]/g;
 
 
 /** stream-json's stringer, fed the parser's packed tokens: a value's compact JSON text, numbers as they were written. */
