@@ -781,16 +781,29 @@ const NO_ENTRIES: readonly ToolCallEntry[] = Object.freeze([]);
  * The call id of a `tool_call` event: its `call_id`, else the `toolCallId`
  * beside the tool or in its args. An empty id is none: calls that all say
  * `""` are not one call. Ids may hold newlines: print them with
- * `visibleOneLine`.
+ * `visibleOneLine`. A numeric id is the number's text: as `raw`, the event's
+ * bytes, write it where a double does not hold it exactly (see writtenId).
  */
-export function toolCallId(e: unknown, entry: ToolCallEntry | undefined = toolCallEntry(e)): string | undefined {
+export function toolCallId(e: unknown, entry: ToolCallEntry | undefined = toolCallEntry(e), raw?: Buffer): string | undefined {
   const id = str(e, 'call_id');
   if (id !== undefined && id !== '') return id;
   // A numeric id is still an id.
   const n = num(e, 'call_id');
-  if (n !== undefined) return String(n);
+  if (n !== undefined) return Number.isSafeInteger(n) || raw === undefined ? String(n) : writtenId(raw, n);
   if (entry === undefined) return undefined;
   return nonEmpty(str(entry.toolCall, 'toolCallId')) ?? nonEmpty(str(entry.body, 'toolCallId')) ?? nonEmpty(str(obj(entry.body, 'args'), 'toolCallId'));
+}
+
+/**
+ * The `call_id` `n` as the event's bytes `raw` write it: `12345678901234567890`
+ * and `12345678901234567891`, which are one double, are two calls (a safe
+ * integer is its number's text, `1.0` the id `1`). The number's text where
+ * the bytes do not give it.
+ */
+function writtenId(raw: Buffer, n: number): string {
+  const written = writtenEvent(raw)();
+  const text = isObject(written) ? written.call_id : undefined;
+  return typeof text === 'string' && Object.is(Number(text), n) ? text : String(n);
 }
 
 function nonEmpty(s: string | undefined): string | undefined {

@@ -251,6 +251,13 @@ t.test('--all: calls that never complete are listed when the session ends', asyn
   t.equal(out, 'Waiting.\n→ shell sleep 99 (not completed)\n');
 });
 
+t.test('--all: numeric call ids a double does not hold pair as written', async (t) => {
+  const call = (phase: string, id: string, file: string, result = '') =>
+    `{"type":"tool_call","subtype":"${phase}","call_id":${id},"tool_call":{"readToolCall":{"args":{"path":"${file}"}${result}}},"session_id":"${S}"}`;
+  const input = lines(init(), call('started', '12345678901234567890', 'a'), call('started', '12345678901234567891', 'b'), call('completed', '12345678901234567891', 'b', ',"result":{"success":{}}'));
+  for (const size of [0, 1, 7, 64]) t.equal(await through(input, { all: true, tools: true }, size), '→ read b\n→ read a (not completed)\n', `size ${size}`);
+});
+
 t.test('several sessions: labelled when there is more than one', async (t) => {
   const input = lines(init('a'), asst('A1.', {}, 'a'), ok('A1.', 'a'), init('b'), asst('B1.', {}, 'b'), ok('B1.', 'b'));
   t.equal(await through(input), '── session a ──\nA1.\n\n── session b ──\nB1.\n');

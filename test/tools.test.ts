@@ -42,6 +42,29 @@ function runCore(input: Buffer | string, options: ToolsOptions = {}, size = 0) {
 
 const records = (out: string) => out.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
 
+t.test('numeric call ids a double does not hold pair as written, at every chunk size', async (t) => {
+  const call = (phase: string, id: string, file: string, result = '') =>
+    `{"type":"tool_call","subtype":"${phase}","call_id":${id},"tool_call":{"readToolCall":{"args":{"path":"${file}"}${result}}},"session_id":"s"}`;
+  const input = [
+    '{"type":"system","subtype":"init","session_id":"s","cwd":"/r"}',
+    call('started', '12345678901234567890', 'a'),
+    call('started', '12345678901234567891', 'b'),
+    call('completed', '12345678901234567891', 'b', ',"result":{"success":{}}'),
+  ].join('\n') + '\n';
+  for (let size = 0; size <= input.length; size += size < 40 ? 1 : 37) {
+    const { out, violations } = runCore(input, { noPending: true }, size);
+    t.same(
+      records(out).map((r) => [r.call_id, r.status, r.read]),
+      [
+        ['12345678901234567891', 'success', ['b']],
+        ['12345678901234567890', 'pending', ['a']],
+      ],
+      `size ${size}`,
+    );
+    t.equal(violations.length, 1, `size ${size}: the call never completed fails --no-pending`);
+  }
+});
+
 t.test('path forms', async (t) => {
   t.equal(normalizePath('./a//b/../c/'), 'a/c');
   t.equal(normalizePath('../x'), '../x');

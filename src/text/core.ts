@@ -817,7 +817,7 @@ export class TextCore implements ToolCore {
       }
       case 'tool_call':
         this.toolCallSeen(s, field, out);
-        if (out && this.options.tools) this.toolEvent(s, rec.event, out);
+        if (out && this.options.tools) this.toolEvent(s, rec.event, out, rec.raw);
         return;
       case 'thinking':
         if (out && this.options.thinking) {
@@ -1089,10 +1089,10 @@ export class TextCore implements ToolCore {
   }
 
   /** A tool call event: remembered when started, one line when completed. */
-  private toolEvent(s: SessionState, event: unknown, out: Transcript): void {
+  private toolEvent(s: SessionState, event: unknown, out: Transcript, raw: Buffer): void {
     const entry = toolCallEntry(event);
     if (entry === undefined) return;
-    const id = toolCallId(event, entry);
+    const id = toolCallId(event, entry, raw);
     const phase = toolCallPhase(event);
     const args = toolCallArgs(entry).args;
     if (phase === 'started') this.callStarted(s, id, entry.name, args);

@@ -417,7 +417,7 @@ export class ToolsCore implements ToolCore {
       return;
     }
     const entry = toolCallEntry(event);
-    const callId = toolCallId(event, entry);
+    const callId = toolCallId(event, entry, rec.raw);
     const result = entry === undefined ? undefined : toolCallResult(entry);
     const phase = toolCallPhase(event);
     // Other tools the event names beside it (one event, two tools): the call is checked as each.
