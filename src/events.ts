@@ -12,7 +12,7 @@ import type { LineShape } from './io/shapes.js';
 import { braceExpand } from 'minimatch';
 import { firstValues } from './io/json-tokens.js';
 import { bomLength, closingQuote, isJsonSpace, literalAt, parseNested } from './io/json-bytes.js';
-import { exactJsonText, writtenJsonText, writtenNumbers } from './json-text.js';
+import { exactJsonText, holdsNumber, writtenJsonText, writtenNumbers } from './json-text.js';
 import { clipped } from './safe-text.js';
 import { lowerEach } from './lower-case.js';
 
@@ -545,18 +545,6 @@ export function claudeMessageId(e: unknown): string | undefined {
 /** Thinking text of a `thinking` delta, or ''. */
 export function thinkingText(e: unknown): string {
   return str(e, 'text') ?? '';
-}
-
-/** True when `value` is a number or holds one, at any depth. */
-function holdsNumber(value: unknown): boolean {
-  const stack = [value];
-  while (stack.length > 0) {
-    const v = stack.pop();
-    if (typeof v === 'number') return true;
-    if (Array.isArray(v)) for (const e of v) stack.push(e);
-    else if (isObject(v)) for (const k in v) stack.push(v[k]);
-  }
-  return false;
 }
 
 /**

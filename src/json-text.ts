@@ -136,6 +136,55 @@ export function writtenNumbers(text: string): unknown {
   }
 }
 
+/** True when `value` is a number or holds one, at any depth. */
+export function holdsNumber(value: unknown): boolean {
+  const stack = [value];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (typeof v === 'number') return true;
+    if (Array.isArray(v)) for (const e of v) stack.push(e);
+    else if (isObject(v)) for (const k in v) stack.push(v[k]);
+  }
+  return false;
+}
+
+/** True when `written` (read by {@link writtenNumbers}) is `value` read again: its shape, keys in order, strings alike, each number a text that reads as it. */
+function sameWritten(value: unknown, written: unknown): boolean {
+  if (typeof value === 'number') return typeof written === 'string' && Object.is(Number(written), value);
+  if (Array.isArray(value)) return Array.isArray(written) && written.length === value.length && value.every((v, i) => sameWritten(v, written[i]));
+  if (isObject(value)) {
+    if (!isObject(written)) return false;
+    const keys = Object.keys(value);
+    const writtenKeys = Object.keys(written);
+    return writtenKeys.length === keys.length && keys.every((k, i) => writtenKeys[i] === k && sameWritten(value[k], written[k]));
+  }
+  return value === written;
+}
+
+/**
+ * The value within `written` (a value read by {@link writtenNumbers}: an
+ * event read again) that is `value` (a value of that event) read again, for
+ * {@link writtenJsonText}: the first found, depth first; undefined when
+ * none is, or when the values nest too deep to be compared.
+ */
+export function writtenTwin(value: unknown, written: unknown): unknown {
+  try {
+    const stack = [written];
+    while (stack.length > 0) {
+      const w = stack.pop();
+      if (sameWritten(value, w)) return w;
+      if (Array.isArray(w)) for (let i = w.length - 1; i >= 0; i--) stack.push(w[i]);
+      else if (isObject(w)) {
+        const keys = Object.keys(w);
+        for (let i = keys.length - 1; i >= 0; i--) stack.push(w[keys[i]!]);
+      }
+    }
+  } catch (error) {
+    if (!isStackOverflow(error)) throw error;
+  }
+  return undefined;
+}
+
 /** {@link writtenJsonText}, recursively. */
 function withWritten(value: unknown, written: unknown): string {
   if (Array.isArray(value)) {

@@ -1682,6 +1682,43 @@ t.test("a task's result carried on its start: its sub-agent's calls audited once
   t.same(records(m.stdout()).map((r) => r.tool), ['write', 'edit', 'task']);
 });
 
+t.test('--full: args and result with their numbers as the stream wrote them', async (t) => {
+  const init = '{"type":"system","subtype":"init","session_id":"s","cwd":"/r"}';
+  const args = '{"path":"a","offset":12345678901234567890,"z":-0,"f":1.0}';
+  const result = '{"success":{"totalLines":1.50,"n":[1e2,0.10,12345678901234567891]}}';
+  const read = (subtype: string, more = '') => `{"type":"tool_call","subtype":"${subtype}","call_id":"c1","tool_call":{"readToolCall":{"args":${args}${more}}},"session_id":"s"}`;
+  const cursor = [init, read('started'), read('completed', `,"result":${result}`)];
+  const fields = (out: string) => out.split('\n').filter(Boolean).map((line) => line.slice(line.indexOf(',"args":')));
+  const expected = [`,"args":${args},"result":${result}}`];
+  const input = `${cursor.join('\n')}\n`;
+  for (let size = 0; size <= input.length; size += size < 40 ? 1 : 29) t.same(fields(runCore(input, { full: true }, size).out), expected, `size ${size}`);
+  // Pretty-printed, and as an array of events on one line (Claude Code's --output-format json --verbose).
+  t.same(fields(runCore(`${cursor.map((e) => e.replace(/,"/g, ',\n  "')).join('\n')}\n`, { full: true }).out), expected, 'pretty-printed');
+  t.same(fields(runCore(`[${cursor.join(',')}]\n`, { full: true }).out), expected, 'an array');
+  // Completed without args: those of its start; never completed: its start's.
+  t.same(fields(runCore(`${[init, read('started'), `{"type":"tool_call","subtype":"completed","call_id":"c1","tool_call":{"readToolCall":{"result":${result}}},"session_id":"s"}`].join('\n')}\n`, { full: true }).out), expected);
+  t.same(fields(runCore(`${[init, read('started')].join('\n')}\n`, { full: true }).out), [`,"args":${args}}`]);
+  // A function call's arguments text.
+  const fn = `{"type":"tool_call","subtype":"started","call_id":"c2","tool_call":{"function":{"name":"read_file","arguments":"{\\"path\\":\\"b\\",\\"n\\":12345678901234567890, \\"m\\": 2.50}"}},"session_id":"s"}`;
+  t.same(fields(runCore(`${[init, fn].join('\n')}\n`, { full: true }).out), [',"args":{"path":"b","n":12345678901234567890,"m":2.50}}']);
+  // Claude Code's tool_use and tool_result blocks.
+  const use = '{"type":"assistant","message":{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Read","input":{"file_path":"/r/a","limit":2000.0}}]},"session_id":"s"}';
+  const answer = '{"type":"user","message":{"role":"user","content":[{"tool_use_id":"t1","type":"tool_result","content":"ok","meta":{"n":1.50}}]},"session_id":"s"}';
+  t.same(fields(runCore(`${[init, use, answer].join('\n')}\n`, { full: true }).out), [
+    ',"args":{"file_path":"/r/a","limit":2000.0},"result":{"tool_use_id":"t1","type":"tool_result","content":"ok","meta":{"n":1.50}}}',
+  ]);
+  // A sub-agent's calls, listed by its task's completion, or by its start with megabytes read before its completion.
+  const step = '{"toolCall":{"readToolCall":{"args":{"path":"d","limit":1.0},"result":{"success":{"totalLines":12345678901234567890}}}}}';
+  const task = (subtype: string, res: string) => `{"type":"tool_call","subtype":"${subtype}","call_id":"t1","tool_call":{"taskToolCall":{"args":{},"result":${res}}},"session_id":"s"}`;
+  const steps = `{"success":{"conversationSteps":[${step}]}}`;
+  const stepFields = ',"args":{"path":"d","limit":1.0},"result":{"success":{"totalLines":12345678901234567890}}}';
+  t.same(fields(runCore(`${[init, task('completed', steps)].join('\n')}\n`, { full: true }).out)[0], stepFields, 'listed by its completion');
+  const filler = JSON.stringify({ type: 'thinking', subtype: 'delta', text: 'y'.repeat(4000), session_id: 's' });
+  const early = `${[init, task('started', steps), ...Array(300).fill(filler), task('completed', '{"success":{}}')].join('\n')}\n`;
+  t.same(fields(runCore(early, { full: true }, 65536).out)[0], stepFields, 'listed by its start');
+  t.same(fields(runCore(`${[init, task('started', steps)].join('\n')}\n`, { full: true }).out)[0], stepFields, 'listed by a start never completed');
+});
+
 t.test('a call naming many paths, or long ones, is read and checked path by path', async (t) => {
   // Thousands of paths, repeated: each once, in order, in the record and in the checks.
   const many = Array.from({ length: 3000 }, (_, i) => `f${i % 1000}`);

@@ -34,6 +34,7 @@ import {
   toolKind,
   toolNameKey,
   unreadToolCalls,
+  writtenEvent,
 } from '../events.js';
 import type { JsonObject, ToolCallArgs, ToolCallEntry, ToolCallFacts, ToolCallResult } from '../events.js';
 import type { AuditedCall, CallStatus } from './call.js';
@@ -43,12 +44,12 @@ import { isWindowsCwd, resolvePath, samePath } from './paths.js';
 import { Policy } from './policy.js';
 import type { PolicyOptions, Violation } from './policy.js';
 import { formatViolation } from './policy.js';
-import { REASON_MAX, auditRecord, safeJsonLine } from './record.js';
+import { REASON_MAX, auditRecord, safeJsonLine, writtenJsonLine } from './record.js';
 import { PATHS_CHOICES, PathSet, Summary, listedPaths } from './summary.js';
 import type { PathsChoice } from './summary.js';
 import { clipped, visibleOneLine } from '../safe-text.js';
 import { KeySets, UnnamedCalls, callGroup } from '../unnamed-calls.js';
-import { jsonText } from '../json-text.js';
+import { holdsNumber, jsonText, writtenNumbers, writtenTwin } from '../json-text.js';
 
 /** Options of the tools core. */
 export interface ToolsOptions extends PolicyOptions {
@@ -145,12 +146,14 @@ interface PendingState {
   argsError: string | undefined;
   /** With `--full`: the arguments as the stream gave them (see {@link fullArgs}). */
   args: unknown;
+  /** With `--full`: `args` read again, its numbers as written (see ToolsCore.writtenOf). */
+  argsWritten?: unknown;
   /** The call that runs the sub-agent that made this one, as its events say (Claude Code's `parent_tool_use_id`). */
   parentCallId?: string;
   /** Other tools the call's events named before (`writeToolCall` started, `readToolCall` started again), with their facts. */
   earlier?: CallView[];
   /** A result its start carried that lists a sub-agent's steps, and where that start was: audited unless its completion lists some. */
-  startSteps?: { result: ToolCallResult; at: Place };
+  startSteps?: { result: ToolCallResult; at: Place; written?: unknown };
 }
 
 /** Where an event was read. */
@@ -257,6 +260,10 @@ export class ToolsCore implements ToolCore {
   private readonly callLines = new Set<string>();
   private session = '';
   private readonly pending = new Map<string, PendingState>();
+  /** With `--full`: the event being read, read again with its numbers as written (see writtenOf). */
+  private fullEvent: (() => unknown) | undefined;
+  /** With `--full`: the arguments and result of each call read again, its numbers as written, for its record. */
+  private readonly writtenParts = new WeakMap<AuditedCall, { args?: unknown; result?: unknown }>();
   /**
    * Calls of Claude Code's dialect answered with an error, by session,
    * waiting for their run's result: each with what hands it over (see
@@ -380,6 +387,7 @@ export class ToolsCore implements ToolCore {
 
   record(rec: EventRecord, emit: Emit): void {
     this.sawEvents = true;
+    if (this.options.full) this.fullEvent = writtenEvent(rec.raw);
     const type = recordType(rec);
     if (!this.sawStream && type !== 'result' && isRunEvent(type)) this.sawStream = true;
     if (type === 'result') this.sawResult = true;
@@ -540,7 +548,24 @@ export class ToolsCore implements ToolCore {
     return facts;
   }
 
-  /** Hands over, as pending, the calls `session` left pending. */
+  /**
+   * With `--full`, `value`, a value of the event being read, as that event's
+   * bytes write its numbers: its twin in the event read again (see
+   * writtenTwin); undefined where it holds no number, or it is not found
+   * there (its numbers are then written as JSON.parse read them).
+   */
+  private writtenOf(value: unknown): unknown {
+    return this.fullEvent === undefined || value === undefined || !holdsNumber(value) ? undefined : writtenTwin(value, this.fullEvent());
+  }
+
+  /** {@link writtenOf} the arguments a `--full` record shows (see fullArgs): of a `function` call, read from its `arguments` text. */
+  private argsWritten(read: ToolCallArgs, entry: ToolCallEntry | undefined): unknown {
+    const args = fullArgs(read);
+    const text = entry?.key === 'function' ? entry.body.arguments : undefined;
+    if (typeof text === 'string' && read.error === undefined && holdsNumber(args)) return writtenTwin(args, writtenNumbers(text));
+    return this.writtenOf(args);
+  }
+
   /** True when `session`'s cwd is a Windows path, where a backslash separates (see toolCallFacts). */
   private windows(session = this.session): boolean {
     return isWindowsCwd(this.cwds.get(session));
@@ -602,7 +627,9 @@ export class ToolsCore implements ToolCore {
     const known = this.pending.get(key);
     // A sub-agent's steps its start lists (a task's result carried early): kept, the last start's, for its end; as a copy,
     // read whole now, since the event's large values are read from a buffer that is reused (see skimParse).
-    const startSteps = ranSubagent(result) ? { result: keptResult(result!), at: { source: rec.source, line: rec.line } } : undefined;
+    const startSteps = ranSubagent(result)
+      ? { result: keptResult(result!), at: { source: rec.source, line: rec.line }, written: this.writtenOf(result!.result) }
+      : undefined;
     if (known !== undefined) {
       known.events++;
       // Each start adds the paths of those before to its own, which takes their number: a stream starting one call tens of
@@ -631,7 +658,10 @@ export class ToolsCore implements ToolCore {
         if (!another && otherTool(before.mcpTool, known.facts.mcpTool)) (known.earlier ??= []).push(asBefore);
         addOtherFacts(known.facts, before);
         known.argsError = error;
-        if (this.options.full) known.args = fullArgs(read);
+        if (this.options.full) {
+          known.args = fullArgs(read);
+          known.argsWritten = this.argsWritten(read, entry);
+        }
       }
       return;
     }
@@ -648,6 +678,7 @@ export class ToolsCore implements ToolCore {
       startEventMs: times.eventMs,
       argsError: error,
       args: this.options.full ? fullArgs(read) : undefined,
+      argsWritten: this.options.full ? this.argsWritten(read, entry) : undefined,
       ...(others.length > 0 ? { earlier: viewsOf(others, false, this.windows()) } : {}),
       ...(startSteps !== undefined ? { startSteps } : {}),
       ...(parentCallId !== undefined ? { parentCallId } : {}),
@@ -689,12 +720,16 @@ export class ToolsCore implements ToolCore {
       result,
     );
     call.started = state !== undefined;
-    if (this.options.full) call.args = fullArgs(own) ?? state?.args;
+    if (this.options.full) {
+      const args = fullArgs(own);
+      call.args = args ?? state?.args;
+      this.writtenParts.get(call)!.args = args !== undefined ? this.argsWritten(own, entry) : state?.argsWritten;
+    }
     // What a sub-agent it ran did, done before it completed: as its completion lists it, else as its start did.
     // (A completion whose list of steps is empty, or null, lists none: its start's count.)
     const steps = ranSubagent(result) ? subagentCalls(result) : NO_STEPS;
     if (steps.length > 0) this.subagent(rec, this.session, callId, steps, emit, 1);
-    else if (state?.startSteps !== undefined) this.subagent(state.startSteps.at, this.session, callId, subagentCalls(state.startSteps.result), emit, 1);
+    else if (state?.startSteps !== undefined) this.startSteps(state.startSteps, this.session, callId, emit);
     // Completed as another tool than it was started as: the checks see it as each (a write started, a read completed; an
     // MCP call's `delete_directory` started, `read_file` completed); so do they a call its event names as two tools.
     const asStarted =
@@ -775,7 +810,10 @@ export class ToolsCore implements ToolCore {
       const facts = argsFacts(tool, read, own, undefined, this.windows(session));
       const state = this.eventless(rec, callId, tool, facts, session);
       state.argsError = error;
-      if (this.options.full) state.args = fullArgs(read);
+      if (this.options.full) {
+        state.args = fullArgs(read);
+        state.argsWritten = this.argsWritten(read, entry);
+      }
       const times = toolCallTimes(event);
       const call = this.callOf(state, own === undefined ? 'unknown' : own.status, facts, spanMs(times.startedAtMs, times.completedAtMs), own);
       call.started = false;
@@ -804,9 +842,24 @@ export class ToolsCore implements ToolCore {
     };
   }
 
+  /**
+   * Hands over the calls of a sub-agent that the start of the call `parent`
+   * listed (see subagent); with `--full`, their values read again from that
+   * start's, which `steps.written` holds.
+   */
+  private startSteps(steps: NonNullable<PendingState['startSteps']>, session: string, parent: string | undefined, emit: Emit): void {
+    const event = this.fullEvent;
+    if (event !== undefined) this.fullEvent = () => steps.written;
+    try {
+      this.subagent(steps.at, session, parent, subagentCalls(steps.result), emit, 1);
+    } finally {
+      this.fullEvent = event;
+    }
+  }
+
   /** Hands over a call that never completed, checked also as each other tool its events named. */
   private finishPending(state: PendingState, emit: Emit): void {
-    if (state.startSteps !== undefined) this.subagent(state.startSteps.at, state.session, state.callId, subagentCalls(state.startSteps.result), emit, 1);
+    if (state.startSteps !== undefined) this.startSteps(state.startSteps, state.session, state.callId, emit);
     const call = this.callOf(state, 'pending', state.facts, undefined, undefined);
     this.finish(call, emit);
     if (state.earlier !== undefined) this.checkViews(state, state.earlier, call, emit);
@@ -881,6 +934,7 @@ export class ToolsCore implements ToolCore {
     if (this.options.full) {
       if (state.args !== undefined) call.args = state.args;
       if (result !== undefined) call.result = result.result;
+      this.writtenParts.set(call, { args: state.argsWritten, result: result === undefined ? undefined : this.writtenOf(result.result) });
     }
     return call;
   }
@@ -907,8 +961,11 @@ export class ToolsCore implements ToolCore {
     } else if (this.pathSet) {
       this.listPaths(call, emit);
     } else {
-      // Under --full, the arguments and results as they were: a number too large for a double is 1e999, not null.
-      emit(safeJsonLine(auditRecord(call, this.options), this.options.full === true));
+      // Under --full, the arguments and results as they were: their numbers as written (a number too large for a double
+      // 1e999 where its text is not found, not null).
+      const written = this.writtenParts.get(call);
+      const record = auditRecord(call, this.options);
+      emit(written !== undefined ? writtenJsonLine(record, written) : safeJsonLine(record, this.options.full === true));
     }
   }
 

@@ -8,7 +8,7 @@ import type { AuditedCall } from './call.js';
 import { pathField } from './call.js';
 import { absoluteForm } from './paths.js';
 import { pushPath } from '../events.js';
-import { exactJsonText, jsonText } from '../json-text.js';
+import { exactJsonText, jsonText, writtenJsonText } from '../json-text.js';
 import { clipped, visibleJson } from '../safe-text.js';
 
 /** How records are written. */
@@ -90,4 +90,15 @@ export function auditRecord(call: AuditedCall, options: RecordOptions = {}): Jso
  */
 export function safeJsonLine(value: unknown, exact = false): string {
   return `${visibleJson(exact ? exactJsonText(value) : jsonText(value))}\n`;
+}
+
+/**
+ * {@link safeJsonLine} of a record under `--full` (exact), its `args` and
+ * `result` with their numbers as the stream wrote them: `written` holds
+ * those values read again (see writtenTwin), each number the string of its
+ * text (`12345678901234567890`, `-0`, `1.50`, not the doubles JSON.parse
+ * made of them).
+ */
+export function writtenJsonLine(record: JsonObject, written: { args?: unknown; result?: unknown }): string {
+  return `${visibleJson(writtenJsonText(record, written))}\n`;
 }
