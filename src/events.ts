@@ -12,7 +12,7 @@ import type { LineShape } from './io/shapes.js';
 import { braceExpand } from 'minimatch';
 import { firstValues } from './io/json-tokens.js';
 import { bomLength, closingQuote, isJsonSpace, literalAt, parseNested } from './io/json-bytes.js';
-import { exactJsonText, holdsNumber, writtenJsonText, writtenNumbers } from './json-text.js';
+import { exactJsonText, holdsNumber, numberId, writtenJsonText, writtenNumbers, writtenPlaces } from './json-text.js';
 import { clipped } from './safe-text.js';
 import { lowerEach } from './lower-case.js';
 
@@ -429,7 +429,7 @@ export interface ClaudeToolStep {
  * `user` message's `tool_result` blocks (see {@link ClaudeToolStep}). None
  * for other events.
  */
-export function claudeToolSteps(e: unknown): ClaudeToolStep[] {
+export function claudeToolSteps(e: unknown, written?: WrittenOf): ClaudeToolStep[] {
   const type = eventType(e);
   const wanted = type === 'assistant' ? 'tool_use' : type === 'user' ? 'tool_result' : undefined;
   const content = wanted === undefined ? undefined : obj(e, 'message')?.content;
@@ -440,8 +440,8 @@ export function claudeToolSteps(e: unknown): ClaudeToolStep[] {
     if (!isObject(block) || block.type !== wanted) continue;
     const step: ClaudeToolStep =
       wanted === 'tool_use'
-        ? { phase: 'started', callId: blockId(block, 'id'), entry: toolUseEntry(block) }
-        : { phase: 'completed', callId: blockId(block, 'tool_use_id'), result: toolResultOf(block) };
+        ? { phase: 'started', callId: blockId(block, 'id', written), entry: toolUseEntry(block) }
+        : { phase: 'completed', callId: blockId(block, 'tool_use_id', written), result: toolResultOf(block) };
     if (parent !== undefined) step.parentCallId = parent;
     steps.push(step);
   }
@@ -452,21 +452,36 @@ export function claudeToolSteps(e: unknown): ClaudeToolStep[] {
  * The calls a `result` of Claude Code's dialect says were refused
  * permission: the `tool_use_id` of each of its `permission_denials`.
  */
-export function permissionDenials(e: unknown): Set<string> {
+export function permissionDenials(e: unknown, written?: WrittenOf): Set<string> {
   const ids = new Set<string>();
   const denials = isObject(e) ? e.permission_denials : undefined;
   if (!Array.isArray(denials)) return ids;
   for (const denial of denials) {
-    const id = isObject(denial) ? blockId(denial, 'tool_use_id') : undefined;
+    const id = isObject(denial) ? blockId(denial, 'tool_use_id', written) : undefined;
     if (id !== undefined) ids.add(id);
   }
   return ids;
 }
 
-/** The id under `key` of a block: a string (an empty one is none), or a number as its text. */
-function blockId(block: JsonObject, key: string): string | undefined {
+/**
+ * A value of an event read again, its numbers the strings of their text as
+ * the event's bytes write them (see writtenPlaces); undefined where they do
+ * not give it.
+ */
+export type WrittenOf = (value: unknown) => unknown;
+
+/**
+ * The id under `key` of a block: a string (an empty one is none), or a
+ * number as its text (see numberId: as `written` reads the block again, a
+ * number a double does not hold exactly).
+ */
+function blockId(block: JsonObject, key: string, written?: WrittenOf): string | undefined {
   const id = block[key];
-  if (typeof id === 'number' && Number.isFinite(id)) return String(id);
+  if (typeof id === 'number' && Number.isFinite(id)) {
+    if (Number.isSafeInteger(id) || written === undefined) return String(id);
+    const twin = written(block);
+    return numberId(id, isObject(twin) ? twin[key] : undefined);
+  }
   return typeof id === 'string' && id !== '' ? id : undefined;
 }
 
@@ -564,6 +579,17 @@ export function writtenEvent(raw: Buffer): () => unknown {
     }
     return written;
   };
+}
+
+/**
+ * The values of the event of `rec` (a record as the reader hands it over)
+ * read again as its bytes write their numbers (see writtenPlaces): the
+ * bytes read again at the first need, while they are the record's (a
+ * reader may reuse them once it is handed over).
+ */
+export function writtenValues(rec: { readonly event: unknown; readonly raw: Buffer }): WrittenOf {
+  let of: WrittenOf | undefined;
+  return (value) => (of ??= writtenPlaces(rec.event, writtenEvent(rec.raw)))(value);
 }
 
 /**
@@ -770,7 +796,7 @@ const NO_ENTRIES: readonly ToolCallEntry[] = Object.freeze([]);
  * beside the tool or in its args. An empty id is none: calls that all say
  * `""` are not one call. Ids may hold newlines: print them with
  * `visibleOneLine`. A numeric id is the number's text: as `raw`, the event's
- * bytes, write it where a double does not hold it exactly (see writtenId).
+ * bytes, write it where a double does not hold it exactly (see numberId).
  */
 export function toolCallId(e: unknown, entry: ToolCallEntry | undefined = toolCallEntry(e), raw?: Buffer): string | undefined {
   const id = str(e, 'call_id');
@@ -782,16 +808,10 @@ export function toolCallId(e: unknown, entry: ToolCallEntry | undefined = toolCa
   return nonEmpty(str(entry.toolCall, 'toolCallId')) ?? nonEmpty(str(entry.body, 'toolCallId')) ?? nonEmpty(str(obj(entry.body, 'args'), 'toolCallId'));
 }
 
-/**
- * The `call_id` `n` as the event's bytes `raw` write it: `12345678901234567890`
- * and `12345678901234567891`, which are one double, are two calls (a safe
- * integer is its number's text, `1.0` the id `1`). The number's text where
- * the bytes do not give it.
- */
+/** The `call_id` `n` as the event's bytes `raw` write it (see numberId). */
 function writtenId(raw: Buffer, n: number): string {
   const written = writtenEvent(raw)();
-  const text = isObject(written) ? written.call_id : undefined;
-  return typeof text === 'string' && Object.is(Number(text), n) ? text : String(n);
+  return numberId(n, isObject(written) ? written.call_id : undefined);
 }
 
 function nonEmpty(s: string | undefined): string | undefined {

@@ -148,41 +148,108 @@ export function holdsNumber(value: unknown): boolean {
   return false;
 }
 
-/** True when `written` (read by {@link writtenNumbers}) is `value` read again: its shape, keys in order, strings alike, each number a text that reads as it. */
-function sameWritten(value: unknown, written: unknown): boolean {
-  if (typeof value === 'number') return typeof written === 'string' && Object.is(Number(written), value);
-  if (Array.isArray(value)) return Array.isArray(written) && written.length === value.length && value.every((v, i) => sameWritten(v, written[i]));
-  if (isObject(value)) {
-    if (!isObject(written)) return false;
-    const keys = Object.keys(value);
-    const writtenKeys = Object.keys(written);
-    return writtenKeys.length === keys.length && keys.every((k, i) => writtenKeys[i] === k && sameWritten(value[k], written[k]));
+/**
+ * `value`, a value of `root`, read again: the value at its place in
+ * `written()`, `root` read by {@link writtenNumbers} (each number the string
+ * of its text), for {@link writtenJsonText}. Found by the place of the very
+ * object or array `value` is (not by what it holds: two alike, `1.0` and
+ * `1`, are two); undefined for a value that is no object or array of `root`.
+ * The places of `root`'s values, and `written()`, are read at the first
+ * call, once for all.
+ */
+export function writtenPlaces(root: unknown, written: () => unknown): (value: unknown) => unknown {
+  let places: Map<object, [object, string | number]> | undefined;
+  let tree: unknown;
+  let read = false;
+  const again = (): unknown => {
+    if (!read) {
+      read = true;
+      tree = written();
+    }
+    return tree;
+  };
+  return (value) => {
+    if (typeof value !== 'object' || value === null) return undefined;
+    if (value === root) return again();
+    places ??= placesOf(root);
+    const steps: Array<string | number> = [];
+    for (let at = places.get(value); at !== undefined; at = places.get(at[0])) steps.push(at[1]);
+    if (steps.length === 0) return undefined;
+    let twin = again();
+    for (let i = steps.length - 1; i >= 0 && twin !== undefined; i--) {
+      const step = steps[i]!;
+      twin = typeof step === 'number' ? (Array.isArray(twin) ? twin[step] : undefined) : isObject(twin) && Object.hasOwn(twin, step) ? twin[step] : undefined;
+    }
+    return twin;
+  };
+}
+
+/** Each object and array within `root`, with the object or array it is in and its key or index there. */
+function placesOf(root: unknown): Map<object, [object, string | number]> {
+  const places = new Map<object, [object, string | number]>();
+  const stack = [root];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (Array.isArray(v)) {
+      for (let i = 0; i < v.length; i++) {
+        const e: unknown = v[i];
+        if (typeof e === 'object' && e !== null) {
+          places.set(e, [v, i]);
+          stack.push(e);
+        }
+      }
+    } else if (isObject(v)) {
+      for (const k of Object.keys(v)) {
+        const e = v[k];
+        if (typeof e === 'object' && e !== null) {
+          places.set(e, [v, k]);
+          stack.push(e);
+        }
+      }
+    }
   }
-  return value === written;
+  return places;
+}
+
+const NUMBER_TEXT = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/;
+
+/**
+ * The number written `text` as JavaScript writes a number (see
+ * Number.prototype.toString: `1.5`, `0.001`, `1e+30`, `1.5e-7`), but with
+ * every digit the text gives, not those of the nearest double:
+ * `12345678901234567890`, `0.1000000000000000055511151231257827`.
+ * Undefined for text that is no JSON number.
+ */
+export function decimalText(text: string): string | undefined {
+  const m = NUMBER_TEXT.exec(text);
+  if (m === null) return undefined;
+  let digits = m[2]! + (m[3] ?? '');
+  // The value is 0.digits × 10^point.
+  let point = m[2]!.length + Number(m[4] ?? 0);
+  const lead = digits.length - digits.replace(/^0+/, '').length;
+  digits = digits.slice(lead).replace(/0+$/, '');
+  point -= lead;
+  if (digits === '' || !Number.isSafeInteger(point)) return digits === '' ? '0' : undefined;
+  const sign = m[1]!;
+  const k = digits.length;
+  if (k <= point && point <= 21) return sign + digits + '0'.repeat(point - k);
+  if (0 < point && point <= 21) return `${sign}${digits.slice(0, point)}.${digits.slice(point)}`;
+  if (-6 < point && point <= 0) return `${sign}0.${'0'.repeat(-point)}${digits}`;
+  const e = point - 1;
+  return `${sign}${digits[0]}${k === 1 ? '' : `.${digits.slice(1)}`}e${e < 0 ? '-' : '+'}${Math.abs(e)}`;
 }
 
 /**
- * The value within `written` (a value read by {@link writtenNumbers}: an
- * event read again) that is `value` (a value of that event) read again, for
- * {@link writtenJsonText}: the first found, depth first; undefined when
- * none is, or when the values nest too deep to be compared.
+ * An id given as the number `n`: its text as JavaScript writes it, unless
+ * `written`, its text in the stream, is another decimal than that, which a
+ * double does not hold exactly (`12345678901234567890` and
+ * `12345678901234567891` are one double, two ids): that decimal then (see
+ * decimalText). `1.0`, `1.50` and `1e2` are the ids `1`, `1.5` and `100`.
  */
-export function writtenTwin(value: unknown, written: unknown): unknown {
-  try {
-    const stack = [written];
-    while (stack.length > 0) {
-      const w = stack.pop();
-      if (sameWritten(value, w)) return w;
-      if (Array.isArray(w)) for (let i = w.length - 1; i >= 0; i--) stack.push(w[i]);
-      else if (isObject(w)) {
-        const keys = Object.keys(w);
-        for (let i = keys.length - 1; i >= 0; i--) stack.push(w[keys[i]!]);
-      }
-    }
-  } catch (error) {
-    if (!isStackOverflow(error)) throw error;
-  }
-  return undefined;
+export function numberId(n: number, written: unknown): string {
+  const plain = String(n);
+  if (Number.isSafeInteger(n) || typeof written !== 'string' || !Object.is(Number(written), n)) return plain;
+  return decimalText(written) ?? plain;
 }
 
 /** {@link writtenJsonText}, recursively. */

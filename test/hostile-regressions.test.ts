@@ -12,7 +12,7 @@ import { main as textMain } from '../src/cli/text.js';
 import { main as toolsMain } from '../src/cli/tools.js';
 import { EventReader } from '../src/io/input.js';
 import { MAX_DEPTH, nestedTooDeep, parseNested } from '../src/io/json-bytes.js';
-import { canonicalJsonText, exactJsonText, jsonText, writtenJsonText, writtenNumbers } from '../src/json-text.js';
+import { canonicalJsonText, decimalText, exactJsonText, jsonText, numberId, writtenJsonText, writtenNumbers, writtenPlaces } from '../src/json-text.js';
 import { runInProcess } from './fixtures/hostile/check.js';
 import { tools } from '../src/index.js';
 
@@ -127,6 +127,56 @@ t.test('a number too large for a double is no null in what the tools write of a 
   const pretty = memoryIo('{"type":"result",\n"result":"ok","n":1e400}\n');
   await dedupeMain([], pretty.io);
   t.equal(pretty.stdout(), '{"type":"result","result":"ok","n":1e400}\n', 'ndjson-dedupe of a pretty-printed event');
+});
+
+t.test('a value of an event read again is found by its place, not by what it holds', async (t) => {
+  const text = '{"a":[{"n":1.0},{"n":1}],"b":{"n":12345678901234567891},"c":{"n":12345678901234567890}}';
+  const event = JSON.parse(text) as { a: unknown[]; b: unknown; c: unknown };
+  let reads = 0;
+  const of = writtenPlaces(event, () => (reads++, writtenNumbers(text)));
+  t.same(of(event.a[1]), { n: '1' }, 'the second of two alike, not the first');
+  t.same(of(event.a[0]), { n: '1.0' });
+  t.same(of(event.c), { n: '12345678901234567890' }, 'one double, two numbers: the one at its place');
+  t.same(of(event), writtenNumbers(text), 'the event itself');
+  t.equal(of({ n: 1 }), undefined, 'a value of no place in it: none');
+  t.equal(of(1), undefined, 'nor a number');
+  t.equal(reads, 1, 'the event read again once');
+  // Many values of one event: each found at once (a message of 20,000 calls, a sub-agent's 20,000 steps).
+  const many = { content: Array.from({ length: 20000 }, (_, i) => ({ input: { pid: i } })) };
+  const manyOf = writtenPlaces(many, () => writtenNumbers(JSON.stringify(many)));
+  for (let i = 0; i < many.content.length; i++) if ((manyOf(many.content[i]!.input) as { pid: string }).pid !== String(i)) t.fail(`value ${i}`);
+  // Nested past the recursion: found all the same.
+  let deep: unknown = { n: 1.5 };
+  for (let i = 0; i < 100000; i++) deep = [deep];
+  let inner = deep;
+  while (Array.isArray(inner)) inner = inner[0];
+  const deepText = exactJsonText(deep);
+  t.same(writtenPlaces(deep, () => writtenNumbers(deepText.replace('1.5', '1.50')))(inner), { n: '1.50' });
+});
+
+t.test('numbers as ids: as JavaScript writes them, with every digit the stream gave', async (t) => {
+  for (const [text, id] of [
+    ['12345678901234567890', '12345678901234567890'],
+    ['12345678901234567891', '12345678901234567891'],
+    ['1.2345678901234567891e19', '12345678901234567891'],
+    ['1e30', '1e+30'],
+    ['1000000000000000000000000000000', '1e+30'],
+    ['1.50', '1.5'],
+    ['0.10', '0.1'],
+    ['0.1000000000000000055511151231257827', '0.1000000000000000055511151231257827'],
+    ['9007199254740992.0', '9007199254740992'],
+    ['-12345678901234567890', '-12345678901234567890'],
+    ['0.0000001500', '1.5e-7'],
+    ['0.000001', '0.000001'],
+    ['123456789012345678901234', '1.23456789012345678901234e+23'],
+    ['-0.0', '0'],
+  ]) {
+    t.equal(numberId(Number(text), text), id, text);
+    t.equal(decimalText(String(Number(text))), String(Number(text)), `${text}: JavaScript's own text unchanged`);
+  }
+  t.equal(decimalText('1.5x'), undefined);
+  t.equal(numberId(1.5, '2'), '1.5', 'a text of another number: the number');
+  t.equal(numberId(7, '7.0'), '7', 'a safe integer: the number');
 });
 
 t.test('a value written again keeps its numbers as written, and only where they read as the value parsed', async (t) => {

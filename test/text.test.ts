@@ -256,6 +256,16 @@ t.test('--all: numeric call ids a double does not hold pair as written', async (
     `{"type":"tool_call","subtype":"${phase}","call_id":${id},"tool_call":{"readToolCall":{"args":{"path":"${file}"}${result}}},"session_id":"${S}"}`;
   const input = lines(init(), call('started', '12345678901234567890', 'a'), call('started', '12345678901234567891', 'b'), call('completed', '12345678901234567891', 'b', ',"result":{"success":{}}'));
   for (const size of [0, 1, 7, 64]) t.equal(await through(input, { all: true, tools: true }, size), '→ read b\n→ read a (not completed)\n', `size ${size}`);
+  // Two spellings of one number are one id.
+  t.equal(await through(lines(init(), call('started', '1.5', 'a'), call('completed', '1.50', 'a', ',"result":{"success":{}}')), { all: true, tools: true }), '→ read a\n');
+  // Claude Code's ids.
+  const use = (id: string, file: string) => `{"type":"tool_use","id":${id},"name":"Read","input":{"file_path":"/r/${file}"}}`;
+  const claude = lines(
+    init(),
+    `{"type":"assistant","message":{"role":"assistant","content":[${use('12345678901234567890', 'a')},${use('12345678901234567891', 'b')}]},"session_id":"${S}"}`,
+    `{"type":"user","message":{"role":"user","content":[{"tool_use_id":12345678901234567891,"type":"tool_result","content":"ok"}]},"session_id":"${S}"}`,
+  );
+  t.equal(await through(claude, { all: true, tools: true }), '→ Read /r/b\n→ Read /r/a (not completed)\n');
 });
 
 t.test('several sessions: labelled when there is more than one', async (t) => {

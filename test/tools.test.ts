@@ -63,6 +63,26 @@ t.test('numeric call ids a double does not hold pair as written, at every chunk 
     );
     t.equal(violations.length, 1, `size ${size}: the call never completed fails --no-pending`);
   }
+  // Two spellings of one number are one id.
+  const spelt = runCore([input.split('\n')[0], call('started', '1.5', 'a'), call('completed', '1.50', 'a', ',"result":{"success":{}}')].join('\n') + '\n', { noPending: true });
+  t.same(records(spelt.out).map((r) => [r.call_id, r.status]), [['1.5', 'success']]);
+  t.equal(spelt.violations.length, 0);
+  // Claude Code's ids, of tool_use blocks, tool_result blocks and a result's permission_denials.
+  const use = (id: string, file: string) => `{"type":"tool_use","id":${id},"name":"Read","input":{"file_path":"/r/${file}"}}`;
+  const answer = (id: string, error: boolean) => `{"tool_use_id":${id},"type":"tool_result","content":"x","is_error":${error}}`;
+  const claude = [
+    '{"type":"system","subtype":"init","session_id":"s","cwd":"/r"}',
+    `{"type":"assistant","message":{"role":"assistant","content":[${use('12345678901234567890', 'a')},${use('12345678901234567891', 'b')}]},"session_id":"s"}`,
+    `{"type":"user","message":{"role":"user","content":[${answer('12345678901234567891', false)},${answer('12345678901234567890', true)}]},"session_id":"s"}`,
+    '{"type":"result","subtype":"success","is_error":false,"result":"","session_id":"s","permission_denials":[{"tool_name":"Read","tool_use_id":12345678901234567890}]}',
+  ].join('\n') + '\n';
+  t.same(
+    records(runCore(claude).out).map((r) => [r.call_id, r.status, r.read]),
+    [
+      ['12345678901234567891', 'success', ['/r/b']],
+      ['12345678901234567890', 'rejected', ['/r/a']],
+    ],
+  );
 });
 
 t.test('path forms', async (t) => {
@@ -1717,6 +1737,23 @@ t.test('--full: args and result with their numbers as the stream wrote them', as
   const early = `${[init, task('started', steps), ...Array(300).fill(filler), task('completed', '{"success":{}}')].join('\n')}\n`;
   t.same(fields(runCore(early, { full: true }, 65536).out)[0], stepFields, 'listed by its start');
   t.same(fields(runCore(`${[init, task('started', steps)].join('\n')}\n`, { full: true }).out)[0], stepFields, 'listed by a start never completed');
+  // Values alike as numbers, written otherwise, in one event: each as written at its own place.
+  const pid = (id: string, n: string) => `{"type":"tool_use","id":"${id}","name":"Bash","input":{"command":"kill","pid":${n}}}`;
+  const kills = [
+    init,
+    `{"type":"assistant","message":{"role":"assistant","content":[${pid('t1', '12345678901234567891')},${pid('t2', '12345678901234567890')},${pid('t3', '1.0')},${pid('t4', '1')}]},"session_id":"s"}`,
+    `{"type":"user","message":{"role":"user","content":[${['t1', 't2', 't3', 't4'].map((id) => `{"tool_use_id":"${id}","type":"tool_result","content":"ok"}`).join(',')}]},"session_id":"s"}`,
+  ];
+  t.same(
+    runCore(`${kills.join('\n')}\n`, { full: true }).out.split('\n').filter(Boolean).map((line) => /"pid":([^}]*)/.exec(line)![1]),
+    ['12345678901234567891', '12345678901234567890', '1.0', '1'],
+  );
+  const twoSteps = `{"success":{"conversationSteps":[${step},${step.replace('"limit":1.0', '"limit":1')}]}}`;
+  t.same(
+    fields(runCore(`${[init, task('completed', twoSteps)].join('\n')}\n`, { full: true }).out).slice(0, 2),
+    [stepFields, stepFields.replace('"limit":1.0', '"limit":1')],
+    'two steps alike',
+  );
 });
 
 t.test('a call naming many paths, or long ones, is read and checked path by path', async (t) => {

@@ -20,6 +20,7 @@ import { TextTracker, flushMismatch } from '../assistant-text.js';
 import type { FlushMismatch } from '../assistant-text.js';
 import {
   claudeToolSteps,
+  writtenValues,
   eventSubtype,
   hasToolUseBlock,
   isSubagentMessage,
@@ -806,7 +807,7 @@ export class TextCore implements ToolCore {
           // Claude Code's calls: each `tool_use` block a call started, its line written when its `tool_result` comes.
           // A sub-agent's calls are indented under the text (the line of the call that runs it comes once that ends).
           if (out && this.options.tools) {
-            for (const step of claudeToolSteps(event)) {
+            for (const step of claudeToolSteps(event, writtenValues(rec))) {
               this.callStarted(s, step.callId, step.entry?.name ?? '', step.entry && toolCallArgs(step.entry).args, indentOf(step), step.parentCallId);
             }
           }
@@ -831,7 +832,7 @@ export class TextCore implements ToolCore {
         if (out && this.options.user) out.user(id, messageText(rec.event));
         // The answers to Claude Code's calls: a line for each.
         if (out && this.options.tools) {
-          for (const step of claudeToolSteps(rec.event)) if (step.phase === 'completed') this.callCompleted(s, step.callId, undefined, undefined, step.result, out, indentOf(step));
+          for (const step of claudeToolSteps(rec.event, writtenValues(rec))) if (step.phase === 'completed') this.callCompleted(s, step.callId, undefined, undefined, step.result, out, indentOf(step));
         }
         return;
       case 'result': {

@@ -34,9 +34,9 @@ import {
   toolKind,
   toolNameKey,
   unreadToolCalls,
-  writtenEvent,
+  writtenValues,
 } from '../events.js';
-import type { JsonObject, ToolCallArgs, ToolCallEntry, ToolCallFacts, ToolCallResult } from '../events.js';
+import type { JsonObject, ToolCallArgs, ToolCallEntry, ToolCallFacts, ToolCallResult, WrittenOf } from '../events.js';
 import type { AuditedCall, CallStatus } from './call.js';
 import { CALL_STATUSES, callIsTool, toolNameMatched, toolNameSet } from './call.js';
 import { choiceList, choiceOption, flagOption, namesOption } from '../option-values.js';
@@ -49,7 +49,7 @@ import { PATHS_CHOICES, PathSet, Summary, listedPaths } from './summary.js';
 import type { PathsChoice } from './summary.js';
 import { clipped, visibleOneLine } from '../safe-text.js';
 import { KeySets, UnnamedCalls, callGroup } from '../unnamed-calls.js';
-import { holdsNumber, jsonText, writtenNumbers, writtenTwin } from '../json-text.js';
+import { holdsNumber, jsonText, writtenNumbers, writtenPlaces } from '../json-text.js';
 
 /** Options of the tools core. */
 export interface ToolsOptions extends PolicyOptions {
@@ -260,8 +260,8 @@ export class ToolsCore implements ToolCore {
   private readonly callLines = new Set<string>();
   private session = '';
   private readonly pending = new Map<string, PendingState>();
-  /** With `--full`: the event being read, read again with its numbers as written (see writtenOf). */
-  private fullEvent: (() => unknown) | undefined;
+  /** With `--full`: the values of the event being read, read again with their numbers as written (see writtenOf). */
+  private written: WrittenOf | undefined;
   /** With `--full`: the arguments and result of each call read again, its numbers as written, for its record. */
   private readonly writtenParts = new WeakMap<AuditedCall, { args?: unknown; result?: unknown }>();
   /**
@@ -387,7 +387,7 @@ export class ToolsCore implements ToolCore {
 
   record(rec: EventRecord, emit: Emit): void {
     this.sawEvents = true;
-    if (this.options.full) this.fullEvent = writtenEvent(rec.raw);
+    if (this.options.full) this.written = writtenValues(rec);
     const type = recordType(rec);
     if (!this.sawStream && type !== 'result' && isRunEvent(type)) this.sawStream = true;
     if (type === 'result') this.sawResult = true;
@@ -399,7 +399,7 @@ export class ToolsCore implements ToolCore {
       // The session being read, as every tool reads it: a call after this event that names none is of its session.
       if (field !== undefined) this.session = field;
       // A run's result says which of its calls Claude Code refused permission to.
-      if (type === 'result' && this.refusals.size > 0) this.settleRefusals(this.session, permissionDenials(rec.event));
+      if (type === 'result' && this.refusals.size > 0) this.settleRefusals(this.session, permissionDenials(rec.event, writtenValues(rec)));
       // Claude Code's dialect: a call's `tool_use` blocks, or the `tool_result` blocks that answer them, in a message.
       const blocks =
         (type === 'assistant' && mayHold(rec.raw, TOOL_USE, TOOL_USE_PIVOT)) || (type === 'user' && mayHold(rec.raw, TOOL_RESULT, TOOL_RESULT_PIVOT));
@@ -441,7 +441,7 @@ export class ToolsCore implements ToolCore {
    * block completes the one it answers, as `tool_call` events would.
    */
   private claudeSteps(rec: EventRecord, emit: Emit): void {
-    const steps = claudeToolSteps(rec.event);
+    const steps = claudeToolSteps(rec.event, this.written ?? writtenValues(rec));
     if (steps.length === 0) return;
     const sid = rec.event.session_id;
     if (typeof sid === 'string') {
@@ -550,19 +550,19 @@ export class ToolsCore implements ToolCore {
 
   /**
    * With `--full`, `value`, a value of the event being read, as that event's
-   * bytes write its numbers: its twin in the event read again (see
-   * writtenTwin); undefined where it holds no number, or it is not found
-   * there (its numbers are then written as JSON.parse read them).
+   * bytes write its numbers (see writtenPlaces); undefined where it holds no
+   * number, or is not found there (its numbers are then written as
+   * JSON.parse read them).
    */
   private writtenOf(value: unknown): unknown {
-    return this.fullEvent === undefined || value === undefined || !holdsNumber(value) ? undefined : writtenTwin(value, this.fullEvent());
+    return this.written === undefined || value === undefined || !holdsNumber(value) ? undefined : this.written(value);
   }
 
   /** {@link writtenOf} the arguments a `--full` record shows (see fullArgs): of a `function` call, read from its `arguments` text. */
   private argsWritten(read: ToolCallArgs, entry: ToolCallEntry | undefined): unknown {
     const args = fullArgs(read);
     const text = entry?.key === 'function' ? entry.body.arguments : undefined;
-    if (typeof text === 'string' && read.error === undefined && holdsNumber(args)) return writtenTwin(args, writtenNumbers(text));
+    if (typeof text === 'string' && read.error === undefined && holdsNumber(args)) return writtenPlaces(args, () => writtenNumbers(text))(args);
     return this.writtenOf(args);
   }
 
@@ -848,12 +848,12 @@ export class ToolsCore implements ToolCore {
    * start's, which `steps.written` holds.
    */
   private startSteps(steps: NonNullable<PendingState['startSteps']>, session: string, parent: string | undefined, emit: Emit): void {
-    const event = this.fullEvent;
-    if (event !== undefined) this.fullEvent = () => steps.written;
+    const event = this.written;
+    if (event !== undefined) this.written = writtenPlaces(steps.result.result, () => steps.written);
     try {
       this.subagent(steps.at, session, parent, subagentCalls(steps.result), emit, 1);
     } finally {
-      this.fullEvent = event;
+      this.written = event;
     }
   }
 
