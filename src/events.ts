@@ -12,7 +12,7 @@ import type { LineShape } from './io/shapes.js';
 import { braceExpand } from 'minimatch';
 import { firstValues } from './io/json-tokens.js';
 import { bomLength, closingQuote, isJsonSpace, literalAt, parseNested } from './io/json-bytes.js';
-import { exactJsonText, holdsNumber, numberId, writtenJsonText, writtenNumbers, writtenPlaces } from './json-text.js';
+import { exactJsonText, holdsNumber, maySpellNumbers, numberId, writtenJsonText, writtenNumbers, writtenPlaces } from './json-text.js';
 import { clipped } from './safe-text.js';
 import { lowerEach } from './lower-case.js';
 
@@ -589,8 +589,11 @@ export function writtenEvent(raw: Buffer): () => unknown {
  */
 export function writtenValues(rec: { readonly event: unknown; readonly raw: Buffer }): WrittenOf {
   let of: WrittenOf | undefined;
-  return (value) => (of ??= writtenPlaces(rec.event, writtenEvent(rec.raw)))(value);
+  return (value) => (of ??= maySpellNumbers(rec.raw) ? writtenPlaces(rec.event, writtenEvent(rec.raw)) : NOTHING_WRITTEN)(value);
 }
+
+/** The values of an event whose numbers JSON.stringify writes as it did (see maySpellNumbers): none need reading again. */
+const NOTHING_WRITTEN: WrittenOf = () => undefined;
 
 /**
  * The compact JSON text of `value`, the value at `steps` of an event, with its

@@ -211,6 +211,16 @@ function placesOf(root: unknown): Map<object, [object, string | number]> {
   return places;
 }
 
+// A number JSON.stringify may write otherwise than the text did: with a fraction or an exponent, of 16 digits or more
+// (a double holds every integer of 15), or -0. Where one is, a value written again is read again (see writtenPlaces); a
+// false alarm, in a string, costs only that.
+const SPELLED_NUMBER = /[:,[][ \t\r\n]*(?:-0(?![.eE\d])|-?\d+[.eE]|-?\d{16})/;
+
+/** False when no number of the JSON text `text` (its bytes, or itself) is written otherwise by JSON.stringify: its values need not be read again to be written as it writes them. */
+export function maySpellNumbers(text: Buffer | string): boolean {
+  return SPELLED_NUMBER.test(typeof text === 'string' ? text : text.toString('latin1'));
+}
+
 const NUMBER_TEXT = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/;
 
 /**

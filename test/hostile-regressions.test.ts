@@ -12,7 +12,7 @@ import { main as textMain } from '../src/cli/text.js';
 import { main as toolsMain } from '../src/cli/tools.js';
 import { EventReader } from '../src/io/input.js';
 import { MAX_DEPTH, nestedTooDeep, parseNested } from '../src/io/json-bytes.js';
-import { canonicalJsonText, decimalText, exactJsonText, jsonText, numberId, writtenJsonText, writtenNumbers, writtenPlaces } from '../src/json-text.js';
+import { canonicalJsonText, decimalText, exactJsonText, jsonText, maySpellNumbers, numberId, writtenJsonText, writtenNumbers, writtenPlaces } from '../src/json-text.js';
 import { runInProcess } from './fixtures/hostile/check.js';
 import { tools } from '../src/index.js';
 
@@ -175,6 +175,11 @@ t.test('numbers as ids: as JavaScript writes them, with every digit the stream g
     t.equal(decimalText(String(Number(text))), String(Number(text)), `${text}: JavaScript's own text unchanged`);
   }
   t.equal(decimalText('1.5x'), undefined);
+  // Text whose numbers JSON.stringify writes as they are written need not be read again.
+  for (const text of ['{"a":1.50}', '{"a":[1,-0]}', '{"a": 1e2}', '{"a":\n 12345678901234567}', '{"a":[0,1E5]}', '{"a":-0.0}', '{"a":1000000000000000000000}'])
+    t.ok(maySpellNumbers(text) && maySpellNumbers(Buffer.from(text)), text);
+  for (const text of ['{"a":1,"b":[-1,0,-20],"c":123456789012345}', '{"a":"1.5"}', '{"a":"x","b":-7}'])
+    t.notOk(maySpellNumbers(text), text);
   t.equal(numberId(1.5, '2'), '1.5', 'a text of another number: the number');
   t.equal(numberId(7, '7.0'), '7', 'a safe integer: the number');
 });

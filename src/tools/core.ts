@@ -49,7 +49,7 @@ import { PATHS_CHOICES, PathSet, Summary, listedPaths } from './summary.js';
 import type { PathsChoice } from './summary.js';
 import { clipped, visibleOneLine } from '../safe-text.js';
 import { KeySets, UnnamedCalls, callGroup } from '../unnamed-calls.js';
-import { holdsNumber, jsonText, writtenNumbers, writtenPlaces } from '../json-text.js';
+import { holdsNumber, jsonText, maySpellNumbers, writtenNumbers, writtenPlaces } from '../json-text.js';
 
 /** Options of the tools core. */
 export interface ToolsOptions extends PolicyOptions {
@@ -562,7 +562,7 @@ export class ToolsCore implements ToolCore {
   private argsWritten(read: ToolCallArgs, entry: ToolCallEntry | undefined): unknown {
     const args = fullArgs(read);
     const text = entry?.key === 'function' ? entry.body.arguments : undefined;
-    if (typeof text === 'string' && read.error === undefined && holdsNumber(args)) return writtenPlaces(args, () => writtenNumbers(text))(args);
+    if (typeof text === 'string' && read.error === undefined) return holdsNumber(args) && maySpellNumbers(text) ? writtenPlaces(args, () => writtenNumbers(text))(args) : undefined;
     return this.writtenOf(args);
   }
 
