@@ -465,10 +465,10 @@ export function permissionDenials(e: unknown, written?: WrittenOf): Set<string> 
 
 /**
  * A value of an event read again, its numbers the strings of their text as
- * the event's bytes write them (see writtenPlaces); undefined where they do
- * not give it.
+ * the event's bytes write them (see writtenPlaces), or, given `key`, its
+ * member `key` read so; undefined where they do not give it.
  */
-export type WrittenOf = (value: unknown) => unknown;
+export type WrittenOf = (value: unknown, key?: string) => unknown;
 
 /**
  * The id under `key` of a block: a string (an empty one is none), or a
@@ -477,11 +477,7 @@ export type WrittenOf = (value: unknown) => unknown;
  */
 function blockId(block: JsonObject, key: string, written?: WrittenOf): string | undefined {
   const id = block[key];
-  if (typeof id === 'number' && Number.isFinite(id)) {
-    if (Number.isSafeInteger(id) || written === undefined) return String(id);
-    const twin = written(block);
-    return numberId(id, isObject(twin) ? twin[key] : undefined);
-  }
+  if (typeof id === 'number' && Number.isFinite(id)) return written === undefined ? String(id) : numberId(id, written(block, key));
   return typeof id === 'string' && id !== '' ? id : undefined;
 }
 
@@ -589,7 +585,7 @@ export function writtenEvent(raw: Buffer): () => unknown {
  */
 export function writtenValues(rec: { readonly event: unknown; readonly raw: Buffer }): WrittenOf {
   let of: WrittenOf | undefined;
-  return (value) => (of ??= maySpellNumbers(rec.raw) ? writtenPlaces(rec.event, writtenEvent(rec.raw)) : NOTHING_WRITTEN)(value);
+  return (value, key) => (of ??= maySpellNumbers(rec.raw) ? writtenPlaces(rec.event, writtenEvent(rec.raw)) : NOTHING_WRITTEN)(value, key);
 }
 
 /** The values of an event whose numbers JSON.stringify writes as it did (see maySpellNumbers): none need reading again. */
@@ -806,13 +802,14 @@ export function toolCallId(e: unknown, entry: ToolCallEntry | undefined = toolCa
   if (id !== undefined && id !== '') return id;
   // A numeric id is still an id.
   const n = num(e, 'call_id');
-  if (n !== undefined) return Number.isSafeInteger(n) || raw === undefined ? String(n) : writtenId(raw, n);
+  if (n !== undefined) return raw === undefined ? String(n) : writtenId(raw, n);
   if (entry === undefined) return undefined;
   return nonEmpty(str(entry.toolCall, 'toolCallId')) ?? nonEmpty(str(entry.body, 'toolCallId')) ?? nonEmpty(str(obj(entry.body, 'args'), 'toolCallId'));
 }
 
-/** The `call_id` `n` as the event's bytes `raw` write it (see numberId). */
+/** The `call_id` `n` as the event's bytes `raw` write it (see numberId): read again only where a number may be written otherwise than JavaScript writes it. */
 function writtenId(raw: Buffer, n: number): string {
+  if (!maySpellNumbers(raw)) return String(n);
   const written = writtenEvent(raw)();
   return numberId(n, isObject(written) ? written.call_id : undefined);
 }

@@ -154,10 +154,12 @@ export function holdsNumber(value: unknown): boolean {
  * of its text), for {@link writtenJsonText}. Found by the place of the very
  * object or array `value` is (not by what it holds: two alike, `1.0` and
  * `1`, are two); undefined for a value that is no object or array of `root`.
+ * Given `key`, the member `key` of `value` read again (a number, a string:
+ * a value found by the place of the object holding it).
  * The places of `root`'s values, and `written()`, are read at the first
  * call, once for all.
  */
-export function writtenPlaces(root: unknown, written: () => unknown): (value: unknown) => unknown {
+export function writtenPlaces(root: unknown, written: () => unknown): (value: unknown, key?: string) => unknown {
   let places: Map<object, [object, string | number]> | undefined;
   let tree: unknown;
   let read = false;
@@ -168,7 +170,7 @@ export function writtenPlaces(root: unknown, written: () => unknown): (value: un
     }
     return tree;
   };
-  return (value) => {
+  const find = (value: unknown): unknown => {
     if (typeof value !== 'object' || value === null) return undefined;
     if (value === root) return again();
     places ??= placesOf(root);
@@ -178,10 +180,16 @@ export function writtenPlaces(root: unknown, written: () => unknown): (value: un
     let twin = again();
     for (let i = steps.length - 1; i >= 0 && twin !== undefined; i--) {
       const step = steps[i]!;
-      twin = typeof step === 'number' ? (Array.isArray(twin) ? twin[step] : undefined) : isObject(twin) && Object.hasOwn(twin, step) ? twin[step] : undefined;
+      twin = typeof step === 'number' ? (Array.isArray(twin) ? twin[step] : undefined) : memberOf(twin, step);
     }
     return twin;
   };
+  return (value, key) => (key === undefined ? find(value) : memberOf(find(value), key));
+}
+
+/** The member `key` of `value`, an object; undefined for anything else. */
+function memberOf(value: unknown, key: string): unknown {
+  return isObject(value) && Object.hasOwn(value, key) ? value[key] : undefined;
 }
 
 /** Each object and array within `root`, with the object or array it is in and its key or index there. */
@@ -253,12 +261,13 @@ export function decimalText(text: string): string | undefined {
  * An id given as the number `n`: its text as JavaScript writes it, unless
  * `written`, its text in the stream, is another decimal than that, which a
  * double does not hold exactly (`12345678901234567890` and
- * `12345678901234567891` are one double, two ids): that decimal then (see
- * decimalText). `1.0`, `1.50` and `1e2` are the ids `1`, `1.5` and `100`.
+ * `12345678901234567891` are one double, two ids; so are `1` and
+ * `1.00000000000000000001`): that decimal then (see decimalText). `1.0`,
+ * `1.50` and `1e2` are the ids `1`, `1.5` and `100`.
  */
 export function numberId(n: number, written: unknown): string {
   const plain = String(n);
-  if (Number.isSafeInteger(n) || typeof written !== 'string' || !Object.is(Number(written), n)) return plain;
+  if (typeof written !== 'string' || !Object.is(Number(written), n)) return plain;
   return decimalText(written) ?? plain;
 }
 

@@ -182,6 +182,9 @@ t.test('numbers as ids: as JavaScript writes them, with every digit the stream g
     t.notOk(maySpellNumbers(text), text);
   t.equal(numberId(1.5, '2'), '1.5', 'a text of another number: the number');
   t.equal(numberId(7, '7.0'), '7', 'a safe integer: the number');
+  t.equal(numberId(1, '1.00000000000000000001'), '1.00000000000000000001', 'a decimal a double rounds to an integer: the decimal');
+  t.equal(numberId(0, '1e-400'), '1e-400');
+  t.equal(numberId(-0, '-1e-400'), '-1e-400');
 });
 
 t.test('a value written again keeps its numbers as written, and only where they read as the value parsed', async (t) => {

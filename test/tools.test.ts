@@ -63,6 +63,11 @@ t.test('numeric call ids a double does not hold pair as written, at every chunk 
     );
     t.equal(violations.length, 1, `size ${size}: the call never completed fails --no-pending`);
   }
+  // A decimal a double rounds to an integer, and that integer, are two ids.
+  for (const [first, second] of [['1.00000000000000000001', '1'], ['1e-400', '0']]) {
+    const two = runCore([input.split('\n')[0], call('started', first, 'a'), call('completed', second, 'b', ',"result":{"success":{}}')].join('\n') + '\n', { noPending: true });
+    t.same(records(two.out).map((r) => [r.call_id, r.status]), [[second, 'success'], [first, 'pending']], `${first} and ${second}`);
+  }
   // Two spellings of one number are one id.
   const spelt = runCore([input.split('\n')[0], call('started', '1.5', 'a'), call('completed', '1.50', 'a', ',"result":{"success":{}}')].join('\n') + '\n', { noPending: true });
   t.same(records(spelt.out).map((r) => [r.call_id, r.status]), [['1.5', 'success']]);
@@ -1737,6 +1742,16 @@ t.test('--full: args and result with their numbers as the stream wrote them', as
   const early = `${[init, task('started', steps), ...Array(300).fill(filler), task('completed', '{"success":{}}')].join('\n')}\n`;
   t.same(fields(runCore(early, { full: true }, 65536).out)[0], stepFields, 'listed by its start');
   t.same(fields(runCore(`${[init, task('started', steps)].join('\n')}\n`, { full: true }).out)[0], stepFields, 'listed by a start never completed');
+  // Steps listed by the start with numbers JSON cannot hold as they are (1e400, -0): kept as they were.
+  const odd = `{"success":{"conversationSteps":[${step.replace('"limit":1.0', '"limit":1e400,"z":-0')}]}}`;
+  t.same(
+    fields(runCore(`${[init, task('started', odd), task('completed', '{"success":{}}')].join('\n')}\n`, { full: true }).out)[0],
+    stepFields.replace('"limit":1.0', '"limit":1e400,"z":-0'),
+    'listed by its start, 1e400 and -0 kept',
+  );
+  // Arguments, and a result, that are a bare number.
+  const bare = '{"type":"tool_call","subtype":"completed","call_id":"c3","tool_call":{"function":{"name":"f","arguments":12345678901234567891},"result":-0},"session_id":"s"}';
+  t.same(fields(runCore(`${[init, bare].join('\n')}\n`, { full: true }).out), [',"args":12345678901234567891,"result":-0}']);
   // Values alike as numbers, written otherwise, in one event: each as written at its own place.
   const pid = (id: string, n: string) => `{"type":"tool_use","id":"${id}","name":"Bash","input":{"command":"kill","pid":${n}}}`;
   const kills = [

@@ -49,7 +49,7 @@ import { PATHS_CHOICES, PathSet, Summary, listedPaths } from './summary.js';
 import type { PathsChoice } from './summary.js';
 import { clipped, visibleOneLine } from '../safe-text.js';
 import { KeySets, UnnamedCalls, callGroup } from '../unnamed-calls.js';
-import { holdsNumber, jsonText, maySpellNumbers, writtenNumbers, writtenPlaces } from '../json-text.js';
+import { exactJsonText, holdsNumber, maySpellNumbers, writtenNumbers, writtenPlaces } from '../json-text.js';
 
 /** Options of the tools core. */
 export interface ToolsOptions extends PolicyOptions {
@@ -162,9 +162,20 @@ interface Place {
   line: number;
 }
 
-/** A copy of `result` that holds nothing of the event it was read from (its values parsed whole, in new objects). */
+/**
+ * A copy of `result` that holds nothing of the event it was read from (its
+ * values read whole, in new objects), each number as it was (`-0`,
+ * `Infinity`); past the depth a copy reaches, through its JSON text, which
+ * keeps all but the sign of a zero.
+ */
 function keptResult(result: ToolCallResult): ToolCallResult {
-  const copy = JSON.parse(jsonText(result.result)) as unknown;
+  let copy: unknown;
+  try {
+    copy = structuredClone(result.result);
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    copy = JSON.parse(exactJsonText(result.result));
+  }
   return { ...result, body: isObject(copy) && result.variant !== undefined ? copy[result.variant] : undefined, result: copy };
 }
 
@@ -558,12 +569,25 @@ export class ToolsCore implements ToolCore {
     return this.written === undefined || value === undefined || !holdsNumber(value) ? undefined : this.written(value);
   }
 
-  /** {@link writtenOf} the arguments a `--full` record shows (see fullArgs): of a `function` call, read from its `arguments` text. */
+  /**
+   * {@link writtenOf} the arguments a `--full` record shows (see fullArgs): of
+   * a `function` call, read from its `arguments` text; given as a number, as
+   * the object holding it writes it.
+   */
   private argsWritten(read: ToolCallArgs, entry: ToolCallEntry | undefined): unknown {
     const args = fullArgs(read);
     const text = entry?.key === 'function' ? entry.body.arguments : undefined;
     if (typeof text === 'string' && read.error === undefined) return holdsNumber(args) && maySpellNumbers(text) ? writtenPlaces(args, () => writtenNumbers(text))(args) : undefined;
+    if (typeof args === 'number' && entry !== undefined) return this.written?.(entry.body, entry.key === 'function' ? 'arguments' : 'args');
     return this.writtenOf(args);
+  }
+
+  /** {@link writtenOf} a call's result; a number, as the object holding it writes it (beside its args, or beside its function). */
+  private resultWritten(result: ToolCallResult | undefined, entry: ToolCallEntry | undefined): unknown {
+    if (result === undefined) return undefined;
+    if (typeof result.result !== 'number') return this.writtenOf(result.result);
+    if (entry === undefined) return undefined;
+    return this.written?.(entry.body.result === result.result ? entry.body : entry.toolCall, 'result');
   }
 
   /** True when `session`'s cwd is a Windows path, where a backslash separates (see toolCallFacts). */
@@ -718,6 +742,7 @@ export class ToolsCore implements ToolCore {
       facts,
       spanMs(startMs, endMs),
       result,
+      entry,
     );
     call.started = state !== undefined;
     if (this.options.full) {
@@ -815,7 +840,7 @@ export class ToolsCore implements ToolCore {
         state.argsWritten = this.argsWritten(read, entry);
       }
       const times = toolCallTimes(event);
-      const call = this.callOf(state, own === undefined ? 'unknown' : own.status, facts, spanMs(times.startedAtMs, times.completedAtMs), own);
+      const call = this.callOf(state, own === undefined ? 'unknown' : own.status, facts, spanMs(times.startedAtMs, times.completedAtMs), own, entry);
       call.started = false;
       call.parentCallId = parent ?? null;
       this.finish(call, emit);
@@ -903,6 +928,7 @@ export class ToolsCore implements ToolCore {
     facts: ToolCallFacts,
     durationMs: number | undefined,
     result: ToolCallResult | undefined,
+    entry?: ToolCallEntry,
   ): AuditedCall {
     const cwd = this.cwds.get(state.session);
     // One spelling of each file, the first: the arguments of its start and of its completion may name it two ways
@@ -934,7 +960,7 @@ export class ToolsCore implements ToolCore {
     if (this.options.full) {
       if (state.args !== undefined) call.args = state.args;
       if (result !== undefined) call.result = result.result;
-      this.writtenParts.set(call, { args: state.argsWritten, result: result === undefined ? undefined : this.writtenOf(result.result) });
+      this.writtenParts.set(call, { args: state.argsWritten, result: this.resultWritten(result, entry) });
     }
     return call;
   }
