@@ -595,6 +595,7 @@ export class ToolsCore implements ToolCore {
     return isWindowsCwd(this.cwds.get(session));
   }
 
+  /** Hands over, as pending, the calls `session` left pending. */
   private endRun(session: string, emit: Emit): void {
     // Its calls answered with an error that no result said were refused are as they were answered.
     this.settleRefusals(session, NO_DENIALS);

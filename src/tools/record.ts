@@ -95,7 +95,7 @@ export function safeJsonLine(value: unknown, exact = false): string {
 /**
  * {@link safeJsonLine} of a record under `--full` (exact), its `args` and
  * `result` with their numbers as the stream wrote them: `written` holds
- * those values read again (see writtenTwin), each number the string of its
+ * those values read again (see writtenPlaces), each number the string of its
  * text (`12345678901234567890`, `-0`, `1.50`, not the doubles JSON.parse
  * made of them).
  */
