@@ -890,13 +890,20 @@ function salvageArguments(text: string): JsonObject {
 /**
  * The arguments of a call: `args` of a `*ToolCall`, or the `arguments` of a
  * `function` (a JSON string, parsed; an object is taken as is). A broken
- * `arguments` string never throws: see {@link ToolCallArgs.error}.
+ * string, or arguments that are no object (a list, a number), never throw:
+ * see {@link ToolCallArgs.error}.
  */
 export function toolCallArgs(entry: ToolCallEntry): ToolCallArgs {
-  if (entry.key !== 'function' || (!has(entry.body, 'arguments') && has(entry.body, 'args'))) {
-    return { args: obj(entry.body, 'args') };
-  }
-  const raw = entry.body.arguments;
+  const given = entry.key !== 'function' || (!has(entry.body, 'arguments') && has(entry.body, 'args')) ? entry.body.args : entry.body.arguments;
+  return argumentsRead(given);
+}
+
+/**
+ * A call's arguments as given (`args`, a `function` call's `arguments`): an
+ * object; or JSON text of one, read; or else what of it names paths (see
+ * toolCallArgs).
+ */
+function argumentsRead(raw: unknown): ToolCallArgs {
   if (raw === undefined || raw === null) return { args: undefined };
   if (isObject(raw)) return { args: raw };
   if (typeof raw !== 'string') return { args: {}, error: 'not an object', given: raw };

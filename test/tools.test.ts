@@ -1707,6 +1707,26 @@ t.test("a task's result carried on its start: its sub-agent's calls audited once
   t.same(records(m.stdout()).map((r) => r.tool), ['write', 'edit', 'task']);
 });
 
+t.test("a tool's args that are no object: reported with args_error, given whole under --full, and the checks not cleared", async (t) => {
+  const init = '{"type":"system","subtype":"init","session_id":"s","cwd":"/r"}';
+  const read = (args: string) => `${init}\n{"type":"tool_call","subtype":"completed","call_id":"c1","tool_call":{"readToolCall":{"args":${args},"result":{"success":{}}}},"session_id":"s"}\n`;
+  for (const [args, error, paths] of [
+    ['["a.txt"]', 'not an object', undefined],
+    ['5', 'not an object', undefined],
+    ['"oops"', 'not JSON', undefined],
+    ['"{\\"path\\":\\"b.txt\\"}"', undefined, ['b.txt']],
+    ['"[1,{\\"path\\":\\"c.txt\\"}]"', 'not an object', ['c.txt']],
+  ] as const) {
+    const full = records(runCore(read(args), { full: true }).out)[0]!;
+    t.equal(full.args_error, error, `${args}: args_error`);
+    t.same(full.read, paths, `${args}: paths`);
+    t.same(full.args, error === undefined ? JSON.parse(JSON.parse(args)) : JSON.parse(args), `${args}: args as given`);
+    // Arguments not read whole: the checks cannot clear the call, whatever of them names a path.
+    t.equal(runCore(read(args), { denyRead: ['nothing/**'] }).violations.length, error === undefined ? 0 : 1, `${args}: the checks`);
+  }
+  t.equal(records(runCore(read('null'), { full: true }).out)[0]!.args, undefined, 'null: no args');
+});
+
 t.test('--full: args and result with their numbers as the stream wrote them', async (t) => {
   const init = '{"type":"system","subtype":"init","session_id":"s","cwd":"/r"}';
   const args = '{"path":"a","offset":12345678901234567890,"z":-0,"f":1.0}';

@@ -41,7 +41,7 @@ export const toolsOptions = {
     alias: 'z',
     type: 'boolean',
     default: false,
-    describe: 'With --paths: end each path with a NUL byte, not a newline, and write it as the call wrote it (nothing made visible), for xargs -0',
+    describe: 'With --paths: end each path with a NUL byte, not a newline, and write its bytes with nothing made visible, for xargs -0',
   },
   absolute: {
     alias: 'a',

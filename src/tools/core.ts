@@ -999,7 +999,7 @@ export class ToolsCore implements ToolCore {
   /**
    * `--paths`: the paths of `call` not listed before, each on a line with its
    * control characters made visible; with `nullEnded`, each ended by a NUL
-   * byte as the call wrote it, for `xargs -0` (made visible, a path holding a
+   * byte, its bytes with nothing made visible, for `xargs -0` (made visible, a path holding a
    * newline would name no file, and another may show the same: `a\nb`). A
    * path holding a NUL byte, which no file's name holds, is not listed then.
    */
