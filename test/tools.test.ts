@@ -1725,6 +1725,8 @@ t.test("a tool's args that are no object: reported with args_error, given whole 
     t.equal(runCore(read(args), { denyRead: ['nothing/**'] }).violations.length, error === undefined ? 0 : 1, `${args}: the checks`);
   }
   t.equal(records(runCore(read('null'), { full: true }).out)[0]!.args, undefined, 'null: no args');
+  // Under --full, JSON text's numbers as it writes them.
+  t.match(runCore(read('"{\\"path\\":\\"b.txt\\",\\"limit\\":1.50}"'), { full: true }).out, /"args":\{"path":"b\.txt","limit":1\.50\}/);
 });
 
 t.test('--full: args and result with their numbers as the stream wrote them', async (t) => {

@@ -570,15 +570,17 @@ export class ToolsCore implements ToolCore {
   }
 
   /**
-   * {@link writtenOf} the arguments a `--full` record shows (see fullArgs): of
-   * a `function` call, read from its `arguments` text; given as a number, as
-   * the object holding it writes it.
+   * {@link writtenOf} the arguments a `--full` record shows (see fullArgs):
+   * given as JSON text (a `function` call's `arguments`), read from it; given
+   * as a number, as the object holding it writes it.
    */
   private argsWritten(read: ToolCallArgs, entry: ToolCallEntry | undefined): unknown {
     const args = fullArgs(read);
-    const text = entry?.key === 'function' ? entry.body.arguments : undefined;
+    if (entry === undefined) return this.writtenOf(args);
+    const key = entry.key === 'function' && Object.hasOwn(entry.body, 'arguments') ? 'arguments' : 'args';
+    const text = entry.body[key];
     if (typeof text === 'string' && read.error === undefined) return holdsNumber(args) && maySpellNumbers(text) ? writtenPlaces(args, () => writtenNumbers(text))(args) : undefined;
-    if (typeof args === 'number' && entry !== undefined) return this.written?.(entry.body, entry.key === 'function' ? 'arguments' : 'args');
+    if (typeof args === 'number') return this.written?.(entry.body, key);
     return this.writtenOf(args);
   }
 
