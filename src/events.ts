@@ -794,24 +794,18 @@ const NO_ENTRIES: readonly ToolCallEntry[] = Object.freeze([]);
  * The call id of a `tool_call` event: its `call_id`, else the `toolCallId`
  * beside the tool or in its args. An empty id is none: calls that all say
  * `""` are not one call. Ids may hold newlines: print them with
- * `visibleOneLine`. A numeric id is the number's text: as `raw`, the event's
- * bytes, write it where a double does not hold it exactly (see numberId).
+ * `visibleOneLine`. A numeric id is the number's text: as `written`, the
+ * event read again (see writtenValues), writes it where a double does not
+ * hold it exactly (see numberId).
  */
-export function toolCallId(e: unknown, entry: ToolCallEntry | undefined = toolCallEntry(e), raw?: Buffer): string | undefined {
+export function toolCallId(e: unknown, entry: ToolCallEntry | undefined = toolCallEntry(e), written?: WrittenOf): string | undefined {
   const id = str(e, 'call_id');
   if (id !== undefined && id !== '') return id;
   // A numeric id is still an id.
   const n = num(e, 'call_id');
-  if (n !== undefined) return raw === undefined ? String(n) : writtenId(raw, n);
+  if (n !== undefined) return written === undefined ? String(n) : numberId(n, written(e, 'call_id'));
   if (entry === undefined) return undefined;
   return nonEmpty(str(entry.toolCall, 'toolCallId')) ?? nonEmpty(str(entry.body, 'toolCallId')) ?? nonEmpty(str(obj(entry.body, 'args'), 'toolCallId'));
-}
-
-/** The `call_id` `n` as the event's bytes `raw` write it (see numberId): read again only where a number may be written otherwise than JavaScript writes it. */
-function writtenId(raw: Buffer, n: number): string {
-  if (!maySpellNumbers(raw)) return String(n);
-  const written = writtenEvent(raw)();
-  return numberId(n, isObject(written) ? written.call_id : undefined);
 }
 
 function nonEmpty(s: string | undefined): string | undefined {
@@ -894,8 +888,12 @@ function salvageArguments(text: string): JsonObject {
  * see {@link ToolCallArgs.error}.
  */
 export function toolCallArgs(entry: ToolCallEntry): ToolCallArgs {
-  const given = entry.key !== 'function' || (!has(entry.body, 'arguments') && has(entry.body, 'args')) ? entry.body.args : entry.body.arguments;
-  return argumentsRead(given);
+  return argumentsRead(entry.body[argumentsKey(entry)]);
+}
+
+/** The key of `entry.body` a call's arguments are given under: a `function`'s `arguments` (its `args` when it has only those), else `args`. */
+export function argumentsKey(entry: ToolCallEntry): 'args' | 'arguments' {
+  return entry.key !== 'function' || (!has(entry.body, 'arguments') && has(entry.body, 'args')) ? 'args' : 'arguments';
 }
 
 /**

@@ -9,6 +9,7 @@ import {
   toolCallPhase,
   toolCallTimes,
   toolKind,
+  writtenValues,
 } from '../src/events.js';
 
 const ev = (toolCall: unknown, extra: Record<string, unknown> = {}) => ({ type: 'tool_call', subtype: 'completed', call_id: 'c1', tool_call: toolCall, ...extra });
@@ -56,9 +57,11 @@ t.test('call ids: call_id, else toolCallId beside the tool or in args', async (t
     ['1.50', '1.5'],
   ]) {
     const line = `{"type":"tool_call","call_id":${written},"tool_call":{}}`;
-    t.equal(toolCallId(JSON.parse(line), undefined, Buffer.from(line)), id, written);
+    const event: unknown = JSON.parse(line);
+    t.equal(toolCallId(event, undefined, writtenValues({ event, raw: Buffer.from(line) })), id, written);
   }
-  t.equal(toolCallId(JSON.parse('{"call_id":1.0}'), undefined, Buffer.from('{"call_id":1.0}')), '1', 'a safe integer: its number');
+  const one: unknown = JSON.parse('{"call_id":1.0}');
+  t.equal(toolCallId(one, undefined, writtenValues({ event: one, raw: Buffer.from('{"call_id":1.0}') })), '1', 'a safe integer: its number');
   t.equal(toolCallId({ call_id: 12345678901234567890, tool_call: {} }), '12345678901234567000', 'no bytes: the number');
   t.equal(toolCallId({ call_id: {}, tool_call: {} }), undefined);
 });

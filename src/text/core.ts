@@ -818,7 +818,7 @@ export class TextCore implements ToolCore {
       }
       case 'tool_call':
         this.toolCallSeen(s, field, out);
-        if (out && this.options.tools) this.toolEvent(s, rec.event, out, rec.raw);
+        if (out && this.options.tools) this.toolEvent(s, rec, out);
         return;
       case 'thinking':
         if (out && this.options.thinking) {
@@ -1090,10 +1090,11 @@ export class TextCore implements ToolCore {
   }
 
   /** A tool call event: remembered when started, one line when completed. */
-  private toolEvent(s: SessionState, event: unknown, out: Transcript, raw: Buffer): void {
+  private toolEvent(s: SessionState, rec: EventRecord, out: Transcript): void {
+    const event = rec.event;
     const entry = toolCallEntry(event);
     if (entry === undefined) return;
-    const id = toolCallId(event, entry, raw);
+    const id = toolCallId(event, entry, writtenValues(rec));
     const phase = toolCallPhase(event);
     const args = toolCallArgs(entry).args;
     if (phase === 'started') this.callStarted(s, id, entry.name, args);

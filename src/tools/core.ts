@@ -12,6 +12,7 @@ import { ESCAPE_U, holdsBytes, recordSessionField, recordSound, recordType, torn
 import type { ToolCore, Emit } from '../io/tool-stream.js';
 import {
   addOtherFacts,
+  argumentsKey,
   claudeToolSteps,
   permissionDenials,
   nearToolName,
@@ -410,7 +411,7 @@ export class ToolsCore implements ToolCore {
       // The session being read, as every tool reads it: a call after this event that names none is of its session.
       if (field !== undefined) this.session = field;
       // A run's result says which of its calls Claude Code refused permission to.
-      if (type === 'result' && this.refusals.size > 0) this.settleRefusals(this.session, permissionDenials(rec.event, writtenValues(rec)));
+      if (type === 'result' && this.refusals.size > 0) this.settleRefusals(this.session, permissionDenials(rec.event, this.writtenOfRecord(rec)));
       // Claude Code's dialect: a call's `tool_use` blocks, or the `tool_result` blocks that answer them, in a message.
       const blocks =
         (type === 'assistant' && mayHold(rec.raw, TOOL_USE, TOOL_USE_PIVOT)) || (type === 'user' && mayHold(rec.raw, TOOL_RESULT, TOOL_RESULT_PIVOT));
@@ -436,7 +437,7 @@ export class ToolsCore implements ToolCore {
       return;
     }
     const entry = toolCallEntry(event);
-    const callId = toolCallId(event, entry, rec.raw);
+    const callId = toolCallId(event, entry, this.writtenOfRecord(rec));
     const result = entry === undefined ? undefined : toolCallResult(entry);
     const phase = toolCallPhase(event);
     // Other tools the event names beside it (one event, two tools): the call is checked as each.
@@ -452,7 +453,7 @@ export class ToolsCore implements ToolCore {
    * block completes the one it answers, as `tool_call` events would.
    */
   private claudeSteps(rec: EventRecord, emit: Emit): void {
-    const steps = claudeToolSteps(rec.event, this.written ?? writtenValues(rec));
+    const steps = claudeToolSteps(rec.event, this.writtenOfRecord(rec));
     if (steps.length === 0) return;
     const sid = rec.event.session_id;
     if (typeof sid === 'string') {
@@ -565,6 +566,11 @@ export class ToolsCore implements ToolCore {
    * number, or is not found there (its numbers are then written as
    * JSON.parse read them).
    */
+  /** The values of `rec`'s event read again as its bytes write their numbers (see writtenValues): with `--full`, those {@link written} holds. */
+  private writtenOfRecord(rec: EventRecord): WrittenOf {
+    return this.written ?? writtenValues(rec);
+  }
+
   private writtenOf(value: unknown): unknown {
     return this.written === undefined || value === undefined || !holdsNumber(value) ? undefined : this.written(value);
   }
@@ -577,7 +583,7 @@ export class ToolsCore implements ToolCore {
   private argsWritten(read: ToolCallArgs, entry: ToolCallEntry | undefined): unknown {
     const args = fullArgs(read);
     if (entry === undefined) return this.writtenOf(args);
-    const key = entry.key === 'function' && Object.hasOwn(entry.body, 'arguments') ? 'arguments' : 'args';
+    const key = argumentsKey(entry);
     const text = entry.body[key];
     if (typeof text === 'string' && read.error === undefined) return holdsNumber(args) && maySpellNumbers(text) ? writtenPlaces(args, () => writtenNumbers(text))(args) : undefined;
     if (typeof args === 'number') return this.written?.(entry.body, key);
